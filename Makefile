@@ -1,0 +1,60 @@
+# Two commands for a fresh machine with Python 3.11+:
+#   make reproduce   create .venv if missing, install, run the default reproduction
+#   make test        same set-up, then lint, unit/property tests, pipeline checks and nbval
+# Other targets: make install, make notebooks (re-execute the committed notebooks in place),
+# make reproduce PROFILE=paper, make benchmarks, make clean.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(abspath $(VENV))/bin
+STAMP := $(VENV)/.installed
+PROFILE ?= default
+CORES ?= 2
+
+# The offline mirror of the datasets that live only in the authors' repositories.
+ifneq ($(wildcard ../shared/data/MANIFEST.md),)
+export PPDP_DATA_MIRROR ?= $(abspath ../shared/data)
+endif
+export PATH := $(BIN):$(PATH)
+export MPLBACKEND := Agg
+export PYTHONHASHSEED := 0
+
+.PHONY: install reproduce test lint unit nbval notebooks benchmarks clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "ppdp needs Python 3.11 or newer; set PYTHON=python3.11")'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev]"
+	# pycanon (an independent k-anonymity/l-diversity checker used only by tests) pins exact old
+	# numpy/pandas/scipy in every release; its own code runs on current ones.
+	$(BIN)/python -m pip install --quiet --no-deps -c constraints.txt pycanon
+	touch $(STAMP)
+
+reproduce: $(STAMP)
+	$(BIN)/snakemake --cores $(CORES) --configfile config/$(PROFILE).yaml
+	@echo "Report: reports/$(PROFILE)/reproduction.md; figures: figures/$(PROFILE)/"
+
+test: lint unit nbval
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+# unit and property tests, plus the pipeline tests (snakemake dry runs, a real smoke run, determinism)
+unit: $(STAMP)
+	$(BIN)/pytest -q -p no:cacheprovider tests
+
+nbval: $(STAMP)
+	$(BIN)/pytest -q -p no:cacheprovider --nbval-lax notebooks
+
+notebooks: $(STAMP)
+	for nb in notebooks/*.ipynb; do $(BIN)/python -m papermill --no-progress-bar $$nb $$nb || exit 1; done
+
+benchmarks: $(STAMP)
+	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf results figures/smoke figures/default figures/paper reports/smoke reports/paper .snakemake

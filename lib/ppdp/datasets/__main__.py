@@ -1,0 +1,158 @@
+"""Command line: ``python -m ppdp.datasets {list, fetch, info}`` (also installed as ``ppdp-datasets``).
+
+Exit codes: 0 success; 1 some data unavailable from every source; 2 usage error or unknown dataset.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+
+from . import registry
+from .fetch import DatasetUnavailableError, data_dir, fetch, info
+
+
+class _UsageError(Exception):
+    """A bad command line (reported on one line, exit code 2)."""
+
+
+def _human(n: float) -> str:
+    if n < 1024:
+        return f"{n:.0f} B"
+    for unit in ("KiB", "MiB"):
+        n /= 1024
+        if n < 1024:
+            return f"{n:.1f} {unit}"
+    return f"{n / 1024:.1f} GiB"
+
+
+def _cmd_list(_: argparse.Namespace) -> int:
+    raw = data_dir() / "raw"
+    rows = []
+    for name in registry.list_datasets():
+        ds = registry.get_dataset(name)
+        present = sum((raw / name / f.name).is_file() for f in ds.files)
+        size = _human(sum(f.size for f in ds.files))
+        rows.append((name, f"{len(ds.files)}", size, f"{present}/{len(ds.files)}", ds.loader))
+    header = ("dataset", "files", "size", "cached", "loader")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for r in [header, *rows]:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    print(f"\ncache: {raw}")
+    return 0
+
+
+def _check_names(names: Sequence[str]) -> None:
+    for name in names:
+        try:
+            registry.get_dataset(name)
+        except ValueError as exc:
+            raise _UsageError(str(exc)) from None
+
+
+def _cmd_fetch(args: argparse.Namespace) -> int:
+    if args.all and args.names:
+        raise _UsageError("give dataset names or --all, not both")
+    if not args.all and not args.names:
+        raise _UsageError("give at least one dataset name, or --all")
+    names = registry.list_datasets() if args.all else list(dict.fromkeys(args.names))
+    _check_names(names)
+    failures = []
+    start = time.perf_counter()
+    for name in names:
+        try:
+            paths = fetch(name, force=args.force, progress=not args.no_progress)
+        except DatasetUnavailableError as exc:
+            failures.append(exc)
+            print(f"error: {exc}", file=sys.stderr)
+            continue
+        sources = {f["name"]: f["source"] for f in info(name)["files"]}
+        for file, path in paths.items():
+            src = (sources.get(file) or {}).get("source", "?")
+            print(f"{name}/{file}  [{src}]  {path}")
+    print(
+        f"{len(names) - len(failures)}/{len(names)} datasets ready in {time.perf_counter() - start:.1f} s"
+    )
+    return 1 if failures else 0
+
+
+def _print_info(d: dict) -> None:
+    print(f"{d['name']}  ({d['loader']})")
+    print(f"  {d['description']}")
+    print(f"  home page: {d['homepage']}")
+    print(f"  licence:   {d['license']}")
+    print(f"  cache:     {d['cache_dir']}")
+    for f in d["files"]:
+        if f["cached"]:
+            src = f["source"] or {}
+            cols = f["columns"] or []
+            shown = ", ".join(cols[:8]) + (f", ... ({len(cols)} columns)" if len(cols) > 8 else "")
+            print(
+                f"  - {f['name']}: {f['rows']:,} rows, {_human(f['size'])}, "
+                f"source {src.get('source', '?')} ({src.get('location', '?')})"
+            )
+            print(f"      columns: {shown}")
+        else:
+            print(f"  - {f['name']}: not cached (expected {f['expected_rows']:,} rows)")
+        print(f"      sha256 {f['sha256']}")
+    print("  citation:")
+    for line in d["citation"].splitlines():
+        print(f"    {line}")
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    names = [args.name] if args.name else registry.list_datasets()
+    _check_names(names)
+    infos = [info(n) for n in names]
+    if args.json:
+        print(json.dumps(infos[0] if args.name else infos, indent=2))
+        return 0
+    for i, d in enumerate(infos):
+        if i:
+            print()
+        _print_info(d)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m ppdp.datasets",
+        description="List, fetch (verified by sha256) and describe the datasets of ppdp.",
+        epilog="Env: PPDP_DATA_DIR (cache root), PPDP_DATA_MIRROR (mirror folder), "
+        "PPDP_OFFLINE=1 (no network). Exit codes: 0 ok, 1 data unavailable, 2 usage/unknown name.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_list = sub.add_parser("list", help="list the registered datasets and their cache state")
+    p_list.set_defaults(func=_cmd_list)
+    p_fetch = sub.add_parser("fetch", help="fetch datasets into the cache")
+    p_fetch.add_argument("names", nargs="*", metavar="NAME", help="dataset names")
+    p_fetch.add_argument("--all", action="store_true", help="fetch every registered dataset")
+    p_fetch.add_argument("--force", action="store_true", help="ignore the cache, fetch again")
+    p_fetch.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p_fetch.set_defaults(func=_cmd_fetch)
+    p_info = sub.add_parser("info", help="describe a dataset (or all) and its cache state")
+    p_info.add_argument("name", nargs="?", metavar="NAME", help="dataset name (default: all)")
+    p_info.add_argument("--json", action="store_true", help="print JSON")
+    p_info.set_defaults(func=_cmd_info)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code (0 ok, 1 data unavailable, 2 usage error)."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    try:
+        return args.func(args)
+    except _UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,5 @@
+"""One module per paper: run one grid point of an experiment, return a tidy DataFrame.
+
+Every experiment returns rows with the columns of :data:`ppdp.experiments.common.TIDY_COLUMNS`
+(experiment, method, parameters, seed, metric, value). Figures are drawn from those rows only.
+"""

@@ -1,0 +1,6 @@
+"""Utility of a release: what a data consumer can still do with it.
+
+One module per kind of use: ``recommendation`` (collaborative-filtering RMSE, activity mAP),
+``information_loss`` (ILoss of generalized and randomized values), ``queries`` (aggregate-query
+error), ``ml_efficacy`` (train/test-on-synthetic classifier scores).
+"""

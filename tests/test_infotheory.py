@@ -1,0 +1,403 @@
+"""Tests for ppdp.infotheory against scipy, scikit-learn and brute force."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from ppdp import infotheory as it
+from scipy.spatial.distance import jensenshannon
+from scipy.stats import entropy as scipy_entropy
+from sklearn.metrics import mutual_info_score, normalized_mutual_info_score
+
+LN2 = math.log(2.0)
+AVERAGES = ("arithmetic", "geometric", "min", "max")
+FAST = settings(max_examples=60, deadline=None)
+
+
+def random_simplex(rng, shape, zeros=0.0):
+    x = rng.random(shape)
+    if zeros:
+        x[rng.random(shape) < zeros] = 0.0
+    if x.sum() == 0:
+        x.flat[0] = 1.0
+    return x / x.sum()
+
+
+def random_stochastic(rng, n_rows, n_cols, zeros=0.0):
+    m = rng.random((n_rows, n_cols))
+    if zeros:
+        m[rng.random((n_rows, n_cols)) < zeros] = 0.0
+    m[np.arange(n_rows), rng.integers(0, n_cols, n_rows)] += 0.1  # no all-zero row
+    return m / m.sum(axis=1, keepdims=True)
+
+
+def brute_leakage(p_ab, mapping):
+    n_a, n_b = p_ab.shape
+    n_hat = mapping.shape[1]
+    joint = [[0.0] * n_hat for _ in range(n_a)]
+    for a in range(n_a):
+        for b in range(n_b):
+            for c in range(n_hat):
+                joint[a][c] += p_ab[a, b] * mapping[b, c]
+    pa = [sum(p_ab[a, b] for b in range(n_b)) for a in range(n_a)]
+    pc = [sum(joint[a][c] for a in range(n_a)) for c in range(n_hat)]
+    total = 0.0
+    for a in range(n_a):
+        for c in range(n_hat):
+            if joint[a][c] > 0:
+                total += joint[a][c] * math.log2(joint[a][c] / (pa[a] * pc[c]))
+    return total
+
+
+# ---------------------------------------------------------------------------------------------
+# reference libraries
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_entropy_and_kl_match_scipy(seed):
+    rng = np.random.default_rng(seed)
+    p = rng.integers(0, 5, 8).astype(float)
+    p[0] = 1.0
+    q = rng.random(8) + 0.01
+    assert it.entropy(p) == pytest.approx(scipy_entropy(p, base=2), abs=1e-12)
+    assert it.entropy(p.astype(int)) == pytest.approx(scipy_entropy(p, base=2), abs=1e-12)
+    assert it.kl_divergence(p, q) == pytest.approx(scipy_entropy(p, q, base=2), abs=1e-12)
+    assert it.joint_entropy(p.reshape(2, 4)) == pytest.approx(it.entropy(p), abs=1e-12)
+    assert it.joint_entropy(p.reshape(2, 2, 2)) == pytest.approx(it.entropy(p), abs=1e-12)
+
+
+def test_kl_infinite_and_zero_conventions():
+    assert it.kl_divergence([0.5, 0.5], [1.0, 0.0]) == math.inf
+    assert it.kl_divergence([1.0, 0.0], [0.5, 0.5]) == pytest.approx(1.0)
+    assert it.entropy([0, 3, 0]) == 0.0
+    assert it.entropy([1, 1, 0, 0]) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_js_matches_scipy(seed):
+    rng = np.random.default_rng(seed)
+    p = random_simplex(rng, 7, zeros=0.3 if seed else 0.0)
+    q = random_simplex(rng, 7, zeros=0.3 if seed else 0.0)
+    expected = jensenshannon(p, q, base=2) ** 2
+    assert it.js_divergence(p, q) == pytest.approx(expected, abs=1e-12)
+    assert it.js_divergence(p * 3, q * 5) == pytest.approx(expected, abs=1e-12)
+    assert it.js_divergence([1, 0], [0, 1]) == 1.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_samples_match_sklearn(seed):
+    rng = np.random.default_rng(seed)
+    n = 200
+    x = rng.integers(0, 4 + seed, n)
+    y = (x + rng.integers(0, 3, n)) % (3 + seed)
+    mi = mutual_info_score(x, y) / LN2
+    assert it.mutual_information_from_samples(x, y) == pytest.approx(mi, abs=1e-12)
+    table = it.contingency(x, y)
+    assert table.dtype == np.int64
+    assert table.sum() == n
+    assert it.mutual_information(table) == pytest.approx(mi, abs=1e-12)
+    for average in AVERAGES:
+        expected = normalized_mutual_info_score(x, y, average_method=average)
+        got_samples = it.normalized_mutual_information_from_samples(x, y, average=average)
+        got_table = it.normalized_mutual_information(table, average=average)
+        assert got_samples == pytest.approx(expected, abs=1e-12)
+        assert got_table == pytest.approx(expected, abs=1e-12)
+    assert it.entropy_from_samples(x) == pytest.approx(
+        scipy_entropy(np.bincount(x), base=2), abs=1e-12
+    )
+    h_xy = it.joint_entropy(table)
+    assert it.conditional_entropy_from_samples(x, y) == pytest.approx(
+        h_xy - it.entropy(table.sum(axis=0)), abs=1e-12
+    )
+    assert it.conditional_entropy(table, given=1) == pytest.approx(
+        h_xy - it.entropy(table.sum(axis=0)), abs=1e-12
+    )
+    assert it.conditional_entropy(table, given=0) == pytest.approx(
+        h_xy - it.entropy(table.sum(axis=1)), abs=1e-12
+    )
+
+
+def test_nmi_degenerate_cases_match_sklearn():
+    const = [7, 7, 7, 7]
+    varied = [0, 1, 0, 1]
+    for average in AVERAGES:
+        for a, b in [(const, const), (const, varied), (varied, const), (varied, varied)]:
+            expected = normalized_mutual_info_score(a, b, average_method=average)
+            got = it.normalized_mutual_information_from_samples(a, b, average=average)
+            assert got == pytest.approx(expected, abs=1e-12)
+            got_table = it.normalized_mutual_information(it.contingency(a, b), average=average)
+            assert got_table == pytest.approx(expected, abs=1e-12)
+    assert it.normalized_mutual_information([[0, 0], [0, 5]]) == 1.0
+
+
+def test_contingency_labels_and_pandas():
+    x = pd.Series(["b", "a", "b", "c"])
+    y = [(1, 2), (1, 2), (3, 4), (1, 2)]
+    table, xl, yl = it.contingency(x, y, return_labels=True)
+    assert list(xl) == ["a", "b", "c"]
+    assert list(yl) == [(1, 2), (3, 4)]
+    np.testing.assert_array_equal(table, [[1, 0], [1, 1], [1, 0]])
+    mixed = it.contingency(np.array([1, "a", 1], dtype=object), [0, 0, 1])
+    assert mixed.shape == (2, 2)
+    cat = pd.Series(pd.Categorical(["u", "v", "u"]))
+    assert it.entropy_from_samples(cat) == pytest.approx(it.entropy([2, 1]))
+
+
+# ---------------------------------------------------------------------------------------------
+# pairwise JS
+
+
+def test_pairwise_js_matches_double_loop():
+    rng = np.random.default_rng(1)
+    P = rng.random((6, 5))
+    P[rng.random(P.shape) < 0.3] = 0.0
+    P[:, 0] += 0.1
+    Q = rng.integers(0, 4, (4, 5)).astype(float)
+    Q[:, 1] += 1.0
+    loop = np.array([[it.js_divergence(p, q) for q in Q] for p in P])
+    for chunk in (None, 1, 4):
+        np.testing.assert_allclose(
+            it.pairwise_js_divergence(P, Q, chunk_rows=chunk), loop, rtol=0, atol=1e-12
+        )
+    self_d = it.pairwise_js_divergence(P, chunk_rows=2)
+    loop_self = np.array([[it.js_divergence(p, q) for q in P] for p in P])
+    np.testing.assert_allclose(self_d, loop_self, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(self_d, self_d.T)
+    np.testing.assert_array_equal(np.diag(self_d), 0.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# leakage
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_leakage_matches_brute_force_and_sparse(seed):
+    rng = np.random.default_rng(seed)
+    n_a, n_b, n_hat = 2 + seed % 3, 3 + seed % 4, 2 + seed
+    p_ab = random_simplex(rng, (n_a, n_b), zeros=0.2)
+    mapping = random_stochastic(rng, n_b, n_hat, zeros=0.5)
+    expected = brute_leakage(p_ab, mapping)
+    assert it.leakage(p_ab, mapping) == pytest.approx(expected, abs=1e-12)
+    for fmt in (sp.csr_array, sp.csc_matrix, sp.coo_array):
+        assert it.leakage(p_ab, fmt(mapping)) == pytest.approx(expected, abs=1e-12)
+    dense_grad = it.leakage_gradient(p_ab, mapping, floor=1e-12)
+    sparse_grad = it.leakage_gradient(p_ab, sp.csr_matrix(mapping), floor=1e-12)
+    np.testing.assert_allclose(sparse_grad, dense_grad, rtol=1e-12, atol=1e-12)
+
+
+def test_leakage_sparse_identity_large():
+    rng = np.random.default_rng(0)
+    n = 20_000
+    p_ab = random_simplex(rng, (3, n))
+    eye = sp.identity(n, format="csr")
+    assert it.leakage(p_ab, eye) == pytest.approx(it.mutual_information(p_ab), abs=1e-12)
+    grad = it.leakage_gradient(p_ab, eye, columns=slice(0, 5))
+    assert grad.shape == (n, 5)
+
+
+def test_leakage_log_ratio_conventions():
+    p_ab = np.array([[0.25, 0.25, 0.0], [0.0, 0.25, 0.25]])
+    mapping = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, 0.0]])
+    ratio = it.leakage_log_ratio(p_ab, mapping)
+    assert ratio.shape == (2, 3)
+    assert np.isnan(ratio[:, 2]).all()  # unused column
+    assert ratio[1, 0] == -np.inf  # p(a, b^) = 0 with p(a), p(b^) > 0
+    assert ratio[0, 0] == pytest.approx(math.log2(0.25 / (0.5 * 0.25)))
+    np.testing.assert_array_equal(
+        it.leakage_log_ratio(p_ab, mapping, columns=[1, 0]), ratio[:, [1, 0]]
+    )
+    grad = it.leakage_gradient(p_ab, mapping)
+    assert grad[1, 0] == -np.inf and grad[2, 0] == -np.inf  # p(a=1, b) > 0, p(a=1, b^=0) = 0
+    assert np.isfinite(grad[0, 0])
+    floored = it.leakage_gradient(p_ab, mapping, floor=1e-9)
+    assert np.isfinite(floored).all()
+    # b = 1 feeds a = 0 (ratio 1 bit) and a = 1 (floored zero cell of p(a, b^ = 0))
+    expected = 0.25 * 1.0 + 0.25 * math.log2(1e-9 / (0.5 * 0.25))
+    assert floored[1, 0] == pytest.approx(expected)
+
+
+def _fd_problem(seed, n_a=3, n_b=4, n_hat=5):
+    rng = np.random.default_rng(seed)
+    p_ab = rng.random((n_a, n_b)) + 0.05
+    p_ab /= p_ab.sum()
+    mapping = rng.random((n_b, n_hat)) + 0.05
+    mapping /= mapping.sum(axis=1, keepdims=True)
+    return p_ab, mapping
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_leakage_gradient_finite_differences(seed):
+    p_ab, mapping = _fd_problem(seed)
+    grad = it.leakage_gradient(p_ab, mapping)
+    eps = 1e-6
+    fd = np.empty_like(grad)
+    for b in range(mapping.shape[0]):
+        for c in range(mapping.shape[1]):
+            up, down = mapping.copy(), mapping.copy()
+            up[b, c] += eps
+            down[b, c] -= eps
+            fd[b, c] = (it.leakage(p_ab, up, atol=1e-3) - it.leakage(p_ab, down, atol=1e-3)) / (
+                2 * eps
+            )
+    np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-9)
+    # chunks of columns equal slices of the full gradient
+    np.testing.assert_array_equal(
+        it.leakage_gradient(p_ab, mapping, columns=[3, 1]), grad[:, [3, 1]]
+    )
+    np.testing.assert_array_equal(
+        it.leakage_gradient(p_ab, mapping, columns=slice(1, 4)), grad[:, 1:4]
+    )
+    assert it.leakage_gradient(p_ab, mapping, columns=[]).shape == (mapping.shape[0], 0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_leakage_gradient_unused_column_limit(seed):
+    p_ab, mapping = _fd_problem(seed)
+    p_ab[0, 1] = 0.0  # a zero cell in p_ab
+    p_ab[:, 2] = 0.0  # a value b with p(b) = 0
+    p_ab /= p_ab.sum()
+    padded = np.hstack([mapping, np.zeros((mapping.shape[0], 2))])  # two unused outputs
+    grad = it.leakage_gradient(p_ab, padded)
+    base = it.leakage(p_ab, padded)
+    eps = 1e-7
+    for b in range(padded.shape[0]):
+        for c in (5, 6):
+            bumped = padded.copy()
+            bumped[b, c] = eps
+            fd = (it.leakage(p_ab, bumped, atol=1e-3) - base) / eps
+            assert grad[b, c] == pytest.approx(fd, rel=1e-5, abs=1e-9)
+    np.testing.assert_array_equal(grad[2, 5:], 0.0)
+    np.testing.assert_array_equal(
+        it.leakage_gradient(p_ab, padded, columns=[6, 0]), grad[:, [6, 0]]
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# properties
+
+probs_1d = arrays(
+    np.float64,
+    st.integers(1, 8),
+    elements=st.floats(0, 1e3, allow_nan=False, allow_infinity=False),
+).filter(lambda a: a.sum() > 0)
+tables = arrays(
+    np.float64,
+    st.tuples(st.integers(1, 5), st.integers(1, 5)),
+    elements=st.floats(0, 1e3, allow_nan=False, allow_infinity=False),
+).filter(lambda a: a.sum() > 0)
+pairs = st.integers(1, 8).flatmap(
+    lambda k: st.tuples(
+        *[
+            arrays(np.float64, k, elements=st.floats(0, 100, allow_nan=False)).filter(
+                lambda a: a.sum() > 0
+            )
+        ]
+        * 2
+    )
+)
+
+
+@FAST
+@given(probs_1d)
+def test_entropy_bounds(p):
+    h = it.entropy(p)
+    assert 0.0 <= h <= math.log2(np.count_nonzero(p)) + 1e-12
+
+
+@FAST
+@given(tables)
+def test_mutual_information_properties(t):
+    mi = it.mutual_information(t)
+    assert mi >= 0.0
+    assert it.mutual_information(t.T) == pytest.approx(mi, abs=1e-12)
+    hx, hy = it.entropy(t.sum(axis=1)), it.entropy(t.sum(axis=0))
+    assert mi <= min(hx, hy) + 1e-12
+    for average in AVERAGES:
+        assert 0.0 <= it.normalized_mutual_information(t, average=average) <= 1.0
+    assert it.conditional_entropy(t, given=0) == pytest.approx(it.joint_entropy(t) - hx, abs=1e-9)
+
+
+@FAST
+@given(pairs)
+def test_divergence_properties(pq):
+    p, q = pq
+    js = it.js_divergence(p, q)
+    assert 0.0 <= js <= 1.0
+    assert it.js_divergence(q, p) == pytest.approx(js, abs=1e-12)
+    assert it.kl_divergence(p, q) >= 0.0
+
+
+@FAST
+@given(st.integers(0, 2**32 - 1), st.integers(1, 4), st.integers(1, 5), st.integers(1, 5))
+def test_leakage_properties(seed, n_a, n_b, n_hat):
+    rng = np.random.default_rng(seed)
+    p_ab = random_simplex(rng, (n_a, n_b), zeros=0.3 if seed % 2 else 0.0)
+    mi = it.mutual_information(p_ab)
+    mapping = random_stochastic(rng, n_b, n_hat, zeros=0.4)
+    assert it.leakage(p_ab, mapping) <= mi + 1e-12
+    assert it.leakage(p_ab, np.eye(n_b)) == pytest.approx(mi, abs=1e-12)
+    constant = np.tile(random_simplex(rng, n_hat), (n_b, 1))
+    assert it.leakage(p_ab, constant) == pytest.approx(0.0, abs=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# errors
+
+GOOD_P = np.array([[0.25, 0.25], [0.25, 0.25]])
+GOOD_M = np.eye(2)
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "name"),
+    [
+        (lambda: it.entropy([0.5, -0.1]), ValueError, "p"),
+        (lambda: it.entropy([0.5, np.nan]), ValueError, "p"),
+        (lambda: it.entropy([0.5, np.inf]), ValueError, "p"),
+        (lambda: it.entropy([0, 0]), ValueError, "p"),
+        (lambda: it.entropy([]), ValueError, "p"),
+        (lambda: it.entropy([[0.5, 0.5]]), ValueError, "p"),
+        (lambda: it.entropy(["a", "b"]), TypeError, "p"),
+        (lambda: it.joint_entropy(5.0), ValueError, "joint"),
+        (lambda: it.mutual_information([0.5, 0.5]), ValueError, "joint"),
+        (lambda: it.mutual_information([[1, -1]]), ValueError, "joint"),
+        (lambda: it.conditional_entropy(GOOD_P, given=2), ValueError, "given"),
+        (lambda: it.conditional_entropy(GOOD_P, given=True), ValueError, "given"),
+        (lambda: it.normalized_mutual_information(GOOD_P, average="mean"), ValueError, "average"),
+        (lambda: it.kl_divergence([1, 0], [1, 0, 0]), ValueError, "q"),
+        (lambda: it.kl_divergence([1, 0], [0, 0]), ValueError, "q"),
+        (lambda: it.js_divergence([np.nan, 1], [1, 0]), ValueError, "p"),
+        (lambda: it.pairwise_js_divergence([1, 0]), ValueError, "P"),
+        (lambda: it.pairwise_js_divergence([[1, 0], [0, 0]]), ValueError, "P"),
+        (lambda: it.pairwise_js_divergence([[1, 0]], [[1, 0, 0]]), ValueError, "Q"),
+        (lambda: it.pairwise_js_divergence([[1, 0]], chunk_rows=0), ValueError, "chunk_rows"),
+        (lambda: it.contingency([1, np.nan], [1, 2]), ValueError, "x"),
+        (lambda: it.contingency([1, 2], pd.Series(["a", None])), ValueError, "y"),
+        (lambda: it.contingency([1, 2], [1, 2, 3]), ValueError, "y"),
+        (lambda: it.contingency([], []), ValueError, "x"),
+        (lambda: it.contingency(np.zeros((2, 2)), [1, 2]), ValueError, "x"),
+        (lambda: it.contingency([[1], [2]], [1, 2]), TypeError, "x"),
+        (lambda: it.entropy_from_samples([1.0, float("nan")]), ValueError, "x"),
+        (lambda: it.conditional_entropy_from_samples([1, 2], [None, 1]), ValueError, "given"),
+        (lambda: it.leakage(GOOD_P * 2, GOOD_M), ValueError, "p_ab"),
+        (lambda: it.leakage(-GOOD_P, GOOD_M), ValueError, "p_ab"),
+        (lambda: it.leakage(GOOD_P, [[0.5, 0.4], [0, 1]]), ValueError, "mapping"),
+        (lambda: it.leakage(GOOD_P, [[1.5, -0.5], [0, 1]]), ValueError, "mapping"),
+        (lambda: it.leakage(GOOD_P, [[np.nan, 1], [0, 1]]), ValueError, "mapping"),
+        (lambda: it.leakage(GOOD_P, np.eye(3)), ValueError, "mapping"),
+        (lambda: it.leakage(GOOD_P, sp.csr_array([[0.5, 0.4], [0, 1]])), ValueError, "mapping"),
+        (lambda: it.leakage(GOOD_P, sp.csr_array([[1.5, -0.5], [0, 1]])), ValueError, "mapping"),
+        (lambda: it.leakage_gradient(GOOD_P, GOOD_M, floor=0.0), ValueError, "floor"),
+        (lambda: it.leakage_gradient(GOOD_P, GOOD_M, floor="x"), TypeError, "floor"),
+        (lambda: it.leakage_gradient(GOOD_P, GOOD_M, columns=[2]), ValueError, "columns"),
+        (lambda: it.leakage_gradient(GOOD_P, GOOD_M, columns=[0.5]), TypeError, "columns"),
+        (lambda: it.leakage_log_ratio(GOOD_P, GOOD_M, columns=[[0]]), ValueError, "columns"),
+    ],
+)
+def test_bad_input_names_parameter(call, exc, name):
+    with pytest.raises(exc, match=rf"\b{name}\b"):
+        call()

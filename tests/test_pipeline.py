@@ -1,0 +1,170 @@
+"""The Snakemake + papermill pipeline: dry runs of every profile, a real smoke run in a temporary
+folder, clean failure, and byte-for-byte determinism of a notebook's tidy results."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+PROFILES = sorted(p.stem for p in (ROOT / "config").glob("*.yaml"))
+
+pytestmark = pytest.mark.slow
+
+
+def _snakemake(*args, cwd=ROOT, check=True):
+    env = {
+        **os.environ,
+        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "MPLBACKEND": "Agg",
+    }
+    cmd = [str(BIN / "snakemake"), "--snakefile", str(ROOT / "Snakefile"), *args]
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=1200)
+    if check and proc.returncode != 0:
+        pytest.fail(
+            f"snakemake {' '.join(args)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
+    return proc
+
+
+def test_profiles_exist():
+    assert {"smoke", "default", "paper"} <= set(PROFILES)
+    runs = {
+        p: yaml.safe_load((ROOT / "config" / f"{p}.yaml").read_text())["runs"] for p in PROFILES
+    }
+    # every profile runs the same experiments, only at another scale
+    assert len({tuple(sorted(r)) for r in runs.values()}) == 1
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_dry_run(profile, tmp_path):
+    proc = _snakemake(
+        "-n",
+        "--cores",
+        "2",
+        "--configfile",
+        str(ROOT / "config" / f"{profile}.yaml"),
+        "--directory",
+        str(tmp_path),
+    )
+    assert "notebook" in proc.stdout and "report" in proc.stdout
+
+
+def test_slurm_profile_dry_run(tmp_path):
+    proc = _snakemake(
+        "-n", "--profile", str(ROOT / "profiles" / "slurm"), "--directory", str(tmp_path)
+    )
+    assert "notebook" in proc.stdout
+
+
+def test_committed_notebooks_match_smoke_profile():
+    """The committed notebooks are executed with their defaults, which must be the smoke profile's."""
+    smoke = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["runs"]
+    for run in smoke.values():
+        nb = nbformat.read(ROOT / "notebooks" / f"{run['notebook']}.ipynb", as_version=4)
+        cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+        assert len(cells) == 1, run["notebook"]
+        namespace = {}
+        exec(cells[0].source, namespace)
+        for key in ("profile", "seed", "results_csv", "figures_dir"):
+            assert key in namespace, (run["notebook"], key)
+        assert namespace["profile"] == "smoke"
+        if sum(r["notebook"] == run["notebook"] for r in smoke.values()) == 1:
+            for key, value in run.get("parameters", {}).items():
+                assert namespace[key] == value, (run["notebook"], key, namespace[key], value)
+        executed = [c for c in nb.cells if c.cell_type == "code"]
+        assert all(c.get("execution_count") for c in executed), f"{run['notebook']} is not executed"
+
+
+def test_smoke_profile_end_to_end(tmp_path):
+    _snakemake(
+        "--cores",
+        "2",
+        "--configfile",
+        str(ROOT / "config" / "smoke.yaml"),
+        "--directory",
+        str(tmp_path),
+    )
+    runs = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["runs"]
+    for run in runs:
+        assert (tmp_path / "results" / "smoke" / f"{run}.ipynb").exists()
+        assert (tmp_path / "results" / "smoke" / f"{run}.csv").stat().st_size > 0
+        assert list((tmp_path / "figures" / "smoke" / run).glob("*.png")), run
+        assert not list((tmp_path / "results" / "smoke").glob("*.partial.ipynb"))
+    report = (tmp_path / "reports" / "smoke" / "reproduction.md").read_text()
+    assert "profile `smoke`" in report
+    # nothing left to do: the outputs are complete and up to date
+    proc = _snakemake(
+        "-n",
+        "--cores",
+        "2",
+        "--configfile",
+        str(ROOT / "config" / "smoke.yaml"),
+        "--directory",
+        str(tmp_path),
+    )
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def test_failed_notebook_leaves_no_complete_outputs(tmp_path):
+    config = tmp_path / "broken.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "profile": "broken",
+                "runs": {"datasets": {"notebook": "datasets", "parameters": {"bins": 1}}},
+            }
+        )
+    )
+    work = tmp_path / "work"
+    proc = _snakemake(
+        "--cores", "1", "--configfile", str(config), "--directory", str(work), check=False
+    )
+    assert proc.returncode != 0
+    out = work / "results" / "broken"
+    assert not (out / "datasets.csv").exists()
+    assert not (out / "datasets.ipynb").exists()
+    assert not (work / "figures" / "broken" / "datasets").exists()
+    assert not (work / "reports" / "broken" / "reproduction.md").exists()
+    assert "bins must be at least 2" in (out / "logs" / "datasets.log").read_text()
+
+
+def test_same_seed_same_bytes(tmp_path):
+    """Two papermill runs of a notebook with the same seed write byte-identical tidy results."""
+    outputs = []
+    for attempt in ("a", "b"):
+        csv = tmp_path / attempt / "datasets.csv"
+        params = {
+            "seed": 0,
+            "results_csv": str(csv),
+            "figures_dir": str(tmp_path / attempt / "figs"),
+        }
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "papermill",
+                "--no-progress-bar",
+                str(ROOT / "notebooks" / "datasets.ipynb"),
+                str(tmp_path / attempt / "out.ipynb"),
+                "-y",
+                json.dumps(params),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=600,
+            env={**os.environ, "MPLBACKEND": "Agg"},
+        )
+        outputs.append(csv.read_bytes())
+    assert outputs[0] == outputs[1]
+    assert len(outputs[0]) > 100
+    figures = sorted((tmp_path / "a" / "figs").glob("*.png"))
+    assert figures
+    for png in figures:
+        assert png.read_bytes() == (tmp_path / "b" / "figs" / png.name).read_bytes(), png.name
