@@ -9,10 +9,11 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
-from ppdp import infotheory as it
 from scipy.spatial.distance import jensenshannon
 from scipy.stats import entropy as scipy_entropy
 from sklearn.metrics import mutual_info_score, normalized_mutual_info_score
+
+from ppdp import infotheory as it
 
 LN2 = math.log(2.0)
 AVERAGES = ("arithmetic", "geometric", "min", "max")
