@@ -39,9 +39,11 @@ reproduce: $(STAMP)
 
 test: lint unit nbval
 
+LINTED := lib tests benchmarks notebooks
+
 lint: $(STAMP)
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
 
 # unit and property tests, plus the pipeline tests (snakemake dry runs, a real smoke run, determinism)
 unit: $(STAMP)
