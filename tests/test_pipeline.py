@@ -139,6 +139,7 @@ def test_same_seed_same_bytes(tmp_path):
     """Two papermill runs of a notebook with the same seed write byte-identical tidy results."""
     outputs = []
     for attempt in ("a", "b"):
+        (tmp_path / attempt).mkdir()
         csv = tmp_path / attempt / "datasets.csv"
         params = {
             "seed": 0,
