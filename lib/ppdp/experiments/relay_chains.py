@@ -1,0 +1,625 @@
+"""Experiments of the relay-chain paper: Fig. 2 worked example, Figs. 4-6 on German Credit, Adult.
+
+Every function returns tidy frames (:mod:`ppdp.experiments.common`). The chain runs are shared by
+the figures: one run of a chain with ``hops`` hops at threshold step ``delta`` gives per-hop rows
+(experiment ``"chains"``, metrics ``privacy``, ``threshold``, ``utility_loss``, ``n_classes``) from
+which Fig. 4 (mean loss per table vs ``delta``), Fig. 5 (privacy per hop) and Fig. 6 (mean loss per
+table vs number of hops) are drawn.
+
+Data choices (see the notebook for the full list):
+
+* German Credit ``german.data-numeric``: the 24 numeric attributes ``a1..a24`` are the QIs, the
+  class label (1 good, 2 bad) is the sensitive attribute.
+* UCI Adult (extension): numeric QIs ``age, education_num, capital_gain, capital_loss,
+  hours_per_week`` (``fnlwgt`` is a census sampling weight, not a property of the person), income as
+  sensitive attribute.
+* Weights: ``"uniform"`` (the paper's default) or ``"inverse_variance"`` (``w_k`` proportional to
+  ``1 / var_k``, i.e. distances on standardized attributes).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ppdp.experiments.common import concat_tidy, parse_parameters, tidy_frame, tidy_rows
+from ppdp.mechanisms.relay import METHODS, RelayChain, RelayWarning
+
+__all__ = [
+    "ADULT_QIS",
+    "ADULT_SENSITIVE",
+    "GERMAN_SENSITIVE",
+    "METHOD_LABELS",
+    "adult_table",
+    "all_rows",
+    "chain_points",
+    "claims_rows",
+    "distinct_diversity",
+    "fig2_example",
+    "fig2_tables",
+    "figure_rows",
+    "german_credit_table",
+    "make_weights",
+    "plot_fig4",
+    "plot_fig5",
+    "plot_fig6",
+    "run_chains",
+    "run_experiment",
+    "suppression_cost",
+    "wide",
+]
+
+GERMAN_SENSITIVE = "label"
+ADULT_SENSITIVE = "income"
+ADULT_QIS = ("age", "education_num", "capital_gain", "capital_loss", "hours_per_week")
+METHOD_LABELS = {"bua": "BUA", "tda": "TDA", "fla": "FLA"}
+WEIGHTINGS = ("uniform", "inverse_variance")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Fig. 2: the six-patient example
+
+
+def fig2_tables() -> dict[str, pd.DataFrame]:
+    """Tables (a)-(d) of Fig. 2 as printed: T0, T1 (2-diversity), T2 and T3 (3-diversity)."""
+    base = pd.DataFrame(
+        {
+            "Name": ["Ashley", "Brooke", "Charish", "Dave", "Ellen", "Frank"],
+            "Age": ["23", "23", "28", "28", "29", "24"],
+            "Zipcode": ["19024", "19024", "19024", "19122", "19122", "19122"],
+            "Disease": ["Hepatitis", "Bronchitis", "Flu", "Cancer", "Hepatitis", "Bronchitis"],
+        },
+        index=pd.RangeIndex(1, 7, name="tuple"),
+    )
+    t0 = base.drop(columns="Name")
+    t1 = t0.assign(
+        Age=["23", "23", "28", "28", "2*", "2*"],
+        Zipcode=["19024", "19024", "19***", "19***", "19122", "19122"],
+    )
+    t2 = t0.assign(Age=["2*"] * 6)
+    t3 = t0.assign(Age=["2*"] * 6, Zipcode=["19***"] * 6)
+    return {"T0": t0, "T1": t1, "T2": t2, "T3": t3}
+
+
+def suppression_cost(
+    original: pd.DataFrame, sanitized: pd.DataFrame, costs: Mapping[str, float]
+) -> float:
+    """Utility lost by suppression: each changed cell of column ``c`` costs ``costs[c]``."""
+    missing = [c for c in costs if c not in original.columns or c not in sanitized.columns]
+    if missing:
+        raise ValueError(f"cost columns {missing} are not in both tables")
+    return float(sum(cost * (original[c] != sanitized[c]).sum() for c, cost in costs.items()))
+
+
+def distinct_diversity(
+    table: pd.DataFrame, quasi_identifiers: Sequence[str], sensitive: str
+) -> int:
+    """Smallest number of distinct sensitive values in an equivalence class (distinct l-diversity)."""
+    return int(table.groupby(list(quasi_identifiers))[sensitive].nunique().min())
+
+
+def _is_coarsening(fine: pd.DataFrame, coarse: pd.DataFrame, qis: Sequence[str]) -> bool:
+    f = fine[list(qis)].astype(str).agg("|".join, axis=1)
+    c = coarse[list(qis)].astype(str).agg("|".join, axis=1)
+    return bool(pd.DataFrame({"f": f, "c": c}).groupby("f")["c"].nunique().eq(1).all())
+
+
+def fig2_example(weightings: Mapping[str, Mapping[str, float]] | None = None):
+    """The two options of Fig. 2 and their suppression costs.
+
+    Option I: ``v0`` sends T2 (3-diversity) and ``v1`` forwards it unchanged. Option II: ``v0`` sends
+    T1 (2-diversity) and ``v1``, seeing only T1, must publish T3. Costs are in units per suppressed
+    cell, with the paper's two weightings (each cell 1; age 2.5, zip code 1).
+
+    Returns
+    -------
+    summary : pandas.DataFrame
+        One row per (option, hop): table, diversity, coarsening check, cost per weighting.
+    rows : pandas.DataFrame
+        Tidy rows (experiment ``"fig2"``): total cost per option and weighting.
+    """
+    if weightings is None:
+        weightings = {"unit": {"Age": 1.0, "Zipcode": 1.0}, "age2.5": {"Age": 2.5, "Zipcode": 1.0}}
+    tables = fig2_tables()
+    qis = ["Age", "Zipcode"]
+    options = {"I": ("T2", "T2"), "II": ("T1", "T3")}
+    records, rows = [], []
+    for option, (first, second) in options.items():
+        for hop, name in ((1, first), (2, second)):
+            previous = tables["T0"] if hop == 1 else tables[first]
+            record = {
+                "option": option,
+                "hop": hop,
+                "table": name,
+                "diversity": distinct_diversity(tables[name], qis, "Disease"),
+                "coarsens_input": _is_coarsening(previous, tables[name], qis),
+            }
+            for label, costs in weightings.items():
+                record[f"cost_{label}"] = suppression_cost(tables["T0"], tables[name], costs)
+            records.append(record)
+        for label in weightings:
+            total = sum(r[f"cost_{label}"] for r in records if r["option"] == option)
+            rows += tidy_rows(
+                "fig2", f"option_{option}", {"total_cost": total}, parameters={"weighting": label}
+            )
+    return pd.DataFrame.from_records(records), tidy_frame(rows)
+
+
+# ---------------------------------------------------------------------------------------------------
+# data
+
+
+def _subsample(frame: pd.DataFrame, n_rows: int | None, seed: int) -> pd.DataFrame:
+    if n_rows is None:
+        return frame.reset_index(drop=True)
+    if isinstance(n_rows, bool) or not isinstance(n_rows, int | np.integer) or n_rows < 2:
+        raise ValueError(f"n_rows must be None or an integer >= 2; got {n_rows!r}")
+    if n_rows > len(frame):
+        raise ValueError(f"n_rows={n_rows} exceeds the {len(frame)} rows of the table")
+    rows = np.sort(np.random.default_rng(seed).choice(len(frame), size=int(n_rows), replace=False))
+    return frame.iloc[rows].reset_index(drop=True)
+
+
+def german_credit_table(n_rows: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """German Credit (numeric): QIs ``a1..a24`` and the sensitive ``label``; optional subsample."""
+    from ppdp.datasets import load_german_credit
+
+    frame = load_german_credit(kind="numeric")
+    qis = [c for c in frame.columns if c != GERMAN_SENSITIVE]
+    return _subsample(frame[[*qis, GERMAN_SENSITIVE]], n_rows, seed)
+
+
+def adult_table(n_rows: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """UCI Adult (train + test): numeric QIs :data:`ADULT_QIS` and ``income``; optional subsample."""
+    from ppdp.datasets import load_adult
+
+    frame = load_adult()
+    out = frame[list(ADULT_QIS)].astype(np.float64)
+    out[ADULT_SENSITIVE] = frame[ADULT_SENSITIVE].astype(str).str.rstrip(".").to_numpy()
+    return _subsample(out, n_rows, seed)
+
+
+def make_weights(table: pd.DataFrame, sensitive: str, weighting: str = "uniform") -> np.ndarray:
+    """QI weights: uniform (the paper) or proportional to ``1 / variance`` (standardized QIs)."""
+    if weighting not in WEIGHTINGS:
+        raise ValueError(f"weighting must be one of {WEIGHTINGS}; got {weighting!r}")
+    qis = [c for c in table.columns if c != sensitive]
+    if weighting == "uniform":
+        return np.full(len(qis), 1.0 / len(qis))
+    var = table[qis].to_numpy(np.float64).var(axis=0)
+    inv = np.where(var > 0, 1.0 / np.where(var > 0, var, 1.0), 0.0)
+    if inv.sum() == 0:
+        raise ValueError("every quasi-identifier is constant; no inverse-variance weights exist")
+    return inv / inv.sum()
+
+
+# ---------------------------------------------------------------------------------------------------
+# chains
+
+
+def run_chains(
+    table: pd.DataFrame,
+    points: Iterable[tuple[int, float]],
+    *,
+    sensitive: str,
+    dataset: str,
+    methods: Sequence[str] = METHODS,
+    weights=None,
+    seed: int = -1,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Run each method's chain at each ``(hops, delta)`` point; per-hop tidy rows.
+
+    Rows: experiment ``"chains"``, parameters ``dataset, delta, hops, hop``, metrics ``privacy``
+    (P(T_i)), ``threshold`` ((l - i + 1) delta), ``utility_loss`` (UL(T_i) against T0) and
+    ``n_classes``. A chain whose threshold forces the all-in-one table is kept (its warning is
+    recorded as ``all_in_one = 1`` on that hop).
+    """
+    points = sorted({(int(h), float(d)) for h, d in points})
+    work = [(m, h, d) for m in methods for h, d in points]
+    if progress:
+        from tqdm.auto import tqdm
+
+        work = tqdm(work, desc=f"chains on {dataset}", leave=False)
+    rows = []
+    for method, hops, delta in work:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RelayWarning)
+            chain = RelayChain(method, hops=hops, delta=delta, sensitive=sensitive, weights=weights)
+            chain.fit(table)
+        forced = sum(issubclass(w.category, RelayWarning) for w in caught)
+        for i in range(hops):
+            metrics = {
+                "privacy": chain.privacy_[i],
+                "threshold": chain.thresholds_[i],
+                "utility_loss": chain.utility_loss_[i],
+                "n_classes": chain.n_classes_[i],
+            }
+            if forced:
+                metrics["all_in_one"] = float(chain.n_classes_[i] == 1)
+            params = {"dataset": dataset, "delta": delta, "hops": hops, "hop": i + 1}
+            rows += tidy_rows("chains", method, metrics, parameters=params, seed=seed)
+    return tidy_frame(rows)
+
+
+def wide(frame: pd.DataFrame) -> pd.DataFrame:
+    """Tidy rows with their parameters as typed columns and one column per metric."""
+    if frame.empty:
+        return pd.DataFrame()
+    params = pd.DataFrame([parse_parameters(p) for p in frame["parameters"]], index=frame.index)
+    for col in params.columns:
+        converted = pd.to_numeric(params[col], errors="coerce")
+        if converted.notna().all():
+            params[col] = converted
+    out = pd.concat([frame.drop(columns="parameters"), params], axis=1)
+    keys = [c for c in out.columns if c not in ("metric", "value")]
+    return out.pivot_table(
+        index=keys, columns="metric", values="value", aggfunc="first"
+    ).reset_index()
+
+
+def figure_rows(
+    chains: pd.DataFrame,
+    *,
+    fig4_hops: int,
+    fig5_delta: float,
+    fig6_delta: float,
+    fig6_top: float | None = None,
+    deltas: Sequence[float] | None = None,
+) -> pd.DataFrame:
+    """Fig. 4, 5 and 6 rows derived from the chain runs.
+
+    * ``fig4``: ``mean_utility_loss`` (average UL per table) of the ``fig4_hops``-hop chain per delta
+      in ``deltas`` (default: every delta run with ``fig4_hops`` hops).
+    * ``fig5``: ``privacy`` and ``threshold`` per hop of the ``fig4_hops``-hop chain at ``fig5_delta``.
+    * ``fig6``: ``mean_utility_loss`` per number of hops ``l`` at a fixed ``fig6_delta`` (the
+      problem formulation read literally: the last table always meets ``fig6_delta``).
+    * ``fig6b``: the same with the loosest requirement fixed, ``l * delta = fig6_top`` (the strictest
+      table gets stricter as the chain grows).
+    """
+    w = wide(chains)
+    rows = []
+    for (dataset, method, seed), group in w.groupby(["dataset", "method", "seed"], sort=True):
+        g4 = group[group["hops"] == fig4_hops]
+        grid = (
+            g4
+            if deltas is None
+            else g4[
+                np.isclose(g4["delta"].to_numpy()[:, None], np.asarray(deltas, float)[None, :]).any(
+                    axis=1
+                )
+            ]
+        )
+        for delta, part in grid.groupby("delta"):
+            params = {"dataset": dataset, "delta": float(delta), "hops": fig4_hops}
+            rows += tidy_rows(
+                "fig4",
+                method,
+                {"mean_utility_loss": part["utility_loss"].mean()},
+                parameters=params,
+                seed=seed,
+            )
+        g5 = g4[np.isclose(g4["delta"], fig5_delta)]
+        for _, r in g5.iterrows():
+            params = {
+                "dataset": dataset,
+                "delta": fig5_delta,
+                "hops": fig4_hops,
+                "hop": int(r["hop"]),
+            }
+            rows += tidy_rows(
+                "fig5",
+                method,
+                {"privacy": r["privacy"], "threshold": r["threshold"]},
+                parameters=params,
+                seed=seed,
+            )
+        g6 = group[np.isclose(group["delta"], fig6_delta)]
+        for hops, part in g6.groupby("hops"):
+            params = {"dataset": dataset, "delta": fig6_delta, "hops": int(hops)}
+            rows += tidy_rows(
+                "fig6",
+                method,
+                {"mean_utility_loss": part["utility_loss"].mean()},
+                parameters=params,
+                seed=seed,
+            )
+        if fig6_top is not None:
+            for hops, part in group.groupby("hops"):
+                part = part[np.isclose(part["delta"], fig6_top / hops)]
+                if len(part) == hops:
+                    params = {
+                        "dataset": dataset,
+                        "delta": fig6_top / hops,
+                        "hops": int(hops),
+                        "top": fig6_top,
+                    }
+                    rows += tidy_rows(
+                        "fig6b",
+                        method,
+                        {"mean_utility_loss": part["utility_loss"].mean()},
+                        parameters=params,
+                        seed=seed,
+                    )
+    return tidy_frame(rows)
+
+
+def chain_points(
+    *, deltas, hops, fig5_delta, fig6_delta, max_hops, fig6_top=None
+) -> list[tuple[int, float]]:
+    """Every (hops, delta) chain that Figs. 4-6 need."""
+    points = {(int(hops), float(d)) for d in deltas}
+    points.add((int(hops), float(fig5_delta)))
+    points |= {(h, float(fig6_delta)) for h in range(1, int(max_hops) + 1)}
+    if fig6_top is not None:
+        points |= {(h, float(fig6_top) / h) for h in range(1, int(max_hops) + 1)}
+    return sorted(points)
+
+
+def run_experiment(
+    *,
+    seed: int = 0,
+    n_seeds: int = 1,
+    german_rows: int | None = None,
+    adult_rows: int | None = 2000,
+    deltas: Sequence[float] = (0.01, 0.02, 0.04),
+    hops: int = 3,
+    fig5_delta: float = 0.01,
+    fig6_delta: float = 0.01,
+    max_hops: int = 3,
+    fig6_top: float | None = None,
+    weighting: str = "uniform",
+    adult_weighting: str = "inverse_variance",
+    methods: Sequence[str] = METHODS,
+    progress: bool = False,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """All chain runs of the notebook on German Credit and Adult; returns (chains, figure rows).
+
+    Seed ``seed + s`` (``s < n_seeds``) draws the row subsample of each data set; with the full
+    German table (``german_rows=None``) the German runs do not depend on the seed.
+    """
+    if isinstance(n_seeds, bool) or not isinstance(n_seeds, int | np.integer) or n_seeds < 1:
+        raise ValueError(f"n_seeds must be an integer >= 1; got {n_seeds!r}")
+    points = chain_points(
+        deltas=deltas,
+        hops=hops,
+        fig5_delta=fig5_delta,
+        fig6_delta=fig6_delta,
+        max_hops=max_hops,
+        fig6_top=fig6_top,
+    )
+    frames = []
+    for s in range(int(seed), int(seed) + int(n_seeds)):
+        german = german_credit_table(german_rows, seed=s)
+        frames.append(
+            run_chains(
+                german,
+                points,
+                sensitive=GERMAN_SENSITIVE,
+                dataset="german",
+                methods=methods,
+                weights=make_weights(german, GERMAN_SENSITIVE, weighting),
+                seed=s,
+                progress=progress,
+            )
+        )
+        if adult_rows != 0:
+            adult = adult_table(adult_rows, seed=s)
+            frames.append(
+                run_chains(
+                    adult,
+                    points,
+                    sensitive=ADULT_SENSITIVE,
+                    dataset="adult",
+                    methods=methods,
+                    weights=make_weights(adult, ADULT_SENSITIVE, adult_weighting),
+                    seed=s,
+                    progress=progress,
+                )
+            )
+    chains = concat_tidy(frames)
+    figs = figure_rows(
+        chains,
+        fig4_hops=hops,
+        fig5_delta=fig5_delta,
+        fig6_delta=fig6_delta,
+        fig6_top=fig6_top,
+        deltas=deltas,
+    )
+    return chains, figs
+
+
+# ---------------------------------------------------------------------------------------------------
+# claims
+
+
+def _mean_over_seeds(
+    figs: pd.DataFrame, experiment: str, metric: str, dataset: str, key: str
+) -> pd.DataFrame:
+    w = wide(figs[(figs["experiment"] == experiment) & (figs["metric"] == metric)])
+    if w.empty:
+        return pd.DataFrame()
+    w = w[w["dataset"] == dataset]
+    return w.groupby([key, "method"])[metric].mean().unstack("method")
+
+
+def claims_rows(
+    figs: pd.DataFrame,
+    chains: pd.DataFrame,
+    fig2: pd.DataFrame | None = None,
+    dataset: str = "german",
+    extension: str = "adult",
+) -> pd.DataFrame:
+    """Claim rows (experiment ``"claims"``) from the figure rows, averaged over seeds.
+
+    Orderings are 1 (holds) or 0 (does not); see ``claims.yaml`` for the statements.
+    """
+    rows = []
+
+    def add(claim: str, value: float, method: str = "") -> None:
+        rows.extend(tidy_rows("claims", method, {f"relay_chains.{claim}": value}))
+
+    f4 = _mean_over_seeds(figs, "fig4", "mean_utility_loss", dataset, "delta")
+    if not f4.empty:
+        avg = f4.mean(axis=0)
+        add("bua_loses_most", float(avg.idxmax() == "bua"), "bua")
+        loose, strict = f4.index.max(), f4.index.min()
+        add("loss_rises_sharply", float(f4.loc[strict].mean() / f4.loc[loose].mean()))
+        gap = abs(f4.loc[loose, "fla"] - f4.loc[loose, "tda"]) / f4.loc[loose, "tda"]
+        add("tda_fla_close_loose", 100.0 * float(gap), "fla")
+    f6 = _mean_over_seeds(figs, "fig6", "mean_utility_loss", dataset, "hops")
+    if not f6.empty:
+        avg = f6.mean(axis=0)
+        add("fla_least_along_chains", float(avg.idxmin() == "fla"), "fla")
+        add("bua_most_along_chains", float(avg.idxmax() == "bua"), "bua")
+        if len(f6.index) > 1:
+            growth = f6.loc[f6.index.max()] - f6.loc[f6.index.min()]
+            add("loss_grows_with_hops", float((growth > 0).all()))
+            add("fla_slowest_growth", float(growth.idxmin() == "fla"), "fla")
+            add("bua_fastest_growth", float(growth.idxmax() == "bua"), "bua")
+    f6b = _mean_over_seeds(figs, "fig6b", "mean_utility_loss", dataset, "hops")
+    if len(f6b.index) > 1:
+        growth = f6b.loc[f6b.index.max()] - f6b.loc[f6b.index.min()]
+        add("loss_grows_with_hops_fixed_top", float((growth > 0).all()))
+    f5 = figs[(figs["experiment"] == "fig5")]
+    if not f5.empty:
+        w5 = wide(f5)
+        w5 = w5[w5["dataset"] == dataset]
+        p = w5.groupby(["seed", "hop", "method"])["privacy"].mean().unstack("method")
+        add("bua_more_private", float((p["bua"] <= p["tda"]).mean()), "bua")
+        fla = w5[w5["method"] == "fla"]
+        nxt = fla["threshold"] - fla["delta"]  # the next hop's requirement (l - i) delta
+        ahead = (fla["hop"] < fla["hops"]) & (fla["privacy"] <= nxt + 1e-12)
+        add("fla_meets_next_requirement", float(ahead.any()), "fla")
+    wc = wide(chains)
+    if not wc.empty:
+        add(
+            "all_tables_meet_requirements", float((wc["privacy"] <= wc["threshold"] + 1e-12).mean())
+        )
+    f6x = _mean_over_seeds(figs, "fig6", "mean_utility_loss", extension, "hops")
+    if not f6x.empty:
+        add("adult_fla_least_along_chains", float(f6x.mean(axis=0).idxmin() == "fla"), "fla")
+    if fig2 is not None and not fig2.empty:
+        for _, r in wide(fig2).iterrows():
+            option = r["method"].split("_", 1)[1]
+            add(
+                f"fig2_option{option}_{r['weighting'].replace('.', '_')}_cost",
+                float(r["total_cost"]),
+                r["method"],
+            )
+    return tidy_frame(rows)
+
+
+# ---------------------------------------------------------------------------------------------------
+# figures
+
+
+def _summary(figs, experiment, metric, dataset, key):
+    w = wide(figs[(figs["experiment"] == experiment) & (figs["metric"] == metric)])
+    w = w[w["dataset"] == dataset]
+    g = w.groupby(["method", key])[metric]
+    out = g.agg(["mean", "std", "count"]).reset_index()
+    out["half"] = 1.96 * out["std"].fillna(0.0) / np.sqrt(out["count"])
+    return out
+
+
+def _methods_in(frame) -> list[str]:
+    return [m for m in METHODS if m in set(frame["method"])]
+
+
+def plot_fig4(figs: pd.DataFrame, dataset: str = "german", ax=None):
+    """Fig. 4: average utility loss per table vs delta (mean and 95% interval over seeds)."""
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import method_style
+
+    s = _summary(figs, "fig4", "mean_utility_loss", dataset, "delta")
+    fig, ax = (ax.figure, ax) if ax is not None else plt.subplots()
+    for i, method in enumerate(_methods_in(s)):
+        part = s[s["method"] == method].sort_values("delta")
+        ax.errorbar(
+            part["delta"],
+            part["mean"],
+            yerr=part["half"],
+            label=METHOD_LABELS[method],
+            capsize=2,
+            **method_style(i),
+        )
+    ax.set_xlabel(r"privacy-disclosure threshold $\delta$")
+    ax.set_ylabel("utility loss per table")
+    ax.legend()
+    return fig
+
+
+def plot_fig5(figs: pd.DataFrame, dataset: str = "german", ax=None):
+    """Fig. 5: each table's privacy P(T_i) along the chain, bars, with the requirement lines."""
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import method_style
+
+    s = _summary(figs, "fig5", "privacy", dataset, "hop")
+    t = _summary(figs, "fig5", "threshold", dataset, "hop")
+    fig, ax = (ax.figure, ax) if ax is not None else plt.subplots()
+    methods = _methods_in(s)
+    width = 0.8 / max(1, len(methods))
+    for i, method in enumerate(methods):
+        part = s[s["method"] == method].sort_values("hop")
+        x = part["hop"] + (i - (len(methods) - 1) / 2) * width
+        ax.bar(
+            x,
+            part["mean"],
+            width=width,
+            yerr=part["half"],
+            label=METHOD_LABELS[method],
+            color=method_style(i)["color"],
+        )
+    req = t[t["method"] == methods[0]].sort_values("hop")
+    for j, (hop, value) in enumerate(zip(req["hop"], req["mean"], strict=True)):
+        ax.hlines(
+            value,
+            hop - 0.45,
+            hop + 0.45,
+            colors="k",
+            linestyles="--",
+            linewidth=1,
+            label="requirement" if j == 0 else None,
+        )
+    ax.set_xlabel("propagation hops")
+    ax.set_ylabel(r"privacy disclosure $P(T_i)$ (bits)")
+    ax.set_xticks(sorted(req["hop"].unique()))
+    ax.legend()
+    return fig
+
+
+def plot_fig6(figs: pd.DataFrame, dataset: str = "german", ax=None, experiment: str = "fig6"):
+    """Fig. 6: average utility loss per table vs the number of hops (``experiment="fig6b"``: the
+    variant with the loosest requirement fixed)."""
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import method_style
+
+    s = _summary(figs, experiment, "mean_utility_loss", dataset, "hops")
+    fig, ax = (ax.figure, ax) if ax is not None else plt.subplots()
+    for i, method in enumerate(_methods_in(s)):
+        part = s[s["method"] == method].sort_values("hops")
+        ax.errorbar(
+            part["hops"],
+            part["mean"],
+            yerr=part["half"],
+            label=METHOD_LABELS[method],
+            capsize=2,
+            **method_style(i),
+        )
+    ax.set_xlabel("propagation hops")
+    ax.set_ylabel("average utility loss per table")
+    ax.set_xticks(sorted(s["hops"].unique()))
+    ax.legend()
+    return fig
+
+
+def all_rows(*frames: pd.DataFrame) -> pd.DataFrame:
+    """Concatenate tidy frames (chains, figures, claims)."""
+    return concat_tidy(frames)
