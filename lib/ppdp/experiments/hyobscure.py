@@ -1,0 +1,938 @@
+"""Experiments of the HyObscure paper (Sect. IV, Figs. 3-11) as tidy tables.
+
+Protocol (the paper's Sect. IV-A with the details of the authors' code, see the notebook):
+
+* MovieLens-100K: the user x movie rating matrix (0 = unrated) of users aged 18 to 50, movies rated
+  by at least 3 of them; private value: age (regression attack, MAE). Foursquare NYC: check-in
+  counts per venue category of the 692 users whose home cell holds at least 3 users; private
+  value: home cell (classification attack, 1 - accuracy).
+* Per seed: the items are split 80/20 into published (obfuscated) features and held-out
+  recommendation targets; users are clustered (k-means on the published items) and, within each
+  cluster, split 50/50 into the attacker's users and the published users. Mechanisms are fitted on
+  the published users.
+* Per draw: one release of the published users. Scenario I: a model trained on the attacker's
+  users' real data (features and generalized value) predicts the published users' exact values
+  from the release. Scenario II: a model trained on the release of half of the published users
+  (with their exact values) predicts the other half. Utility: recommendation on the release, 70%
+  of the published users as neighbours, 30% as targets.
+
+Every function returns a tidy frame (see :mod:`ppdp.experiments.common`).
+"""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ppdp.attacks.inference import InferenceAttack
+from ppdp.experiments.common import concat_tidy, tidy_frame, tidy_rows
+from ppdp.mechanisms import hyobscure as hy
+from ppdp.mechanisms.obfuscation import (
+    DPObfuscation,
+    Frapp,
+    PrivCheck,
+    RandomObfuscation,
+    Similarity,
+)
+from ppdp.utility.recommendation import activity_map, cf_rmse
+
+__all__ = [
+    "DATASET_DEFAULTS",
+    "METHODS",
+    "Population",
+    "Split",
+    "claims",
+    "cluster_count_sweep",
+    "constraint_sweep",
+    "convergence",
+    "group_count_sweep",
+    "load_population",
+    "make_split",
+    "plot_convergence",
+    "plot_scaling",
+    "plot_sweep",
+    "plot_tradeoff",
+    "run_point",
+    "scaling",
+    "tradeoff",
+]
+
+#: Methods in plotting order. Knobs: budget (HyObscure, XObf, YGen, PrivCheck), p_rand (Random),
+#: gamma (Frapp), p_obf (Similarity), beta (DP).
+METHODS = ("HyObscure", "XObf", "YGen", "PrivCheck", "Random", "Frapp", "Similarity", "DP")
+KNOB = {
+    "HyObscure": "budget",
+    "XObf": "budget",
+    "YGen": "budget",
+    "PrivCheck": "budget",
+    "Random": "p_rand",
+    "Frapp": "gamma",
+    "Similarity": "p_obf",
+    "DP": "beta",
+}
+
+#: Table II, adapted where it is infeasible on the available data (see the notebook).
+DATASET_DEFAULTS = {
+    "movielens": {"n_groups": 4, "k": 80, "alpha": 200, "l": 4, "beta": 12, "n_clusters": 10},
+    "foursquare": {"n_groups": 4, "k": 50, "alpha": 150, "l": 5, "beta": 25, "n_clusters": 8},
+}
+
+
+@dataclass(frozen=True)
+class Population:
+    """A prepared data set: features, exact private values and how to attack and use them."""
+
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    kind: str
+    task: str
+    utility: str
+
+
+def load_population(dataset: str) -> Population:
+    """MovieLens-100K (ages 18-50, movies with >= 3 raters) or Foursquare NYC ("3users")."""
+    from ppdp import datasets
+
+    if dataset == "movielens":
+        ml = datasets.load_movielens_100k()
+        users = ml.users[(ml.users["age"] >= 18) & (ml.users["age"] <= 50)]
+        ratings = ml.ratings[ml.ratings["user_id"].isin(users["user_id"])]
+        mat = ratings.pivot_table(index="user_id", columns="item_id", values="rating", fill_value=0)
+        mat = mat.loc[:, (mat > 0).sum(axis=0) >= 3].sort_index().sort_index(axis=1)
+        ages = users.set_index("user_id").loc[mat.index, "age"].to_numpy(np.int64)
+        return Population(
+            "movielens", mat.to_numpy(np.float64), ages, "interval", "regression", "rmse"
+        )
+    if dataset == "foursquare":
+        fs = datasets.load_foursquare_nyc(variant="3users")
+        cols = [c for c in fs.columns if c not in ("uid", "grid", "grid_row", "grid_col")]
+        fs = fs.sort_values("uid", kind="mergesort")
+        return Population(
+            "foursquare",
+            fs[cols].to_numpy(np.float64),
+            fs["grid"].to_numpy(np.int64),
+            "grid",
+            "classification",
+            "map",
+        )
+    raise ValueError(f"dataset must be 'movielens' or 'foursquare'; got {dataset!r}")
+
+
+@dataclass(frozen=True)
+class Split:
+    """One seed's split of items and users (indices into the population)."""
+
+    known: np.ndarray
+    held: np.ndarray
+    clusters: np.ndarray  # cluster of every user of the population
+    attacker: np.ndarray
+    published: np.ndarray
+    util_train: np.ndarray  # positions within ``published``
+    util_test: np.ndarray
+    s2_train: np.ndarray  # positions within ``published``
+    s2_test: np.ndarray
+
+
+_SPLITS: dict[tuple, Split] = {}
+
+
+def make_split(
+    pop: Population,
+    seed: int,
+    n_clusters: int,
+    *,
+    known_fraction: float = 0.8,
+    kmeans_n_init: int = 4,
+) -> Split:
+    """Items 80/20; k-means clusters; users 50/50 within each cluster (reference notes).
+
+    Splits are cached per (data set, seed, number of clusters, ...) within a session."""
+    key = (
+        pop.name,
+        pop.X.shape,
+        int(seed),
+        int(n_clusters),
+        float(known_fraction),
+        int(kmeans_n_init),
+    )
+    if key not in _SPLITS:
+        _SPLITS[key] = _make_split(pop, seed, n_clusters, known_fraction, kmeans_n_init)
+    return _SPLITS[key]
+
+
+def _make_split(pop, seed, n_clusters, known_fraction, kmeans_n_init) -> Split:
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 101]))
+    m = pop.X.shape[1]
+    perm = rng.permutation(m)
+    n_known = round(known_fraction * m)
+    known, held = np.sort(perm[:n_known]), np.sort(perm[n_known:])
+    Xk = pop.X[:, known]
+    active = Xk.sum(axis=1) > 0
+    if not active.all():
+        raise ValueError(f"{int((~active).sum())} users have no published item for seed {seed}")
+    clusters = hy.cluster_users(Xk, n_clusters, rng, n_init=kmeans_n_init)
+    attacker, published = [], []
+    for c in range(n_clusters):
+        members = np.flatnonzero(clusters == c)
+        members = members[rng.permutation(len(members))]
+        half = len(members) // 2
+        attacker.extend(members[:half])
+        published.extend(members[half:])
+    attacker, published = np.sort(attacker), np.sort(published)
+    n_pub = len(published)
+    p1 = rng.permutation(n_pub)
+    cut = round(0.7 * n_pub)
+    p2 = rng.permutation(n_pub)
+    cut2 = n_pub // 2
+    return Split(
+        known,
+        held,
+        clusters,
+        attacker,
+        published,
+        np.sort(p1[:cut]),
+        np.sort(p1[cut:]),
+        np.sort(p2[:cut2]),
+        np.sort(p2[cut2:]),
+    )
+
+
+def _relabel(clusters: np.ndarray) -> np.ndarray:
+    _, inv = np.unique(clusters, return_inverse=True)
+    return inv.astype(np.int64)
+
+
+def _build(method: str, knob: float, cfg: dict[str, Any]):
+    common = {k: cfg[k] for k in ("n_groups", "k", "alpha", "l", "beta", "n_clusters")}
+    common.update(
+        domain=cfg["kind"],
+        distance=cfg.get("distance", "centroid_js"),
+        budget_scope=cfg.get("budget_scope", "global"),
+        threshold=cfg.get("threshold", 1e-4),
+    )
+    if method == "HyObscure":
+        return hy.HyObscure(budget=knob, **common)
+    if method == "XObf":
+        return hy.XObf(budget=knob, **common)
+    if method == "YGen":
+        return hy.YGen(budget=knob, **common)
+    if method == "PrivCheck":
+        return PrivCheck(budget=knob, distance=common["distance"])
+    if method == "Random":
+        return RandomObfuscation(p_rand=knob)
+    if method == "Frapp":
+        return Frapp(gamma=knob)
+    if method == "Similarity":
+        return Similarity(p_obf=knob)
+    if method == "DP":
+        return DPObfuscation(beta=knob)
+    raise ValueError(f"method must be one of {METHODS}; got {method!r}")
+
+
+def _fit(mech, X, y, clusters, gen0, rng):
+    if isinstance(mech, hy.HyObscure):
+        return mech.fit(X, y, rng=rng, clusters=clusters, generalization=gen0)
+    return mech.fit(X, y, generalization=gen0, clusters=clusters, rng=rng)
+
+
+def _utility(pop: Population, split: Split, features_pub: np.ndarray) -> float:
+    held = pop.X[np.ix_(split.published, split.held)]
+    tr, te = split.util_train, split.util_test
+    if pop.utility == "rmse":
+        return cf_rmse(features_pub[tr], features_pub[te], held[tr], held[te])
+    return 1.0 - activity_map(features_pub[tr], features_pub[te], held[tr], held[te])
+
+
+class _Context:
+    """Everything shared by the grid points of one seed."""
+
+    def __init__(self, pop: Population, seed: int, cfg: dict[str, Any]):
+        self.pop, self.seed, self.cfg = pop, seed, cfg
+        self.split = make_split(
+            pop, seed, cfg["n_clusters"], kmeans_n_init=cfg.get("kmeans_n_init", 4)
+        )
+        s = self.split
+        self.Xp = pop.X[np.ix_(s.published, s.known)]
+        self.yp = pop.y[s.published]
+        self.Xa = pop.X[np.ix_(s.attacker, s.known)]
+        self.ya = pop.y[s.attacker]
+        self.cp = _relabel(s.clusters[s.published])
+        self._gen0: dict[tuple, hy.Generalization] = {}
+
+    def gen0(self, n_groups, k, alpha, l, beta) -> hy.Generalization:  # noqa: E741
+        key = (n_groups, k, alpha, l, beta)
+        if key not in self._gen0:
+            rng = np.random.default_rng(np.random.SeedSequence([self.seed, 202]))
+            domain = hy.private_domain(self.yp, self.pop.kind)
+            self._gen0[key] = hy.initial_generalization(
+                self.yp, domain, n_groups, k, alpha, l, beta, rng
+            )
+        return self._gen0[key]
+
+
+def _attack_rows(
+    ctx: _Context,
+    gen: hy.Generalization,
+    releases: list[np.ndarray] | None,
+    models: tuple[str, ...],
+    scenarios: tuple[str, ...],
+) -> dict[str, float]:
+    """Mean privacy scores over releases (``None``: the unobscured reference)."""
+    pop, s, cfg = ctx.pop, ctx.split, ctx.cfg
+    groups_p = gen.transform(ctx.yp)
+    groups_a = gen.transform_nearest(ctx.ya)
+    feats = releases if releases is not None else [ctx.Xp]
+    out: dict[str, float] = {}
+    for model in models:
+        kw = {
+            "model": model,
+            "task": pop.task,
+            "seed": ctx.seed,
+            "n_estimators": cfg.get("n_estimators", 100),
+        }
+        if "I" in scenarios:
+            att = InferenceAttack(**kw).fit(ctx.Xa, groups_a, ctx.ya)
+            out[f"privacy_{model}_sI"] = float(
+                np.mean([att.score(f, groups_p, ctx.yp) for f in feats])
+            )
+        if "II" in scenarios:
+            scores = []
+            for f in feats:
+                att = InferenceAttack(**kw).fit(
+                    f[s.s2_train], groups_p[s.s2_train], ctx.yp[s.s2_train]
+                )
+                scores.append(att.score(f[s.s2_test], groups_p[s.s2_test], ctx.yp[s.s2_test]))
+            out[f"privacy_{model}_sII"] = float(np.mean(scores))
+    return out
+
+
+def run_point(
+    ctx: _Context,
+    method: str,
+    knob: float | None,
+    cfg: dict[str, Any],
+    n_draws: int,
+    models=("rf", "xgb"),
+    scenarios=("I", "II"),
+) -> dict[str, float]:
+    """Fit one method at one knob value and score ``n_draws`` releases; ``method="Original"`` scores
+    the unobscured data (the reference point)."""
+    gen0 = ctx.gen0(cfg["n_groups"], cfg["k"], cfg["alpha"], cfg["l"], cfg["beta"])
+    if method == "Original":
+        metrics = _attack_rows(ctx, gen0, None, models, scenarios)
+        metrics["utility_loss"] = _utility(ctx.pop, ctx.split, ctx.Xp)
+        return metrics
+    mech = _build(method, knob, cfg)
+    fit_rng = np.random.default_rng(np.random.SeedSequence([ctx.seed, 303, METHODS.index(method)]))
+    _fit(mech, ctx.Xp, ctx.yp, ctx.cp, gen0, fit_rng)
+    releases = []
+    for d in range(n_draws):
+        rng = np.random.default_rng(
+            np.random.SeedSequence([ctx.seed, 404, METHODS.index(method), d])
+        )
+        releases.append(mech.sample(rng).features)
+    gen = mech.generalization_
+    metrics = _attack_rows(ctx, gen, releases, models, scenarios)
+    metrics["utility_loss"] = float(np.mean([_utility(ctx.pop, ctx.split, f) for f in releases]))
+    if hasattr(mech, "leakage_"):
+        metrics["leakage"] = float(mech.leakage_)
+    if hasattr(mech, "epsilon_"):
+        metrics["epsilon"] = float(mech.epsilon_)
+    return metrics
+
+
+def _config(pop: Population, overrides: dict[str, Any] | None) -> dict[str, Any]:
+    cfg = dict(DATASET_DEFAULTS[pop.name])
+    cfg["kind"] = pop.kind
+    cfg.update(overrides or {})
+    return cfg
+
+
+def tradeoff(
+    pop: Population,
+    seeds,
+    knobs: dict[str, list[float]],
+    *,
+    n_draws: int = 1,
+    overrides: dict[str, Any] | None = None,
+    models=("rf", "xgb"),
+    scenarios=("I", "II"),
+    experiment: str = "tradeoff",
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Figs. 3/4 (and 5): privacy and utility of every method over its knob, plus the reference."""
+    cfg = _config(pop, overrides)
+    rows = []
+    seeds = list(seeds)
+    it = [
+        (s, m, v)
+        for s in seeds
+        for m in ["Original", *knobs]
+        for v in ([None] if m == "Original" else knobs[m])
+    ]
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(it, desc=experiment)
+    ctxs: dict[int, _Context] = {}
+    for seed, method, knob in it:
+        if seed not in ctxs:
+            ctxs.clear()
+            ctxs[seed] = _Context(pop, seed, cfg)
+        metrics = run_point(ctxs[seed], method, knob, cfg, n_draws, models, scenarios)
+        params = {} if knob is None else {KNOB[method]: knob}
+        rows += tidy_rows(experiment, method, metrics, parameters=params, seed=seed)
+    return tidy_frame(rows)
+
+
+def _sweep(
+    pop,
+    seeds,
+    name,
+    values,
+    methods,
+    knob_of,
+    make_overrides,
+    n_draws,
+    overrides,
+    models,
+    scenarios,
+    progress,
+):
+    rows = []
+    it = [(s, v) for s in seeds for v in values]
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(it, desc=name)
+    for seed, value in it:
+        cfg = _config(pop, {**(overrides or {}), **make_overrides(value)})
+        ctx = _Context(pop, seed, cfg)
+        for method in methods:
+            try:
+                metrics = run_point(ctx, method, knob_of(method), cfg, n_draws, models, scenarios)
+            except (
+                ValueError
+            ) as exc:  # an infeasible constraint setting is a result, recorded as such
+                if "generalization" not in str(exc) and "n_groups" not in str(exc):
+                    raise
+                metrics = {"infeasible": 1.0}
+            params = {**make_overrides(value)}
+            if method != "Original":
+                params[KNOB[method]] = knob_of(method)
+            rows += tidy_rows(name, method, metrics, parameters=params, seed=seed)
+    return tidy_frame(rows)
+
+
+def group_count_sweep(
+    pop,
+    seeds,
+    n_groups_list,
+    fixed_knobs: dict[str, float],
+    *,
+    n_draws=1,
+    overrides=None,
+    models=("rf",),
+    scenarios=("I",),
+    progress=False,
+) -> pd.DataFrame:
+    """Fig. 6: privacy with |Y~| varied, each method at a fixed knob.
+
+    Each entry of ``n_groups_list`` is a number of groups or a dict of constraint overrides that
+    includes ``n_groups`` (e.g. ``{"n_groups": 2, "k": 150, "alpha": 300, "beta": 20}``): fewer
+    groups need larger ``alpha`` and ``beta`` to hold all users and values.
+    """
+
+    def overrides_of(v):
+        if isinstance(v, dict):
+            if "n_groups" not in v:
+                raise ValueError(f"each dict of n_groups_list needs an 'n_groups' entry; got {v!r}")
+            return {key: int(val) for key, val in v.items()}
+        return {"n_groups": int(v)}
+
+    return _sweep(
+        pop,
+        seeds,
+        "fig6",
+        n_groups_list,
+        list(fixed_knobs),
+        fixed_knobs.get,
+        overrides_of,
+        n_draws,
+        overrides,
+        models,
+        scenarios,
+        progress,
+    )
+
+
+def cluster_count_sweep(
+    pop,
+    seeds,
+    n_clusters_list,
+    budget: float,
+    *,
+    n_draws=1,
+    overrides=None,
+    models=("rf",),
+    scenarios=("I",),
+    progress=False,
+) -> pd.DataFrame:
+    """Fig. 7: HyObscure vs PrivCheck with the number of user clusters varied."""
+    return _sweep(
+        pop,
+        seeds,
+        "fig7",
+        n_clusters_list,
+        ["HyObscure", "PrivCheck"],
+        lambda m: budget,
+        lambda v: {"n_clusters": int(v)},
+        n_draws,
+        overrides,
+        models,
+        scenarios,
+        progress,
+    )
+
+
+def constraint_sweep(
+    pop,
+    seeds,
+    pairs,
+    which: str,
+    budget: float,
+    *,
+    n_draws=1,
+    overrides=None,
+    models=("rf",),
+    scenarios=("I",),
+    progress=False,
+) -> pd.DataFrame:
+    """Fig. 8 (``which="k_alpha"``) or Fig. 9 (``"l_beta"``): HyObscure under varied constraints."""
+    if which == "k_alpha":
+        name, mk = "fig8", (lambda v: {"k": int(v[0]), "alpha": int(v[1])})
+    elif which == "l_beta":
+        name, mk = "fig9", (lambda v: {"l": int(v[0]), "beta": int(v[1])})
+    else:
+        raise ValueError(f"which must be 'k_alpha' or 'l_beta'; got {which!r}")
+    return _sweep(
+        pop,
+        seeds,
+        name,
+        [tuple(p) for p in pairs],
+        ["HyObscure"],
+        lambda m: budget,
+        mk,
+        n_draws,
+        overrides,
+        models,
+        scenarios,
+        progress,
+    )
+
+
+def convergence(pop, seed: int, budget: float, *, overrides=None) -> pd.DataFrame:
+    """Fig. 11: the leakage after every O-problem and every accepted G move of one fit."""
+    cfg = _config(pop, overrides)
+    ctx = _Context(pop, seed, cfg)
+    gen0 = ctx.gen0(cfg["n_groups"], cfg["k"], cfg["alpha"], cfg["l"], cfg["beta"])
+    mech = _build("HyObscure", budget, cfg)
+    mech.fit(
+        ctx.Xp,
+        ctx.yp,
+        rng=np.random.default_rng(np.random.SeedSequence([seed, 505])),
+        clusters=ctx.cp,
+        generalization=gen0,
+    )
+    rows = []
+    for step, rec in enumerate(mech.history_):
+        rows += tidy_rows(
+            "fig11",
+            "HyObscure",
+            {"leakage": rec["leakage"], "utility_loss": rec["utility_loss"]},
+            parameters={
+                "step": step,
+                "iteration": rec["iteration"],
+                "phase": rec["phase"],
+                "budget": budget,
+            },
+            seed=seed,
+        )
+    return tidy_frame(rows)
+
+
+def scaling(
+    pop,
+    seed: int,
+    n_users_list,
+    budget: float,
+    *,
+    overrides=None,
+    kmeans_n_init: int = 1,
+    measure_memory: bool = False,
+) -> pd.DataFrame:
+    """Fig. 10: run time of a full fit (clustering, I, cross-iterated O/G) and one release.
+
+    Populations larger than the data are resampled with replacement from the real users (their
+    features and exact values); ``k`` and ``alpha`` scale with the population (``k = n/5``,
+    ``alpha = n/2``) so that the constraints keep their meaning.
+    """
+    cfg = _config(pop, overrides)
+    rows = []
+    for n in n_users_list:
+        rng = np.random.default_rng(np.random.SeedSequence([seed, 606, int(n)]))
+        idx = rng.choice(pop.X.shape[0], size=int(n), replace=True)
+        X, y = pop.X[idx], pop.y[idx]
+        if measure_memory:
+            tracemalloc.start()
+        t0 = time.perf_counter()
+        clusters = hy.cluster_users(X, cfg["n_clusters"], rng, n_init=kmeans_n_init)
+        t1 = time.perf_counter()
+        k, alpha = max(1, int(n) // 5), int(n) // 2
+        domain = hy.private_domain(y, pop.kind)
+        gen0 = hy.initial_generalization(
+            y, domain, cfg["n_groups"], k, alpha, cfg["l"], cfg["beta"], rng
+        )
+        t2 = time.perf_counter()
+        mech = hy.HyObscure(
+            budget=budget,
+            **{
+                **{q: cfg[q] for q in ("n_groups", "l", "beta", "n_clusters")},
+                "k": k,
+                "alpha": alpha,
+            },
+            domain=pop.kind,
+        )
+        mech.fit(X, y, rng=rng, clusters=clusters, generalization=gen0)
+        t3 = time.perf_counter()
+        mech.sample(rng)
+        t4 = time.perf_counter()
+        metrics = {
+            "seconds_cluster": t1 - t0,
+            "seconds_initial": t2 - t1,
+            "seconds_cross": t3 - t2,
+            "seconds_release": t4 - t3,
+            "seconds_total": t4 - t0,
+            "iterations": float(max(r["iteration"] for r in mech.history_) + 1),
+        }
+        if measure_memory:
+            metrics["peak_mib"] = tracemalloc.get_traced_memory()[1] / 2**20
+            tracemalloc.stop()
+        rows += tidy_rows("fig10", "HyObscure", metrics, parameters={"n_users": int(n)}, seed=seed)
+    return tidy_frame(rows)
+
+
+# ------------------------------------------------------------------------------------------------
+# claims
+
+
+def _curve(frame: pd.DataFrame, method: str, privacy_metric: str) -> pd.DataFrame:
+    """Mean (over seeds) utility loss and privacy per knob value of one method."""
+    sub = frame[frame["method"] == method]
+    piv = sub.pivot_table(
+        index=["parameters", "seed"], columns="metric", values="value"
+    ).reset_index()
+    return piv.groupby("parameters")[["utility_loss", privacy_metric]].mean().reset_index()
+
+
+def _relative(frame: pd.DataFrame, privacy_metric: str) -> dict[str, pd.DataFrame]:
+    """Per method, utility loss and privacy as % change from the reference point (per seed)."""
+    piv = frame.pivot_table(
+        index=["method", "parameters", "seed"], columns="metric", values="value"
+    ).reset_index()
+    ref = piv[piv["method"] == "Original"].set_index("seed")[["utility_loss", privacy_metric]]
+    out = {}
+    for method, sub in piv[piv["method"] != "Original"].groupby("method"):
+        sub = sub.join(ref, on="seed", rsuffix="_ref")
+        sub = sub.assign(
+            du=100 * (sub["utility_loss"] - sub["utility_loss_ref"]) / sub["utility_loss_ref"],
+            dp=100
+            * (sub[privacy_metric] - sub[f"{privacy_metric}_ref"])
+            / sub[f"{privacy_metric}_ref"],
+        )
+        out[method] = (
+            sub.groupby("parameters")[["du", "dp", "utility_loss", privacy_metric]]
+            .mean()
+            .reset_index()
+        )
+    return out
+
+
+def _interp(x, y, x0):
+    order = np.argsort(x, kind="mergesort")
+    return float(np.interp(x0, np.asarray(x)[order], np.asarray(y)[order]))
+
+
+def _spearman(x, y) -> float:
+    """Spearman correlation; 0 when either side is constant (no trend) or has fewer than 2 points."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return 0.0
+    from scipy.stats import spearmanr
+
+    return float(spearmanr(x, y)[0])
+
+
+def claims(results: dict[str, pd.DataFrame], dataset: str) -> pd.DataFrame:
+    """Claims rows (``experiment == "claims"``) from the frames of this notebook's experiments."""
+    rows = []
+    trade = results.get("tradeoff")
+    metric = "privacy_rf_sI"
+    baselines = ["PrivCheck", "Random", "Frapp", "Similarity", "DP"]
+    if trade is not None and len(trade):
+        rel = _relative(trade, metric)
+        if dataset == "movielens":
+            # Fig. 3a: privacy gain at about 0.2% utility loss, curves through the reference (0, 0)
+            def gain(m):
+                cur = rel[m]
+                return _interp(np.r_[0.0, cur["du"]], np.r_[0.0, cur["dp"]], 0.2)
+
+            hy_gain = gain("HyObscure")
+            best_base = max(gain(m) for m in baselines if m in rel)
+            rows += tidy_rows("claims", "HyObscure", {"hyobscure.fig3a_mae_gain": hy_gain})
+            rows += tidy_rows("claims", "", {"hyobscure.fig3a_baseline_mae_gain": best_base})
+            rows += tidy_rows(
+                "claims",
+                "HyObscure",
+                {"hyobscure.fig3a_beats_baselines": float(hy_gain > best_base)},
+            )
+        else:
+            # Fig. 4a: utility loss at equal privacy, HyObscure vs the best baseline
+            hy_cur = rel["HyObscure"]
+            target = 0.817
+            lo, hi = hy_cur[metric].min(), hy_cur[metric].max()
+            if not lo <= target <= hi:
+                target = float(np.median(hy_cur[metric]))
+
+            def uloss(m):
+                cur = rel[m]
+                return _interp(cur[metric], cur["utility_loss"], target)
+
+            ref_u = trade[(trade["method"] == "Original") & (trade["metric"] == "utility_loss")][
+                "value"
+            ].mean()
+            hy_l = uloss("HyObscure") - ref_u
+            base_l = min(uloss(m) - ref_u for m in baselines if m in rel)
+            saving = 100 * (1 - hy_l / base_l) if base_l > 0 else float("nan")
+            rows += tidy_rows(
+                "claims",
+                "HyObscure",
+                {"hyobscure.fig4a_utility_saving": saving, "hyobscure.fig4a_privacy_level": target},
+            )
+        # Fig. 5: HyObscure above XObf and YGen at equal utility (mean over a common utility range)
+        cur = {
+            m: _curve(trade, m, metric)
+            for m in ("HyObscure", "XObf", "YGen")
+            if m in set(trade["method"])
+        }
+        if len(cur) == 3:
+            lo = max(c["utility_loss"].min() for c in cur.values())
+            hi = min(c["utility_loss"].max() for c in cur.values())
+            grid = np.linspace(lo, hi, 11) if hi > lo else np.array([lo])
+            area = {
+                m: np.mean([_interp(c["utility_loss"], c[metric], g) for g in grid])
+                for m, c in cur.items()
+            }
+            rows += tidy_rows(
+                "claims",
+                "HyObscure",
+                {
+                    "hyobscure.fig5_beats_variants": float(
+                        area["HyObscure"] >= max(area["XObf"], area["YGen"])
+                    )
+                },
+            )
+    f6 = results.get("fig6")
+    if f6 is not None and len(f6) and "infeasible" not in set(f6["metric"]):
+        sub = f6[f6["metric"] == metric]
+        sub = sub.assign(n_groups=sub["parameters"].str.extract(r"n_groups=(\d+)")[0].astype(int))
+        means = sub.groupby(["method", "n_groups"])["value"].mean().unstack("method")
+        if "HyObscure" in means:
+            h = means["HyObscure"]
+            falls = float(_spearman(h.index.values, h.values) < 0)
+            best = (
+                float((means.drop(columns="HyObscure").max(axis=1) <= h).mean())
+                if means.shape[1] > 1
+                else float("nan")
+            )
+            rows += tidy_rows(
+                "claims",
+                "HyObscure",
+                {"hyobscure.fig6_falls_with_groups": falls, "hyobscure.fig6_best_fraction": best},
+            )
+    for name, key, claim in (
+        ("fig8", "k", "hyobscure.fig8_falls_with_k"),
+        ("fig9", "l", "hyobscure.fig9_falls_with_l"),
+    ):
+        fr = results.get(name)
+        if fr is None or not len(fr):
+            continue
+        sub = fr[(fr["metric"] == metric) & (fr["method"] == "HyObscure")]
+        if not len(sub):
+            continue
+        sub = sub.assign(key=sub["parameters"].str.extract(rf"(?:^|;){key}=(\d+)")[0].astype(int))
+        # average over the upper bound and seeds: the effect of the lower bound alone
+        m = sub.groupby("key")["value"].mean()
+        rows += tidy_rows(
+            "claims", "HyObscure", {claim: float(_spearman(m.index.values, m.values) < 0)}
+        )
+    f10 = results.get("fig10")
+    if f10 is not None and len(f10):
+        sub = f10[f10["metric"] == "seconds_total"]
+        n = sub["parameters"].str.extract(r"n_users=(\d+)")[0].astype(float).to_numpy()
+        if len(np.unique(n)) >= 2:
+            slope = float(np.polyfit(np.log(n), np.log(sub["value"].to_numpy()), 1)[0])
+            rows += tidy_rows("claims", "HyObscure", {"hyobscure.fig10_growth_exponent": slope})
+    f11 = results.get("fig11")
+    if f11 is not None and len(f11):
+        sub = f11[f11["metric"] == "leakage"].copy()
+        sub["step"] = sub["parameters"].str.extract(r"step=(\d+)")[0].astype(int)
+        vals = sub.sort_values("step")["value"].to_numpy()
+        rows += tidy_rows(
+            "claims",
+            "HyObscure",
+            {"hyobscure.fig11_monotone": float(np.all(np.diff(vals) <= 1e-6))},
+        )
+    for r in rows:
+        r["metric"] = r["metric"].replace("hyobscure.", f"hyobscure.{dataset}_", 1)
+    return concat_tidy([tidy_frame(rows)])
+
+
+# ------------------------------------------------------------------------------------------------
+# figures
+
+
+def _labels(dataset: str) -> tuple[str, str]:
+    if dataset == "movielens":
+        return "RMSE (movie rating prediction)", "MAE (age inference)"
+    return "1 - mAP (activity recommendation)", "1 - acc (home inference)"
+
+
+def _mean_ci(frame: pd.DataFrame) -> pd.DataFrame:
+    from ppdp.experiments.common import summarize
+
+    return summarize(frame, by=("method", "parameters", "metric"))
+
+
+def plot_tradeoff(
+    frame: pd.DataFrame, dataset: str, methods=METHODS, models=("rf", "xgb"), scenarios=("I", "II")
+):
+    """Figs. 3/4: one panel per (attack model, scenario); privacy vs utility loss per method."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    from ppdp.plotting import method_style
+
+    summ = _mean_ci(frame)
+    xlab, ylab = _labels(dataset)
+    panels = [(m, s) for m in models for s in scenarios]
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.3 * len(panels), 3.2), squeeze=False)
+    for ax, (model, scen) in zip(axes[0], panels, strict=True):
+        pm = f"privacy_{model}_s{scen}"
+        for i, method in enumerate([m for m in methods if m in set(summ["method"])]):
+            sub = summ[summ["method"] == method]
+            u = sub[sub["metric"] == "utility_loss"].set_index("parameters")
+            p = sub[sub["metric"] == pm].set_index("parameters")
+            if p.empty:
+                continue
+            idx = u.index.intersection(p.index)
+            order = np.argsort(u.loc[idx, "mean"].to_numpy(), kind="mergesort")
+            idx = idx[order]
+            ax.errorbar(
+                u.loc[idx, "mean"],
+                p.loc[idx, "mean"],
+                yerr=(p.loc[idx, "ci_high"] - p.loc[idx, "mean"]).to_numpy(),
+                label=method,
+                capsize=2,
+                lw=1,
+                **method_style(i),
+            )
+        ref = summ[summ["method"] == "Original"]
+        if len(ref):
+            ax.plot(
+                ref[ref["metric"] == "utility_loss"]["mean"],
+                ref[ref["metric"] == pm]["mean"],
+                "k*",
+                ms=10,
+                label="Reference",
+            )
+        ax.xaxis.set_major_locator(MaxNLocator(4))
+        ax.set_title(f"{model.upper()}, Scenario {scen}")
+        ax.set_xlabel(xlab)
+        ax.set_ylabel(ylab)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.tight_layout(rect=(0, 0, 0.86 if len(panels) == 1 else 0.92, 1))
+    fig.legend(handles, labels, loc="center right", fontsize=7)
+    return fig
+
+
+def plot_sweep(
+    frame: pd.DataFrame,
+    dataset: str,
+    key: str,
+    xlabel: str,
+    metric: str = "privacy_rf_sI",
+    series: str | None = None,
+):
+    """Figs. 6-9: privacy against a swept parameter, one line per method (or per ``series`` value)."""
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import method_style
+
+    sub = frame[frame["metric"] == metric].copy()
+    sub["x"] = sub["parameters"].str.extract(rf"(?:^|;){key}=([\d.]+)")[0].astype(float)
+    sub["line"] = (
+        sub["method"]
+        if series is None
+        else (f"{series}=" + sub["parameters"].str.extract(rf"(?:^|;){series}=([\d.]+)")[0])
+    )
+    fig, ax = plt.subplots(figsize=(4.2, 3.2))
+    for i, (name, grp) in enumerate(sub.groupby("line", sort=False)):
+        stats = grp.groupby("x")["value"].agg(["mean", "std", "count"]).reset_index()
+        half = 1.96 * stats["std"].fillna(0) / np.sqrt(stats["count"])
+        ax.errorbar(
+            stats["x"], stats["mean"], yerr=half, label=name, capsize=2, lw=1, **method_style(i)
+        )
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(_labels(dataset)[1])
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def plot_scaling(frame: pd.DataFrame):
+    """Fig. 10: run time of a full fit and release against the number of users (log-log)."""
+    import matplotlib.pyplot as plt
+
+    sub = frame[frame["metric"].str.startswith("seconds_")].copy()
+    sub["n"] = sub["parameters"].str.extract(r"n_users=(\d+)")[0].astype(float)
+    fig, ax = plt.subplots(figsize=(4.2, 3.2))
+    for i, (metric, grp) in enumerate(sub.groupby("metric", sort=True)):
+        g = grp.groupby("n")["value"].mean()
+        ax.loglog(g.index, g.values, marker="os^Dv"[i % 5], label=metric.replace("seconds_", ""))
+    ax.set_xlabel("number of users")
+    ax.set_ylabel("seconds")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def plot_convergence(frame: pd.DataFrame):
+    """Fig. 11: leakage after each O-problem and each accepted G move."""
+    import matplotlib.pyplot as plt
+
+    sub = frame[frame["metric"] == "leakage"].copy()
+    sub["step"] = sub["parameters"].str.extract(r"step=(\d+)")[0].astype(int)
+    sub = sub.sort_values("step")
+    fig, ax = plt.subplots(figsize=(4.2, 3.2))
+    ax.plot(sub["step"], sub["value"], marker="o", ms=3)
+    ax.set_xlabel("optimization step (O-problems and accepted G moves)")
+    ax.set_ylabel("privacy leakage I(Y; X^, Y~) (bits)")
+    fig.tight_layout()
+    return fig
