@@ -1,0 +1,552 @@
+"""Experiments of Mutual Cover (Li, Wang and He): Figs. 3-8 on the IPUMS census sample.
+
+One call, :func:`run_experiments`, fits every partition and random output table once and reuses
+them: the partition depends only on ``l``, the random output tables on ``(l, delta)``, and the
+``n_runs`` releases of a setting differ only in the sampling step. The adversary's matching
+conditions of run ``r`` and the query workload are shared by all methods (common random numbers),
+so differences between methods are not sampling noise of the workload.
+
+Tidy rows (``experiment``, ``method``, ``parameters``, ``seed``, ``metric``, ``value``):
+
+* ``fig3``/``fig4``/``fig5``: ``identity_disclosure`` and ``attribute_disclosure`` per run, with
+  parameters ``delta``, ``l``, ``p_match`` (MutualCover: fig3 and fig4; Mondrian: fig5);
+* ``fig6``: ``iloss`` (total) and ``iloss_per_tuple``; MutualCover per delta, Mondrian per l;
+* ``fig7``: ``relative_error`` (mean over the queries) for MutualCover, Mondrian and Anatomy;
+* ``fig8``: ``iloss`` and ``relative_error`` of MutualCover at ``delta = 1/6`` per ``l``;
+* ``claims``: see :func:`claims_rows`.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ppdp.attacks.disclosure import (
+    disclosure_generalized,
+    disclosure_randomized,
+    draw_match_conditions,
+)
+from ppdp.experiments.common import tidy_frame, tidy_rows
+from ppdp.mechanisms.anatomy import Anatomy
+from ppdp.mechanisms.mondrian import Mondrian
+from ppdp.mechanisms.mutual_cover import MutualCover
+from ppdp.utility.information_loss import iloss_generalized, iloss_randomized
+from ppdp.utility.queries import (
+    bounds_anatomy,
+    bounds_generalized,
+    generate_queries,
+    query_sums,
+    relative_error,
+    relative_error_bounds,
+)
+
+QI = ("SEX", "AGE", "RELATE", "MARST", "RACE", "EDUC", "UHRSWORK")
+SENSITIVE = "INCWAGE"
+#: Continuous in the paper's Table 1; the others are categorical.
+CONTINUOUS = ("AGE", "UHRSWORK")
+CATEGORICAL = ("SEX", "RELATE", "MARST", "RACE", "EDUC")
+DELTAS = (1 / 5, 1 / 6, 1 / 7, 1 / 8, 1 / 10)
+L_VALUES = (10, 12, 15, 18, 20)
+P_MATCH = (0.3, 0.5, 0.7, 0.8, 0.9, 1.0)
+METHOD_MC = "MutualCover"
+METHOD_MONDRIAN = "Mondrian"
+METHOD_ANATOMY = "Anatomy"
+
+
+#: Fig. 1(a): ages of the ten records of the paper's running example.
+FIG1_AGES = (28, 29, 29, 32, 33, 35, 39, 39, 40, 41)
+FIG1_NAMES = ("Daphne", "Helen", "Dean", "Rachel", "Neil", "Dave", "Ella", "Bill", "Tina", "Louis")
+
+
+def fig2_table() -> pd.DataFrame:
+    """The random output table printed in Fig. 2 (delta = 1/2; rows Fig. 1(a), columns 28..41)."""
+    p = np.zeros((10, 14))
+    p[0, :2] = [0.641076, 0.358924]
+    p[1, :2] = p[2, :2] = [0.320538, 0.679462]
+    p[3, 4:8] = [0.380565, 0.319897, 0.152984, 0.146554]
+    p[4, 4:8] = [0.271432, 0.340087, 0.190518, 0.197963]
+    p[5, 4:8] = [0.109134, 0.202847, 0.343502, 0.344517]
+    p[6, 11] = p[7, 11] = 1.0
+    p[8, 12:] = p[9, 12:] = [0.497376, 0.502624]
+    return pd.DataFrame(p, index=list(FIG1_NAMES), columns=list(range(28, 42)))
+
+
+def worked_example(solver: str = "ipm") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Fig. 2 and Example 1: our random output table for Fig. 1(a) at delta = 1/2, and a comparison
+    with the paper's table (LP objective, largest delta ratio, Dean's re-identification probability).
+    """
+    from ppdp.attacks.disclosure import reidentification_probability
+    from ppdp.mechanisms.mutual_cover import random_output_table
+
+    ages = np.array(FIG1_AGES)
+    ours = random_output_table(ages, 0.5, solver=solver)
+    table = pd.DataFrame(ours.expand(ages), index=list(FIG1_NAMES), columns=ours.columns.tolist())
+    paper = fig2_table()
+    dist = np.abs(ages[:, None] - np.arange(28, 42)[None, :])
+    rows = []
+    for name, t in (("paper (Fig. 2)", paper.to_numpy()), ("ours", table.to_numpy())):
+        col = t.sum(axis=0)
+        used = col > 1e-9
+        rows.append(
+            {
+                "table": name,
+                "objective": float((dist * t).sum()),
+                "max delta ratio": float((t.max(axis=0)[used] / col[used]).max()),
+                "Dean re-identification": reidentification_probability(t, 2, 1),
+            }
+        )
+    return table, pd.DataFrame(rows)
+
+
+def load_data(n_rows: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """The census sample (QIs and INCWAGE), optionally a seeded random subset of ``n_rows``."""
+    from ppdp.datasets import load_mutual_cover_census
+
+    data = load_mutual_cover_census()[[*QI, SENSITIVE]]
+    if n_rows is not None and n_rows < len(data):
+        if n_rows < 1:
+            raise ValueError(f"n_rows must be positive or None, got {n_rows}")
+        rows = np.sort(
+            np.random.default_rng(_seed(seed, "rows")).choice(len(data), n_rows, replace=False)
+        )
+        data = data.iloc[rows]
+    return data.reset_index(drop=True)
+
+
+def categorical_columns(distance: str) -> tuple[str, ...]:
+    """QIs handled as categorical (0/1 distance) for a distance scheme.
+
+    ``"ordinal"``: every QI uses ``|a - b|`` on its IPUMS code, as the authors' released code does
+    and as the paper's ILoss formula ``|v~ - v| / |D_A|`` presumes; ``"zero_one"``: the
+    categorical QIs of Table 1 use 0/1 distance.
+    """
+    if distance == "ordinal":
+        return ()
+    if distance == "zero_one":
+        return CATEGORICAL
+    raise ValueError(f"distance must be 'ordinal' or 'zero_one', got {distance!r}")
+
+
+def _seed(*parts) -> int:
+    """A stable 32-bit seed from any parts (crc32 of their text)."""
+    return zlib.crc32(repr(parts).encode())
+
+
+def _rng(seed: int, *parts) -> np.random.Generator:
+    return np.random.default_rng([seed, _seed(*parts)])
+
+
+def run_experiments(
+    data: pd.DataFrame,
+    *,
+    deltas: Sequence[float] = DELTAS,
+    l: int = 10,  # noqa: E741 (the paper's l)
+    l_values: Sequence[int] = L_VALUES,
+    delta_for_l: float = 1 / 6,
+    p_match: Sequence[float] = P_MATCH,
+    n_runs: int = 10,
+    n_queries: int = 1000,
+    n_predicates: int = 4,
+    seed: int = 0,
+    distance: str = "ordinal",
+    refine: str = "anatomy",
+    solver: str = "ipm",
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Run Figs. 3-8 and return one tidy frame (claims rows not included).
+
+    ``refine`` is the partition step of MutualCover (:class:`~ppdp.mechanisms.mondrian.Mondrian`):
+    ``"anatomy"`` (default) as in the authors' released code, ``"none"`` for Algorithm 2 as
+    printed. The Mondrian baseline is always the unrefined l-diverse Mondrian.
+    """
+    if n_runs < 1:
+        raise ValueError(f"n_runs must be positive, got {n_runs}")
+    categorical = categorical_columns(distance)
+    qi = list(QI)
+    n = len(data)
+    rows: list[dict] = []
+    queries = generate_queries(
+        data,
+        qi,
+        SENSITIVE,
+        numeric=list(CONTINUOUS),
+        rng=_rng(seed, "queries"),
+        n_queries=n_queries,
+        n_predicates=n_predicates,
+    )
+    actual = query_sums(data, queries, SENSITIVE)
+    conditions = {
+        (p, r): draw_match_conditions(n, len(qi), p, _rng(seed, "match", p, r))
+        for p in p_match
+        for r in range(n_runs)
+    }
+    all_l = sorted({l, *l_values})
+    partitions = {
+        lv: Mondrian(qi, SENSITIVE, l=lv, categorical=categorical, refine=refine).fit(data)
+        for lv in all_l
+    }
+    # the generalization baseline is Mondrian with l-diversity as published (no refinement)
+    baselines = (
+        partitions
+        if refine == "none"
+        else {lv: Mondrian(qi, SENSITIVE, l=lv, categorical=categorical).fit(data) for lv in all_l}
+    )
+    iterator = [(lv, d) for d in deltas for lv in [l]] + [(lv, delta_for_l) for lv in l_values]
+    seen = set()
+    settings = [s for s in iterator if not (s in seen or seen.add(s))]
+    if progress:
+        from tqdm.auto import tqdm
+
+        settings = tqdm(settings, desc="mutual cover settings")
+    for lv, delta in settings:
+        mc = MutualCover(qi, SENSITIVE, delta=delta, l=lv, categorical=categorical, solver=solver)
+        mc.fit(data, groups=partitions[lv].groups_)
+        main = lv == l and any(np.isclose(delta, d) for d in deltas)
+        for_l = np.isclose(delta, delta_for_l) and lv in l_values
+        params = {"delta": delta, "l": lv}
+        for r in range(n_runs):
+            released = mc.sample(data, _rng(seed, "release", lv, round(delta, 12), r))
+            iloss = iloss_randomized(data, released, qi, categorical=categorical)
+            err = float(relative_error(query_sums(released, queries, SENSITIVE), actual).mean())
+            metrics = {"iloss": iloss, "iloss_per_tuple": iloss / n, "relative_error": err}
+            if main:
+                rows += tidy_rows(
+                    "fig6",
+                    METHOD_MC,
+                    {"iloss": iloss, "iloss_per_tuple": iloss / n},
+                    parameters=params,
+                    seed=r,
+                )
+                rows += tidy_rows(
+                    "fig7", METHOD_MC, {"relative_error": err}, parameters=params, seed=r
+                )
+                rows += tidy_rows(
+                    "diagnostics",
+                    METHOD_MC,
+                    {"unchanged_by_tables": mc.n_unchanged_ / n},
+                    parameters=params,
+                    seed=r,
+                )
+                for p in p_match:
+                    ident, attr = disclosure_randomized(
+                        data, released, qi, SENSITIVE, conditions[(p, r)]
+                    )
+                    pp = {**params, "p_match": p}
+                    rows += tidy_rows(
+                        "fig3",
+                        METHOD_MC,
+                        {"identity_disclosure": ident.mean()},
+                        parameters=pp,
+                        seed=r,
+                    )
+                    rows += tidy_rows(
+                        "fig4",
+                        METHOD_MC,
+                        {"attribute_disclosure": attr.mean()},
+                        parameters=pp,
+                        seed=r,
+                    )
+            if for_l:
+                rows += tidy_rows(
+                    "fig8",
+                    METHOD_MC,
+                    {k: metrics[k] for k in ("iloss", "relative_error")},
+                    parameters=params,
+                    seed=r,
+                )
+    # baselines
+    for lv in all_l:
+        gen = baselines[lv].generalized_
+        iloss = iloss_generalized(gen)
+        rows += tidy_rows(
+            "fig6",
+            METHOD_MONDRIAN,
+            {"iloss": iloss, "iloss_per_tuple": iloss / n},
+            parameters={"l": lv},
+        )
+        lo, hi = bounds_generalized(gen, queries, data[SENSITIVE].to_numpy())
+        rows += tidy_rows(
+            "fig7",
+            METHOD_MONDRIAN,
+            {"relative_error": float(relative_error_bounds(lo, hi, actual).mean())},
+            parameters={"l": lv},
+        )
+        for r in range(n_runs):
+            an = Anatomy(qi, SENSITIVE, l=lv).fit(data, _rng(seed, "anatomy", lv, r))
+            lo, hi = bounds_anatomy(an.qit_, an.groups_, data[SENSITIVE].to_numpy(), queries)
+            rows += tidy_rows(
+                "fig7",
+                METHOD_ANATOMY,
+                {"relative_error": float(relative_error_bounds(lo, hi, actual).mean())},
+                parameters={"l": lv},
+                seed=r,
+            )
+        if lv == l:
+            for p in p_match:
+                for r in range(n_runs):
+                    ident, attr = disclosure_generalized(data, gen, SENSITIVE, conditions[(p, r)])
+                    rows += tidy_rows(
+                        "fig5",
+                        METHOD_MONDRIAN,
+                        {"identity_disclosure": ident.mean(), "attribute_disclosure": attr.mean()},
+                        parameters={"l": lv, "p_match": p},
+                        seed=r,
+                    )
+    return tidy_frame(rows)
+
+
+# ------------------------------------------------------------------------------------------------
+# Summaries and claims
+# ------------------------------------------------------------------------------------------------
+
+
+def _params(frame: pd.DataFrame) -> pd.DataFrame:
+    parsed = (
+        frame["parameters"]
+        .str.split(";")
+        .apply(lambda parts: dict(p.split("=", 1) for p in parts if p))
+    )
+    out = frame.copy()
+    for key in ("delta", "l", "p_match"):
+        out[key] = parsed.apply(lambda d, k=key: float(d[k]) if k in d else np.nan)
+    return out
+
+
+def summary(frame: pd.DataFrame, experiment: str, metric: str) -> pd.DataFrame:
+    """Max / min / mean over runs (the paper's reporting) per method and parameters."""
+    sub = _params(frame[(frame["experiment"] == experiment) & (frame["metric"] == metric)])
+    keys = [k for k in ("method", "l", "delta", "p_match") if k == "method" or sub[k].notna().any()]
+    out = sub.groupby(keys, dropna=False)["value"].agg(["mean", "min", "max"]).reset_index()
+    if "delta" in out:
+        out.insert(out.columns.get_loc("delta") + 1, "1/delta", (1 / out["delta"]).round(3))
+    return out
+
+
+def claims_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """Claims of the paper as tidy rows (``experiment == "claims"``); see the claims file."""
+    rows: list[dict] = []
+    d3 = _params(frame[(frame.experiment == "fig3") & (frame.metric == "identity_disclosure")])
+    d4 = _params(frame[(frame.experiment == "fig4") & (frame.metric == "attribute_disclosure")])
+    d5 = _params(frame[frame.experiment == "fig5"])
+    f6 = _params(frame[(frame.experiment == "fig6") & (frame.metric == "iloss")])
+    f7 = _params(frame[(frame.experiment == "fig7") & (frame.metric == "relative_error")])
+    f8 = _params(frame[frame.experiment == "fig8"])
+
+    def add(claim, value, method=""):
+        rows.extend(tidy_rows("claims", method, {f"mutual_cover.{claim}": float(value)}))
+
+    l_main = (
+        f6.loc[f6.method == METHOD_MC, "l"].iloc[0] if (f6.method == METHOD_MC).any() else np.nan
+    )
+    # Figs. 3/4: mean disclosure (over P_match < 1 and runs) is non-increasing as delta falls
+    for name, d in (("identity_falls_with_delta", d3), ("attribute_falls_with_delta", d4)):
+        means = d[d.p_match < 1].groupby("delta")["value"].mean().sort_index(ascending=False)
+        if len(means) > 1:
+            add(
+                name,
+                float(
+                    means.iloc[0] >= means.iloc[-1] and _spearman(means.index, means.to_numpy()) > 0
+                ),
+                METHOD_MC,
+            )
+    # Fig. 3(f): with P_match = 1 every identity disclosure is 0
+    full = d3[np.isclose(d3.p_match, 1.0)]
+    if len(full):
+        add("identity_zero_at_full_match", full["value"].max(), METHOD_MC)
+    # the disclosure peaks at an intermediate P_match (0.7-0.8), not at the extremes
+    if len(d3):
+        by_p = d3.groupby("p_match")["value"].mean()
+        add("identity_peak_p_match", by_p.idxmax(), METHOD_MC)
+    # Figs. 3-5: MutualCover discloses less than Mondrian, averaged over P_match and delta
+    if len(d3) and len(d5):
+        mc_id = d3.groupby("p_match")["value"].mean()
+        mo_id = d5[d5.metric == "identity_disclosure"].groupby("p_match")["value"].mean()
+        common = mc_id.index.intersection(mo_id.index)
+        add(
+            "identity_below_mondrian_fraction",
+            float((mc_id[common] < mo_id[common]).mean()),
+            METHOD_MC,
+        )
+        mc_at = d4.groupby("p_match")["value"].mean()
+        mo_at = d5[d5.metric == "attribute_disclosure"].groupby("p_match")["value"].mean()
+        add(
+            "attribute_below_mondrian_fraction",
+            float((mc_at[common] < mo_at[common]).mean()),
+            METHOD_MC,
+        )
+    # Fig. 6: information loss rises as delta falls; far below Mondrian's
+    mc6 = f6[f6.method == METHOD_MC].groupby("delta")["value"].mean().sort_index(ascending=False)
+    if len(mc6) > 1:
+        add(
+            "iloss_rises_as_delta_falls", float(_spearman(mc6.index, mc6.to_numpy()) < 0), METHOD_MC
+        )
+    mo6 = f6[(f6.method == METHOD_MONDRIAN) & (f6.l == l_main)]["value"]
+    if len(mc6) and len(mo6):
+        add("iloss_ratio_mondrian_over_mc", float(mo6.mean() / mc6.max()), METHOD_MC)
+    # Fig. 7: query error far below Mondrian's and Anatomy's, nearly flat in delta
+    mc7 = f7[f7.method == METHOD_MC].groupby("delta")["value"].mean()
+    mo7 = f7[(f7.method == METHOD_MONDRIAN) & (f7.l == l_main)]["value"]
+    an7 = f7[(f7.method == METHOD_ANATOMY) & (f7.l == l_main)]["value"]
+    if len(mc7) and len(mo7):
+        add("query_error_ratio_mondrian_over_mc", float(mo7.mean() / mc7.max()), METHOD_MC)
+    if len(mc7) and len(an7):
+        add("query_error_ratio_anatomy_over_mc", float(an7.mean() / mc7.max()), METHOD_MC)
+    if len(mc7) > 1:
+        add("query_error_spread_over_delta", float((mc7.max() - mc7.min()) / mc7.mean()), METHOD_MC)
+    # Fig. 8: raising l lowers information loss and raises query error
+    il8 = f8[f8.metric == "iloss"].groupby("l")["value"].mean()
+    er8 = f8[f8.metric == "relative_error"].groupby("l")["value"].mean()
+    if len(il8) > 1:
+        add("iloss_falls_with_l", float(_spearman(il8.index, il8.to_numpy()) < 0), METHOD_MC)
+        add("query_error_rises_with_l", float(_spearman(er8.index, er8.to_numpy()) > 0), METHOD_MC)
+    return tidy_frame(rows)
+
+
+def _spearman(x, y) -> float:
+    from scipy.stats import spearmanr
+
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if len(x) < 2 or np.ptp(y) == 0:
+        return 0.0
+    return float(spearmanr(x, y).statistic)
+
+
+# ------------------------------------------------------------------------------------------------
+# Figures
+# ------------------------------------------------------------------------------------------------
+
+
+def _band(ax, x, s, label, style):
+    ax.plot(x, s["mean"], label=label, **style)
+    ax.fill_between(x, s["min"], s["max"], color=style["color"], alpha=0.2, linewidth=0)
+
+
+def plot_disclosure(frame: pd.DataFrame, experiment: str, metric: str, ylabel: str):
+    """One panel per P_match: mean over runs with the min-max band, x = 1/delta (Figs. 3, 4)."""
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import method_style
+
+    s = summary(frame, experiment, metric)
+    ps = sorted(s["p_match"].unique())
+    ncol = 3
+    nrow = int(np.ceil(len(ps) / ncol))
+    fig, axes = plt.subplots(nrow, ncol, figsize=(9, 2.6 * nrow), sharey=True, squeeze=False)
+    ymax = s["max"].max()
+    for i, p in enumerate(ps):
+        ax = axes.flat[i]
+        sub = s[s["p_match"] == p].sort_values("1/delta")
+        ax.errorbar(
+            sub["1/delta"],
+            sub["mean"],
+            yerr=[sub["mean"] - sub["min"], sub["max"] - sub["mean"]],
+            capsize=3,
+            **method_style(0),
+        )
+        ax.set_title(f"({chr(97 + i)}) $P_{{match}}$ = {p:g}")
+        ax.set_xlabel(r"$1/\delta$")
+        ax.set_ylim(0, ymax * 1.1 if ymax > 0 else 1)
+        if i % ncol == 0:
+            ax.set_ylabel(ylabel)
+    for ax in axes.flat[len(ps) :]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def plot_mondrian_disclosure(frame: pd.DataFrame):
+    """Fig. 5: Mondrian's identity and attribute disclosure against P_match, beside MutualCover."""
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import method_style
+
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3), sharey=True)
+    for ax, metric, mc_exp, title in (
+        (axes[0], "identity_disclosure", "fig3", "(a) identity disclosure"),
+        (axes[1], "attribute_disclosure", "fig4", "(b) attribute disclosure"),
+    ):
+        mo = summary(frame, "fig5", metric).sort_values("p_match")
+        _band(ax, mo["p_match"], mo, "Mondrian", method_style(1))
+        mc = summary(frame, mc_exp, metric)
+        for i, (delta, sub) in enumerate(mc.groupby("delta", sort=False)):
+            sub = sub.sort_values("p_match")
+            ax.plot(
+                sub["p_match"],
+                sub["mean"],
+                linestyle="--",
+                linewidth=1,
+                label=f"MC δ=1/{1 / delta:.0f}",
+                **{**method_style(2 + i), "markersize": 3},
+            )
+        ax.set_xlabel("$P_{match}$")
+        ax.set_title(title)
+    axes[0].set_ylabel("probability")
+    axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def plot_tradeoff(
+    frame: pd.DataFrame, experiment: str, metric: str, ylabel: str, baselines: Sequence[str]
+):
+    """Figs. 6/7: MutualCover per 1/delta (max/min/mean) and the baselines per l."""
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import method_style
+
+    fig, axes = plt.subplots(1, 1 + len(baselines), figsize=(3.2 * (1 + len(baselines)), 3))
+    axes = np.atleast_1d(axes)
+    s = summary(frame, experiment, metric)
+    mc = s[s.method == METHOD_MC].sort_values("1/delta")
+    axes[0].errorbar(
+        mc["1/delta"],
+        mc["mean"],
+        yerr=[mc["mean"] - mc["min"], mc["max"] - mc["mean"]],
+        capsize=3,
+        **method_style(0),
+    )
+    axes[0].set_xlabel(r"$1/\delta$ ($l$ = 10)")
+    axes[0].set_title("(a) MutualCover")
+    axes[0].set_ylabel(ylabel)
+    for i, b in enumerate(baselines):
+        sub = s[s.method == b].sort_values("l")
+        ax = axes[i + 1]
+        ax.errorbar(
+            sub["l"],
+            sub["mean"],
+            yerr=[sub["mean"] - sub["min"], sub["max"] - sub["mean"]],
+            capsize=3,
+            **method_style(i + 1),
+        )
+        ax.set_xlabel("$l$")
+        ax.set_title(f"({chr(98 + i)}) {b}")
+    fig.tight_layout()
+    return fig
+
+
+def plot_effect_of_l(frame: pd.DataFrame):
+    """Fig. 8: information loss and query error of MutualCover against l at delta = 1/6."""
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import method_style
+
+    fig, axes = plt.subplots(1, 2, figsize=(7, 3))
+    for ax, metric, title in (
+        (axes[0], "iloss", "(a) information loss"),
+        (axes[1], "relative_error", "(b) relative error"),
+    ):
+        s = summary(frame, "fig8", metric).sort_values("l")
+        ax.errorbar(
+            s["l"],
+            s["mean"],
+            yerr=[s["mean"] - s["min"], s["max"] - s["mean"]],
+            capsize=3,
+            **method_style(0),
+        )
+        ax.set_xlabel("$l$")
+        ax.set_title(title)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,589 @@
+"""Mutual Cover: random output tables under delta-probability (Li, Wang and He, IEEE TKDE).
+
+The mechanism (Algorithm 1) partitions the table into l-diverse QI groups (Algorithm 2, Mondrian
+median cuts, :class:`ppdp.mechanisms.mondrian.Mondrian`), computes for every group and QI a random
+output table (Definition 3) that keeps records as close to their original value as possible while
+satisfying delta-probability (Definition 5), draws each record's released value from its row of the
+table, and finally perturbs one QI of every tuple that came out unchanged
+(``randomize_unchanged_tuples``, Algorithm 3). The released table keeps the row order and carries
+no group ids.
+
+The random output table is the linear program of Section 4,
+
+.. math::
+
+    \\min \\sum_{i,j} dis(v_i^{ori}, v_j^{col}) p_{ij}
+    \\quad \\text{s.t.}\\quad \\sum_j p_{ij} = 1,\\quad p_{ij} \\le \\delta \\sum_{i'} p_{i'j},
+    \\quad p_{ij} \\ge 0,
+
+where the delta-probability constraint ``max_i p_ij / sum_i p_ij <= delta`` is written per entry,
+which makes it linear. It is solved with HiGHS.
+
+Choices (each stated also in the notebook):
+
+* The partition is Algorithm 2 (``refine="none"``, default) or Algorithm 2 followed by the
+  Anatomy-style split into groups of about ``l`` tuples of the authors' released code
+  (``refine="anatomy"``); any other partition can be passed to :meth:`MutualCover.fit`.
+* Columns of a numeric QI are every integer between the group's minimum and maximum (Fig. 2 of the
+  paper has columns 28..41 including ages nobody in the group has); real-valued numeric QIs and
+  categorical QIs use the values present in the group.
+* Records with the same original value are interchangeable in the LP, so it is solved with one row
+  per distinct value weighted by its count. Averaging any optimum over the permutations of equal
+  rows is feasible and optimal, so the optimum value is unchanged; the table returned gives equal
+  rows to equal values (as Fig. 2 does for Helen and Dean). The LP depends on a numeric group only
+  through the values relative to its minimum, so solved tables are cached and reused across groups.
+* Algorithm 3 repeats "pick an attribute with probability proportional to its weight, replace the
+  value by a uniform value of the group's range" until the tuple changed. The final outcome of that
+  loop is drawn directly: attribute ``A`` with probability proportional to ``w_A (n_A - 1) / n_A``,
+  then a uniform value among the ``n_A - 1`` others, which is the same distribution. A tuple whose
+  group is constant on every QI cannot change; it is left as is and counted in
+  ``n_unchangeable_``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ppdp.mechanisms.mondrian import (
+    AttributeDomain,
+    Hierarchy,
+    Mondrian,
+    build_domains,
+    validate_table,
+)
+
+__all__ = [
+    "MutualCover",
+    "RandomOutputTable",
+    "random_output_table",
+    "solve_random_output_table",
+]
+
+#: Tolerance used when checking a solved table against its constraints.
+FEASIBILITY_TOL = 1e-7
+
+
+@dataclass
+class RandomOutputTable:
+    """A random output table of one QI group and one attribute (Definition 3).
+
+    Attributes
+    ----------
+    columns : ndarray (n,)
+        The output values ``v_j^col``.
+    values : ndarray (r,)
+        The distinct original values of the group.
+    counts : ndarray (r,)
+        How many records carry each distinct value.
+    probabilities : ndarray (r, n)
+        ``p(v_j^col | value)``; every record with original value ``values[k]`` uses row ``k``.
+    objective : float
+        The LP objective over all records, ``sum_k counts[k] * sum_j dis(values[k], columns[j]) p_kj``.
+    """
+
+    columns: np.ndarray
+    values: np.ndarray
+    counts: np.ndarray
+    probabilities: np.ndarray
+    objective: float
+
+    def expand(self, original_values) -> np.ndarray:
+        """The full ``m x n`` table, one row per record of ``original_values``."""
+        lookup = {v: k for k, v in enumerate(self.values.tolist())}
+        rows = [lookup[v] for v in np.asarray(original_values).tolist()]
+        return self.probabilities[rows]
+
+    def delta_ratio(self) -> float:
+        """``max_j max_i p_ij / sum_i p_ij`` over columns with positive mass (Definition 5)."""
+        col_sum = self.counts @ self.probabilities
+        col_max = self.probabilities.max(axis=0)
+        mask = col_sum > 0
+        return float((col_max[mask] / col_sum[mask]).max())
+
+
+def solve_random_output_table(
+    distance: np.ndarray, counts: np.ndarray, delta: float, *, solver: str = "ipm"
+) -> tuple[np.ndarray, float]:
+    """Solve the LP of Section 4 with one row per distinct original value.
+
+    Parameters
+    ----------
+    distance : ndarray (r, n)
+        ``dis(value_k, column_j)``.
+    counts : ndarray (r,)
+        Multiplicity of each distinct value in the group (``m = counts.sum()``).
+    delta : float
+        The delta-probability bound, at least ``1 / m`` (Property 1).
+    solver : {"ipm", "simplex"}
+        ``"ipm"`` (default) runs HiGHS's interior-point method without crossover, the
+        primal-dual path-following method the paper uses: it returns a point inside the optimal
+        face, spreading probability over all equally cheap outputs (compare Fig. 2, where every
+        record of a block covers several ages). ``"simplex"`` returns an optimal vertex, which
+        concentrates the mass on as few outputs as possible. Both reach the same objective.
+        When the interior-point method stops without an optimal status (a feasible set without
+        interior, e.g. ``delta = 1/m``, which forces equal rows), it is finished with crossover,
+        then with the simplex method; only if all fail is an error raised.
+
+    Returns
+    -------
+    probabilities : ndarray (r, n)
+        Rows sum to one. Columns whose total mass is below ``1e-9`` (interior-point residue) are
+        set to zero before the rows are renormalized.
+    objective : float
+        Objective value of the returned table.
+    """
+    import highspy
+
+    distance = np.asarray(distance, dtype=float)
+    counts = np.asarray(counts, dtype=float)
+    if distance.ndim != 2 or distance.size == 0:
+        raise ValueError(f"distance must be a non-empty 2-d array, got shape {distance.shape}")
+    r, n = distance.shape
+    if counts.shape != (r,) or np.any(counts <= 0):
+        raise ValueError(f"counts must be {r} positive numbers, got {counts!r}")
+    if solver not in ("ipm", "simplex"):
+        raise ValueError(f"solver must be 'ipm' or 'simplex', got {solver!r}")
+    m = counts.sum()
+    if not (1.0 / m - 1e-12 <= delta <= 1.0):
+        raise ValueError(
+            f"delta={delta!r} must lie in [1/m, 1] = [{1 / m:.6g}, 1] for a group of m={m:g} tuples (Property 1)"
+        )
+    nq = r * n
+    # Variables: q (r*n, row-major), then s (n), the column sums. Rows: r rows sum_j q_kj = 1,
+    # n rows s_j - sum_k c_k q_kj = 0, and r*n rows q_kj - delta s_j <= 0 (Definition 5 written
+    # per entry). The matrix is assembled column by column (CSC) directly.
+    kq = np.repeat(np.arange(r), n)
+    jq = np.tile(np.arange(n), r)
+    index_q = np.stack([kq, r + jq, r + n + np.arange(nq)], axis=1).ravel()
+    value_q = np.stack([np.ones(nq), -counts[kq], np.ones(nq)], axis=1).ravel()
+    index_s = np.concatenate(
+        [(r + np.arange(n))[:, None], r + n + np.arange(r)[None, :] * n + np.arange(n)[:, None]],
+        axis=1,
+    ).ravel()
+    value_s = np.concatenate([np.ones((n, 1)), np.full((n, r), -float(delta))], axis=1).ravel()
+    start = np.concatenate([np.arange(nq) * 3, 3 * nq + np.arange(n + 1) * (r + 1)])
+    inf = highspy.kHighsInf
+    lp = highspy.HighsLp()
+    lp.num_col_ = nq + n
+    lp.num_row_ = r + n + nq
+    lp.col_cost_ = np.concatenate([(counts[:, None] * distance).ravel(), np.zeros(n)])
+    lp.col_lower_ = np.zeros(nq + n)
+    lp.col_upper_ = np.full(nq + n, inf)
+    lp.row_lower_ = np.concatenate([np.ones(r), np.zeros(n), np.full(nq, -inf)])
+    lp.row_upper_ = np.concatenate([np.ones(r), np.zeros(n), np.zeros(nq)])
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = start.astype(np.int32)
+    lp.a_matrix_.index_ = np.concatenate([index_q, index_s]).astype(np.int32)
+    lp.a_matrix_.value_ = np.concatenate([value_q, value_s])
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("random_seed", 0)
+    if solver == "ipm":
+        h.setOptionValue("solver", "ipm")
+        h.setOptionValue("run_crossover", "off")
+    else:
+        h.setOptionValue("solver", "simplex")
+    h.passModel(lp)
+    h.run()
+    status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal and solver == "ipm":
+        # no interior to follow (e.g. delta = 1/m forces equal rows): finish with crossover
+        h.setOptionValue("run_crossover", "on")
+        h.run()
+        status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal:
+        h.setOptionValue("solver", "simplex")
+        h.run()
+        status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal:
+        raise RuntimeError(
+            f"HiGHS did not solve the random-output-table LP: {h.modelStatusToString(status)} "
+            f"(r={r}, n={n}, m={m:g}, delta={delta})"
+        )
+    q = np.asarray(h.getSolution().col_value[:nq]).reshape(r, n)
+    q = np.maximum(q, 0.0)
+    q[:, counts @ q < 1e-9] = 0.0
+    q /= q.sum(axis=1, keepdims=True)
+    return q, float(np.sum(counts[:, None] * distance * q))
+
+
+def _columns_for(dom: AttributeDomain, codes: np.ndarray) -> np.ndarray:
+    """Output columns (as codes into an extended value array) for a group's codes."""
+    present = np.unique(codes)
+    if dom.kind == "numeric" and dom.integer:
+        lo, hi = dom.values[present[0]], dom.values[present[-1]]
+        return np.arange(lo, hi + 1, dtype=dom.values.dtype)
+    return dom.values[present]
+
+
+def random_output_table(
+    values,
+    delta: float,
+    *,
+    kind: str = "numeric",
+    columns=None,
+    hierarchy: Hierarchy | None = None,
+    solver: str = "ipm",
+) -> RandomOutputTable:
+    """Random output table of one group on one attribute (``calculate_table``, Section 4).
+
+    Parameters
+    ----------
+    values : array-like (m,)
+        Original values of the group's records on the attribute.
+    delta : float
+        In ``[1/m, 1]``.
+    kind : {"numeric", "categorical"}
+        Numeric values use ``|a - b|`` (Definition 7), categorical ones 0/1 distance or the
+        ``hierarchy`` distance.
+    solver : {"ipm", "simplex"}
+        See :func:`solve_random_output_table`.
+    columns : array-like, optional
+        Output values; default every integer between min and max for integer numeric values, the
+        distinct values otherwise.
+    """
+    values = np.asarray(values)
+    if values.ndim != 1 or len(values) == 0:
+        raise ValueError(f"values must be a non-empty 1-d array, got shape {values.shape}")
+    if kind not in ("numeric", "categorical"):
+        raise ValueError(f"kind must be 'numeric' or 'categorical', got {kind!r}")
+    if pd.isna(values).any():
+        raise ValueError("values hold NaN")
+    if kind == "numeric":
+        if not np.issubdtype(values.dtype, np.number):
+            raise TypeError(f"numeric values must be numbers, got dtype {values.dtype}")
+        dom = AttributeDomain("values", "numeric", np.unique(values))
+    else:
+        uniq = np.array(sorted(set(values.tolist()), key=str), dtype=object)
+        dom = AttributeDomain("values", "categorical", uniq, hierarchy)
+    codes = dom.encode(values)
+    uniq_codes, counts = np.unique(codes, return_counts=True)
+    cols = _columns_for(dom, codes) if columns is None else np.asarray(columns)
+    if kind == "numeric":
+        dist = np.abs(dom.values[uniq_codes][:, None] - cols[None, :].astype(float))
+    elif hierarchy is None:
+        dist = (dom.values[uniq_codes][:, None] != cols[None, :]).astype(float)
+    else:
+        dist = np.array([[hierarchy.distance(a, b) for b in cols] for a in dom.values[uniq_codes]])
+    probs, obj = solve_random_output_table(dist, counts, delta, solver=solver)
+    return RandomOutputTable(cols, dom.values[uniq_codes], counts, probs, obj)
+
+
+class MutualCover:
+    """Mutual Cover with delta-probability random output tables (Algorithms 1-3).
+
+    Parameters
+    ----------
+    qi : sequence of str
+        Quasi-identifiers.
+    sensitive : str
+        Sensitive attribute (kept unchanged; used by the l-diverse partition).
+    delta : float
+        delta-probability bound, in ``[1/l, 1]`` (Property 2).
+    l : float
+        l-diversity of the partition (Definition 2).
+    categorical : sequence of str
+        QIs with 0/1 distance; the others must be numeric and use ``|a - b|``.
+    hierarchies : mapping name -> Hierarchy
+        Categorical QIs with a hierarchy distance.
+    randomize_unchanged : bool
+        Apply Algorithm 3 (default True, as in the paper).
+    solver : {"ipm", "simplex"}
+        How the LPs are solved (:func:`solve_random_output_table`); both give optimal tables.
+    refine : {"none", "anatomy"}
+        Partition step when :meth:`fit` computes it: Algorithm 2 as printed, or followed by the
+        Anatomy-style split of the authors' code (see :class:`~ppdp.mechanisms.mondrian.Mondrian`).
+    progress : bool
+        Show a progress bar while solving the LPs.
+
+    Attributes
+    ----------
+    groups_ : ndarray (n,)
+        QI group of every row (for analysis; never part of the release).
+    partition_ : Mondrian or None
+        The fitted partitioner, when the partition was computed here.
+    tables_ : list of dict name -> RandomOutputTable
+        The random output table of every group and QI.
+    objective_ : float
+        Sum of the LP objectives (expected total distance before Algorithm 3).
+    n_lp_solved_ : int
+        Number of LPs actually solved (the others came from the cache).
+    n_unchanged_ : int, n_unchangeable_ : int
+        Set by :meth:`sample`: tuples Algorithm 3 perturbed, and those it could not perturb.
+    """
+
+    def __init__(
+        self,
+        qi: Sequence[str],
+        sensitive: str,
+        *,
+        delta: float,
+        l: float,  # noqa: E741 (the paper's l)
+        categorical: Sequence[str] = (),
+        hierarchies: Mapping[str, Hierarchy] | None = None,
+        randomize_unchanged: bool = True,
+        solver: str = "ipm",
+        refine: str = "none",
+        progress: bool = False,
+    ):
+        if refine not in ("none", "anatomy"):
+            raise ValueError(f"refine must be 'none' or 'anatomy', got {refine!r}")
+        if solver not in ("ipm", "simplex"):
+            raise ValueError(f"solver must be 'ipm' or 'simplex', got {solver!r}")
+        if (
+            isinstance(l, bool)
+            or not isinstance(l, int | float | np.integer | np.floating)
+            or not l >= 1
+        ):
+            raise ValueError(f"l must be a number >= 1, got {l!r}")
+        if isinstance(delta, bool) or not isinstance(delta, int | float | np.integer | np.floating):
+            raise TypeError(f"delta must be a number, got {delta!r}")
+        if not (1.0 / l - 1e-12 <= delta <= 1.0):
+            raise ValueError(
+                f"delta={delta!r} must lie in [1/l, 1] = [{1 / l:.6g}, 1] (Property 2)"
+            )
+        self.qi = qi
+        self.sensitive = sensitive
+        self.delta = float(delta)
+        self.l = l
+        self.categorical = tuple(categorical)
+        self.hierarchies = dict(hierarchies or {})
+        self.randomize_unchanged = randomize_unchanged
+        self.solver = solver
+        self.refine = refine
+        self.progress = progress
+
+    def fit(self, table: pd.DataFrame, groups=None) -> MutualCover:
+        """Partition ``table`` (unless ``groups`` is given) and solve every random output table.
+
+        Parameters
+        ----------
+        table : DataFrame
+        groups : array-like (n,), optional
+            A precomputed partition (group id per row), e.g. ``Mondrian(...).fit(table).groups_``
+            shared by several values of delta. Every group must hold at least ``1/delta`` tuples.
+        """
+        qi, categorical, hierarchies = validate_table(
+            table,
+            self.qi,
+            self.sensitive,
+            categorical=self.categorical,
+            hierarchies=self.hierarchies,
+        )
+        domains = build_domains(table, qi, categorical, hierarchies)
+        codes = np.column_stack([domains[c].encode(table[c].to_numpy()) for c in qi])
+        if groups is None:
+            self.partition_ = Mondrian(
+                qi,
+                self.sensitive,
+                l=self.l,
+                categorical=tuple(categorical),
+                hierarchies=hierarchies,
+                refine=self.refine,
+            ).fit(table)
+            groups = self.partition_.groups_
+        else:
+            self.partition_ = None
+            groups = np.asarray(groups)
+            if (
+                groups.shape != (len(table),)
+                or not np.issubdtype(groups.dtype, np.integer)
+                or groups.min() < 0
+            ):
+                raise ValueError(
+                    f"groups must hold one non-negative integer id per row ({len(table)}), got shape {groups.shape}"
+                )
+            groups = np.unique(groups, return_inverse=True)[1]
+        sizes = np.bincount(groups)
+        if sizes.min() * self.delta < 1 - 1e-12:
+            raise ValueError(
+                f"delta={self.delta:.6g} needs groups of at least {int(np.ceil(1 / self.delta - 1e-9))} tuples "
+                f"(Property 1); the smallest group has {sizes.min()}"
+            )
+        self.qi_, self.domains_, self.codes_, self.groups_ = qi, domains, codes, groups
+        self.n_groups_ = len(sizes)
+        order = np.argsort(groups, kind="stable")
+        self.group_rows_ = np.split(order, np.cumsum(sizes)[:-1])
+        cache: dict = {}
+        self.n_lp_solved_ = 0
+        tables = []
+        iterator = self.group_rows_
+        if self.progress:
+            from tqdm.auto import tqdm
+
+            iterator = tqdm(iterator, desc="random output tables")
+        for rows in iterator:
+            tables.append(
+                {c: self._table(domains[c], codes[rows, a], cache) for a, c in enumerate(qi)}
+            )
+        self.tables_ = tables
+        self.objective_ = float(sum(t.objective for g in tables for t in g.values()))
+        self._prepare_sampling()
+        return self
+
+    def _table(self, dom: AttributeDomain, codes: np.ndarray, cache: dict) -> RandomOutputTable:
+        uniq, counts = np.unique(codes, return_counts=True)
+        cols = _columns_for(dom, codes)
+        vals = dom.values[uniq]
+        if dom.kind == "numeric":
+            offset = cols[0]
+            key = ("n", tuple((vals - offset).tolist()), tuple(counts.tolist()), len(cols))
+        else:
+            key = ("c", tuple(uniq.tolist()), tuple(counts.tolist()))
+        hit = cache.get(key)
+        if hit is None:
+            if dom.kind == "numeric":
+                dist = np.abs(vals[:, None].astype(float) - cols[None, :].astype(float))
+            else:
+                col_codes = dom.encode(cols)
+                dist = dom.distance_matrix(uniq, col_codes)
+            hit = solve_random_output_table(dist, counts, self.delta, solver=self.solver)
+            self.n_lp_solved_ += 1
+            cache[key] = hit
+        probs, obj = hit
+        return RandomOutputTable(cols, vals, counts, probs, obj)
+
+    def _prepare_sampling(self) -> None:
+        """Per attribute: flattened cumulative rows and per-record pointers, for vectorized draws."""
+        n = len(self.groups_)
+        d = len(self.qi_)
+        self._cum, self._col_vals, self._row_start, self._row_len = [], [], [], []
+        self._weights = np.zeros((self.n_groups_, d))
+        self._ncols = np.zeros((self.n_groups_, d), dtype=np.int64)
+        for a, c in enumerate(self.qi_):
+            dom = self.domains_[c]
+            cum_parts, val_parts = [], []
+            start = np.empty(n, dtype=np.int64)
+            length = np.empty(n, dtype=np.int64)
+            pos = 0
+            span_t = dom.span
+            for g, rows in enumerate(self.group_rows_):
+                t = self.tables_[g][c]
+                r, k = t.probabilities.shape
+                cum = np.cumsum(t.probabilities, axis=1)
+                cum /= cum[:, -1:]
+                cum_parts.append(cum.ravel())
+                val_parts.append(
+                    np.tile(t.columns, r)
+                    if dom.kind == "numeric"
+                    else np.tile(t.columns.astype(object), r)
+                )
+                local = np.searchsorted(
+                    _sortable(t.values, dom), _sortable(dom.values[self.codes_[rows, a]], dom)
+                )
+                start[rows] = pos + local * k
+                length[rows] = k
+                pos += r * k
+                # Algorithm 3 weight: dis_max(A, group) / dis_max(A, T)
+                span_g = self._group_span(dom, t)
+                self._weights[g, a] = span_g / span_t if span_t > 0 else 0.0
+                self._ncols[g, a] = k
+            self._cum.append(np.concatenate(cum_parts))
+            self._col_vals.append(np.concatenate(val_parts))
+            self._row_start.append(start)
+            self._row_len.append(length)
+
+    @staticmethod
+    def _group_span(dom: AttributeDomain, t: RandomOutputTable) -> float:
+        if dom.kind == "numeric":
+            return float(t.values.max() - t.values.min())
+        if dom.hierarchy is not None:
+            h = dom.hierarchy
+            return float(h.n_leaves_under(h.lca(t.values.tolist())) - 1)
+        return 1.0 if len(t.values) > 1 else 0.0
+
+    def sample(self, table: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+        """Draw a release of ``table`` (the fitted one): same rows, same order, QIs replaced.
+
+        Every row's value on each QI is drawn from its row of the group's random output table
+        (``output_values``), then Algorithm 3 perturbs one QI of every tuple left unchanged.
+        """
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        if not hasattr(self, "tables_"):
+            raise RuntimeError("call fit(table) before sample()")
+        if not isinstance(table, pd.DataFrame) or len(table) != len(self.groups_):
+            raise ValueError(f"table must be the fitted DataFrame ({len(self.groups_)} rows)")
+        n, d = len(self.groups_), len(self.qi_)
+        u = rng.random((n, d))
+        out_vals = []
+        for a in range(d):
+            start, length = self._row_start[a], self._row_len[a]
+            # index of the first cumulative probability >= u within the row
+            cum = self._cum[a]
+            idx = np.empty(n, dtype=np.int64)
+            for k in np.unique(length):
+                sel = np.flatnonzero(length == k)
+                block = cum[start[sel][:, None] + np.arange(k)[None, :]]
+                j = (block < u[sel, a][:, None]).sum(axis=1)
+                idx[sel] = start[sel] + np.minimum(j, k - 1)
+            out_vals.append(self._col_vals[a][idx])
+        released = table.copy()
+        changed = np.zeros(n, dtype=bool)
+        for a, c in enumerate(self.qi_):
+            new = out_vals[a]
+            orig = table[c].to_numpy()
+            changed |= new != orig
+            released[c] = _as_column(new, table[c])
+        self.n_unchanged_ = int((~changed).sum())
+        self.n_unchangeable_ = 0
+        if self.randomize_unchanged and self.n_unchanged_:
+            self._randomize_unchanged(released, np.flatnonzero(~changed), rng)
+        return released
+
+    def _randomize_unchanged(
+        self, released: pd.DataFrame, rows: np.ndarray, rng: np.random.Generator
+    ) -> None:
+        """Algorithm 3 on the tuples whose QI values all came out unchanged."""
+        g = self.groups_[rows]
+        w = self._weights[g] * (self._ncols[g] - 1) / self._ncols[g]
+        total = w.sum(axis=1)
+        ok = total > 0
+        self.n_unchangeable_ = int((~ok).sum())
+        rows, w, total, g = rows[ok], w[ok], total[ok], g[ok]
+        if len(rows) == 0:
+            return
+        u_attr = rng.random(len(rows))
+        u_val = rng.random(len(rows))
+        attr = (np.cumsum(w / total[:, None], axis=1) < u_attr[:, None]).sum(axis=1)
+        attr = np.minimum(attr, len(self.qi_) - 1)
+        columns = [released.columns.get_loc(c) for c in self.qi_]
+        for a in np.unique(attr):
+            sel = np.flatnonzero(attr == a)
+            c = self.qi_[a]
+            dom = self.domains_[c]
+            new_vals = []
+            for i in sel:
+                t = self.tables_[g[i]][c]
+                cols = t.columns
+                orig = released.iat[rows[i], columns[a]]
+                others = cols[cols != orig]
+                new_vals.append(others[min(int(u_val[i] * len(others)), len(others) - 1)])
+            col = released.iloc[:, columns[a]].to_numpy().copy()
+            col[rows[sel]] = np.array(
+                new_vals, dtype=col.dtype if dom.kind == "numeric" else object
+            )
+            released[c] = _as_column(col, released[c])
+
+    def fit_sample(
+        self, table: pd.DataFrame, rng: np.random.Generator, groups=None
+    ) -> pd.DataFrame:
+        return self.fit(table, groups=groups).sample(table, rng)
+
+
+def _sortable(values: np.ndarray, dom: AttributeDomain) -> np.ndarray:
+    """Positions usable with searchsorted: numeric values as is, categorical values by code."""
+    if dom.kind == "numeric":
+        return np.asarray(values)
+    return dom.encode(values)
+
+
+def _as_column(values: np.ndarray, like: pd.Series) -> np.ndarray:
+    if pd.api.types.is_numeric_dtype(like) and not pd.api.types.is_bool_dtype(like):
+        return np.asarray(values).astype(like.dtype)
+    return np.asarray(values, dtype=object)
