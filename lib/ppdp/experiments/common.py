@@ -121,6 +121,10 @@ def write_results(frame: pd.DataFrame, path: str | os.PathLike | None) -> Path |
     try:
         with os.fdopen(fd, "w", newline="") as handle:
             frame.to_csv(handle, index=False, lineterminator="\n")
+        # mkstemp creates the file private (0600); give it the permissions a plain open() would
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -1,0 +1,501 @@
+"""Experiments of the IMPOSTER paper (Yang et al., Security and Safety 2022) on UCI Adult.
+
+Each function runs the grid points of one figure or table and returns a tidy frame
+(:data:`ppdp.experiments.common.TIDY_COLUMNS`):
+
+- :func:`run_fig6`: NMI of every attribute with ``sex`` (and every pair of attributes), the printed
+  Eq. (7) value, Pearson, and the detection result at ``theta``.
+- :func:`run_table1`: accuracy and F1 of XGBoost, GBDT, RF, MLP and LR predicting ``sex`` and
+  ``income`` from the implicit-privacy attributes, Settings A, B and C.
+- :func:`run_fig7`: k-RR on the implicit-privacy attributes for a grid of epsilons, GBDT trained
+  and tested on the perturbed table (the paper's protocol) and tested on real records.
+- :func:`run_table2`: XGBoost, Settings A and B, for several ``theta``.
+- :func:`run_fig8`: XGBoost on IMPOSTER data for several ``lambda`` (0 = CGAN + VAE).
+- :func:`claims_rows`: the values the paper's claims are judged on.
+
+Protocol (the paper gives no split or sample size): the real table is split 70/30, stratified on
+``sex``, with the run's seed; the generator is trained on the real training part only; it releases
+as many records as the real table has, which are split 70/30 the same way for Setting B. Setting C
+trains on the released training part and tests on the real test part. k-RR perturbs the whole
+table, which is then split like the real one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ppdp.experiments.common import format_parameters, tidy_frame, tidy_rows
+from ppdp.mechanisms.imposter import Imposter, detect_implicit_privacy
+from ppdp.mechanisms.randomized_response import KaryRandomizedResponse
+from ppdp.utility.ml_efficacy import CLASSIFIERS, evaluate_setting, split_frame
+
+__all__ = [
+    "LABEL",
+    "PRIVATE",
+    "PUBLISHED",
+    "claims_rows",
+    "imposter_release",
+    "pairwise_nmi",
+    "prepare_adult",
+    "run_fig6",
+    "run_fig7",
+    "run_fig8",
+    "run_table1",
+    "run_table2",
+    "wide_scores",
+]
+
+PRIVATE = "sex"
+LABEL = "income"
+TEST_SIZE = 0.3
+
+#: Numbers printed in the paper (Section 5.6, Table 1, Table 2 text), in percent.
+PUBLISHED = {
+    "imposter_gender_accuracy": 67.26,
+    "imposter_income_accuracy": 82.29,
+    "krr_gender_accuracy": 68.91,
+    "krr_income_accuracy": 75.17,
+    "b_gender_accuracy_below": 67.0,
+    "b_gender_f1_below": 46.0,
+    "b_income_accuracy_above": 81.0,
+}
+
+
+def prepare_adult(n_rows: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """UCI Adult, all 48,842 rows, as the experiments use it.
+
+    UCI's missing values (``?`` in ``workclass``, ``occupation``, ``native_country``) are kept as a
+    category ``"?"`` (the paper keeps all 48,842 instances); the ``split`` column is dropped. With
+    ``n_rows`` a random subset of that many rows (stratified on ``sex``) is returned.
+    """
+    from ppdp.datasets import load_adult
+
+    df = load_adult().drop(columns="split")
+    for col in df.columns:
+        if isinstance(df[col].dtype, pd.CategoricalDtype) and df[col].isna().any():
+            df[col] = df[col].cat.add_categories("?").fillna("?")
+    if n_rows is not None:
+        if not isinstance(n_rows, int | np.integer) or not 10 <= n_rows <= len(df):
+            raise ValueError(
+                f"n_rows must be an integer in [10, {len(df)}] or None, got {n_rows!r}"
+            )
+        if n_rows < len(df):
+            df, _ = split_frame(df, test_size=1 - n_rows / len(df), seed=seed, stratify=PRIVATE)
+    return df.reset_index(drop=True)
+
+
+def pairwise_nmi(df: pd.DataFrame, columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """Symmetric matrix of NMI between every pair of columns (wide numerics binned), Fig. 6."""
+    from ppdp.infotheory import normalized_mutual_information_from_samples
+    from ppdp.mechanisms.imposter import discretize_for_information
+
+    cols = list(df.columns) if columns is None else list(columns)
+    labels = {c: discretize_for_information(df[c]) for c in cols}
+    out = pd.DataFrame(np.eye(len(cols)), index=cols, columns=cols)
+    for i, a in enumerate(cols):
+        for b in cols[i + 1 :]:
+            value = normalized_mutual_information_from_samples(labels[a], labels[b])
+            out.loc[a, b] = out.loc[b, a] = value
+    return out
+
+
+def run_fig6(
+    df: pd.DataFrame, theta: float = 0.01, *, beta: float | None = None, seed: int = 0
+) -> pd.DataFrame:
+    """Correlations with ``sex`` (method ``nmi``/``eq7_printed``/``pearson``), pairwise NMI
+    (method ``nmi_pairwise``) and the detection outcome (method ``detection``)."""
+    rows = []
+    res = detect_implicit_privacy(df, PRIVATE, label=LABEL, theta=theta, beta=beta, seed=seed)
+    for attr, rec in res.scores.iterrows():
+        params = {"attribute": attr}
+        rows += tidy_rows("fig6", "nmi", {"score": rec["nmi"]}, parameters=params)
+        rows += tidy_rows("fig6", "eq7_printed", {"score": rec["eq7_printed"]}, parameters=params)
+        rows += tidy_rows("fig6", "pearson", {"score": rec["pearson"]}, parameters=params)
+        rows += tidy_rows(
+            "fig6",
+            "detection",
+            {"selected": float(rec["selected"])},
+            parameters={**params, "theta": theta},
+        )
+    metrics = {"n_selected": len(res.candidates), "n_implicit": len(res.implicit)}
+    if res.performance is not None:
+        metrics["performance"] = res.performance
+    rows += tidy_rows(
+        "fig6",
+        "detection",
+        metrics,
+        parameters={"theta": theta},
+        seed=seed if beta is not None else None,
+    )
+    matrix = pairwise_nmi(df)
+    for i, a in enumerate(matrix.index):
+        for b in matrix.columns[i:]:
+            rows += tidy_rows(
+                "fig6", "nmi_pairwise", {"nmi": matrix.loc[a, b]}, parameters={"a": a, "b": b}
+            )
+    return tidy_frame(rows)
+
+
+def _frame_key(df: pd.DataFrame) -> str:
+    return hashlib.sha256(
+        pd.util.hash_pandas_object(df, index=True).to_numpy().tobytes()
+    ).hexdigest()
+
+
+_RELEASES: dict[tuple, tuple[pd.DataFrame, pd.DataFrame]] = {}
+
+
+def imposter_release(
+    train: pd.DataFrame,
+    features: Sequence[str],
+    *,
+    lam: float,
+    seed: int,
+    n: int,
+    imposter_params: dict[str, Any] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Fit IMPOSTER on ``train`` (attributes ``features`` + label, conditioned on sex) and draw
+    ``n`` records with ``numpy.random.default_rng(seed)``; returns (release, loss history).
+
+    Results are memoized on (table content, features, lambda, seed, n, parameters) so that the
+    grid points shared by Table 1, Table 2 and Fig. 8 train once.
+    """
+    params = dict(imposter_params or {})
+    key = (
+        _frame_key(train),
+        tuple(features),
+        float(lam),
+        int(seed),
+        int(n),
+        format_parameters(params),
+    )
+    if key not in _RELEASES:
+        model = Imposter(lam=lam, seed=seed, **params).fit(
+            train, PRIVATE, label=LABEL, columns=list(features)
+        )
+        release = model.sample(n, np.random.default_rng(seed))
+        _RELEASES[key] = (release, model.history_.assign(lam=float(lam), seed=int(seed)))
+    release, history = _RELEASES[key]
+    return release.copy(), history.copy()
+
+
+def _split(df: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    return split_frame(df, test_size=TEST_SIZE, seed=seed, stratify=PRIVATE)
+
+
+def _positives(df: pd.DataFrame) -> dict[str, Any]:
+    return {t: df[t].value_counts(sort=False).sort_index().idxmin() for t in (PRIVATE, LABEL)}
+
+
+def _score(
+    experiment: str,
+    method: str,
+    pairs: dict[str, tuple[pd.DataFrame, pd.DataFrame]],
+    features: Sequence[str],
+    classifiers: Sequence[str],
+    seed: int,
+    positives: dict[str, Any],
+    extra: dict[str, Any] | None = None,
+) -> list[dict]:
+    rows = []
+    for setting, (train, test) in pairs.items():
+        for target in (PRIVATE, LABEL):
+            for clf in classifiers:
+                res = evaluate_setting(
+                    train,
+                    test,
+                    features=list(features),
+                    target=target,
+                    classifier=clf,
+                    seed=seed,
+                    positive=positives[target],
+                )
+                params = {**(extra or {}), "setting": setting, "target": target}
+                name = clf if method == "" else method
+                if method and len(classifiers) > 1:
+                    params["classifier"] = clf
+                rows += tidy_rows(experiment, name, res, parameters=params, seed=seed)
+    return rows
+
+
+def _features(df: pd.DataFrame, theta: float) -> list[str]:
+    res = detect_implicit_privacy(df, PRIVATE, label=LABEL, theta=theta)
+    if not res.candidates:
+        raise ValueError(f"theta={theta} selects no attribute; choose a smaller theta")
+    return res.candidates
+
+
+def run_table1(
+    df: pd.DataFrame,
+    *,
+    seeds: Sequence[int] = (0,),
+    theta: float = 0.01,
+    lam: float = 1.0,
+    classifiers: Sequence[str] = CLASSIFIERS,
+    imposter_params: dict[str, Any] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Table 1 (plus Setting C): returns (tidy scores, training histories)."""
+    features = _features(df, theta)
+    positives = _positives(df)
+    rows, histories = [], []
+    for seed in seeds:
+        train, test = _split(df, seed)
+        release, history = imposter_release(
+            train, features, lam=lam, seed=seed, n=len(df), imposter_params=imposter_params
+        )
+        rel_train, rel_test = _split(release, seed)
+        pairs = {"A": (train, test), "B": (rel_train, rel_test), "C": (rel_train, test)}
+        rows += _score(
+            "table1",
+            "",
+            pairs,
+            features,
+            classifiers,
+            seed,
+            positives,
+            {"theta": theta, "lambda": lam},
+        )
+        histories.append(history)
+    return tidy_frame(rows), pd.concat(histories, ignore_index=True)
+
+
+def run_fig7(
+    df: pd.DataFrame,
+    *,
+    epsilons: Sequence[float] = (1, 2, 5, 10, 20, 50, 100),
+    seeds: Sequence[int] = (0,),
+    theta: float = 0.01,
+    classifier: str = "GBDT",
+) -> pd.DataFrame:
+    """Fig. 7: k-RR with one epsilon for every implicit-privacy attribute; GBDT on the perturbed
+    table (Setting B, the paper's protocol) and trained on perturbed, tested on real (Setting C)."""
+    features = _features(df, theta)
+    positives = _positives(df)
+    rows = []
+    for seed in seeds:
+        train_idx, test_idx = _split(df.reset_index().rename(columns={"index": "_row"}), seed)
+        for eps in epsilons:
+            rng = np.random.default_rng([seed, round(float(eps) * 1000)])
+            noisy = KaryRandomizedResponse(float(eps), columns=features).fit_randomize(df, rng)
+            n_train, n_test = noisy.loc[train_idx["_row"]], noisy.loc[test_idx["_row"]]
+            real_test = df.loc[test_idx["_row"]]
+            pairs = {
+                "B": (n_train.reset_index(drop=True), n_test.reset_index(drop=True)),
+                "C": (n_train.reset_index(drop=True), real_test.reset_index(drop=True)),
+            }
+            rows += _score(
+                "fig7",
+                "kRR",
+                pairs,
+                features,
+                [classifier],
+                seed,
+                positives,
+                {"epsilon": float(eps)},
+            )
+    return tidy_frame(rows)
+
+
+def run_table2(
+    df: pd.DataFrame,
+    *,
+    thetas: Sequence[float] = (0.005, 0.01, 0.05, 0.1),
+    seeds: Sequence[int] = (0,),
+    lam: float = 1.0,
+    classifier: str = "XGBoost",
+    imposter_params: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    """Table 2: for each theta, the selected attributes feed XGBoost on Settings A and B."""
+    positives = _positives(df)
+    rows = []
+    for theta in thetas:
+        features = _features(df, theta)
+        for seed in seeds:
+            train, test = _split(df, seed)
+            release, _ = imposter_release(
+                train, features, lam=lam, seed=seed, n=len(df), imposter_params=imposter_params
+            )
+            rel_train, rel_test = _split(release, seed)
+            pairs = {"A": (train, test), "B": (rel_train, rel_test)}
+            rows += _score(
+                "table2",
+                classifier,
+                pairs,
+                features,
+                [classifier],
+                seed,
+                positives,
+                {"theta": theta},
+            )
+            rows += tidy_rows(
+                "table2",
+                classifier,
+                {"n_attributes": len(features)},
+                parameters={"theta": theta},
+                seed=seed,
+            )
+    return tidy_frame(rows)
+
+
+def run_fig8(
+    df: pd.DataFrame,
+    *,
+    lambdas: Sequence[float] = (0.0, 0.5, 1.0, 2.0, 5.0),
+    seeds: Sequence[int] = (0,),
+    theta: float = 0.01,
+    classifier: str = "XGBoost",
+    imposter_params: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    """Fig. 8: XGBoost trained and tested on IMPOSTER data (Setting B) for each lambda."""
+    features = _features(df, theta)
+    positives = _positives(df)
+    rows = []
+    for lam in lambdas:
+        for seed in seeds:
+            train, _ = _split(df, seed)
+            release, _ = imposter_release(
+                train, features, lam=lam, seed=seed, n=len(df), imposter_params=imposter_params
+            )
+            rel_train, rel_test = _split(release, seed)
+            rows += _score(
+                "fig8",
+                classifier,
+                {"B": (rel_train, rel_test)},
+                features,
+                [classifier],
+                seed,
+                positives,
+                {"lambda": float(lam)},
+            )
+    return tidy_frame(rows)
+
+
+# ---------------------------------------------------------------------------------------------------
+# claims
+
+
+def _mean(frame: pd.DataFrame, **where) -> float:
+    sel = frame
+    for key, value in where.items():
+        if key in ("experiment", "method", "metric"):
+            sel = sel[sel[key] == value]
+        else:
+            sel = sel[sel["parameters"].str.contains(f"(?:^|;){key}={value}(?:;|$)", regex=True)]
+    if sel.empty:
+        return float("nan")
+    return float(sel["value"].mean())
+
+
+def krr_matched_income(
+    fig7: pd.DataFrame, gender_accuracy: float, classifier: str = "GBDT"
+) -> tuple[float, float]:
+    """Income accuracy of k-RR at the smallest epsilon whose gender accuracy (Setting B, mean over
+    seeds) reaches ``gender_accuracy``; returns (epsilon, income accuracy), NaN if none does."""
+    sub = fig7[(fig7["metric"] == "accuracy") & fig7["parameters"].str.contains("setting=B")]
+    table = (
+        sub.assign(
+            epsilon=sub["parameters"].str.extract(r"epsilon=([^;]+)")[0].astype(float),
+            target=sub["parameters"].str.extract(r"target=([^;]+)")[0],
+        )
+        .groupby(["epsilon", "target"])["value"]
+        .mean()
+        .unstack()
+    )
+    reached = table[table[PRIVATE] >= gender_accuracy]
+    if reached.empty:
+        return float("nan"), float("nan")
+    eps = float(reached.index.min())
+    return eps, float(table.loc[eps, LABEL])
+
+
+def claims_rows(
+    table1: pd.DataFrame,
+    fig7: pd.DataFrame,
+    fig8: pd.DataFrame | None = None,
+    table2: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """Claims rows (percent for scores, 1/0 for orderings); ids are ``imposter.<metric>``."""
+    rows = []
+    acc, f1 = "accuracy", "f1"
+
+    def t1(setting, target, metric, clf):
+        return 100 * _mean(
+            table1[table1.method == clf], metric=metric, setting=setting, target=target
+        )
+
+    b_gender_acc = {c: t1("B", PRIVATE, acc, c) for c in CLASSIFIERS}
+    b_income_acc = {c: t1("B", LABEL, acc, c) for c in CLASSIFIERS}
+    a_gender_acc = {c: t1("A", PRIVATE, acc, c) for c in CLASSIFIERS}
+    present = [c for c in CLASSIFIERS if np.isfinite(b_gender_acc[c])]
+    gbdt_gender, gbdt_income = b_gender_acc.get("GBDT", np.nan), b_income_acc.get("GBDT", np.nan)
+    values = {
+        "imposter.gender_accuracy_b": gbdt_gender,
+        "imposter.income_accuracy_b": gbdt_income,
+        "imposter.min_income_accuracy_b": min(b_income_acc[c] for c in present),
+        "imposter.gender_drop_every_classifier": float(
+            all(b_gender_acc[c] < a_gender_acc[c] for c in present)
+        ),
+    }
+    _, krr_income = krr_matched_income(fig7, PUBLISHED["krr_gender_accuracy"] / 100)
+    values["imposter.krr_income_at_gender_6891"] = 100 * krr_income
+    _, krr_income_m = krr_matched_income(fig7, gbdt_gender / 100)
+    values["imposter.beats_krr_at_matched_gender"] = (
+        float(gbdt_income > 100 * krr_income_m) if np.isfinite(krr_income_m) else float("nan")
+    )
+    if fig8 is not None and len(fig8):
+        g0 = _mean(fig8, metric=acc, target=PRIVATE, **{"lambda": "0"})
+        g1 = _mean(fig8, metric=acc, target=PRIVATE, **{"lambda": "1"})
+        values["imposter.lambda1_below_lambda0"] = (
+            float(g1 < g0) if np.isfinite(g0 + g1) else float("nan")
+        )
+    if table2 is not None and len(table2):
+        b = table2[table2["parameters"].str.contains("setting=B")]
+        g = b[b["parameters"].str.contains(f"target={PRIVATE}")]
+        gacc = g[g.metric == acc]["value"]
+        gf1 = g[g.metric == f1]["value"]
+        values["imposter.table2_gender_accuracy_b_max"] = 100 * float(
+            gacc.groupby(g["parameters"]).mean().max()
+        )
+        values["imposter.table2_gender_f1_b_max"] = 100 * float(
+            gf1.groupby(g["parameters"]).mean().max()
+        )
+    for metric, value in values.items():
+        rows += tidy_rows(
+            "claims", "IMPOSTER" if "krr_income" not in metric else "kRR", {metric: value}
+        )
+    return tidy_frame(rows)
+
+
+def wide_scores(
+    frame: pd.DataFrame,
+    index: Sequence[str],
+    columns: Sequence[str] = ("target", "metric"),
+    scale: float = 100.0,
+    stat: str = "mean",
+) -> pd.DataFrame:
+    """Mean over seeds of a tidy score frame, pivoted for display (values in percent by default).
+
+    ``stat="ci"`` gives instead the half-width of the normal-approximation 95% interval of the mean
+    over seeds (0 with a single seed).
+    """
+    if stat not in ("mean", "ci"):
+        raise ValueError(f"stat must be 'mean' or 'ci', got {stat!r}")
+    parsed = frame.assign(
+        **{
+            k: frame["parameters"].str.extract(rf"(?:^|;){k}=([^;]+)")[0]
+            for k in ("setting", "target", "theta", "lambda", "epsilon", "classifier")
+        }
+    )
+    parsed = parsed.assign(classifier=parsed["classifier"].fillna(parsed["method"]))
+    keys = [*index, *columns]
+    grouped = parsed.groupby(keys, sort=True)["value"]
+    if stat == "mean":
+        values = grouped.mean()
+    else:
+        values = 1.959963984540054 * grouped.std(ddof=1).fillna(0.0) / np.sqrt(grouped.count())
+    return values.mul(scale).unstack(list(columns))
