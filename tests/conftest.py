@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import matplotlib
+from hypothesis import settings
 
 matplotlib.use("Agg")
 
@@ -15,3 +16,9 @@ _MIRROR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 if "PPDP_DATA_MIRROR" not in os.environ and (_MIRROR / "MANIFEST.md").exists():
     os.environ["PPDP_DATA_MIRROR"] = str(_MIRROR)
 os.environ.setdefault("MPLBACKEND", "Agg")
+
+# Property tests explore new random cases on developers' machines; CI replays a fixed sequence so
+# that a run is reproducible.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")

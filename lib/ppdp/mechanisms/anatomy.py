@@ -5,9 +5,10 @@ Anatomy publishes every QI value unchanged together with a group id (the quasi-i
 QIT) and, separately, each group's multiset of sensitive values (the sensitive table, ST). The
 group-creation step hashes tuples into buckets by sensitive value and, while at least ``l``
 buckets are non-empty, forms a group with one tuple from each of the ``l`` largest buckets; each
-residual tuple then joins a group that does not yet hold its sensitive value. Every group therefore
-holds ``l`` or ``l + 1`` distinct sensitive values, each once: it is l-diverse in the sense of
-Definition 2 of Mutual Cover.
+residual tuple then joins a group that does not yet hold its sensitive value, preferring groups that
+have not taken a residual yet. Every group therefore holds distinct sensitive values, each once (it
+is l-diverse in the sense of Definition 2 of Mutual Cover), ``l`` or ``l + 1`` of them whenever
+there are at least as many groups as residual tuples (always, once ``n >= l * (l - 1)``).
 
 The tuple taken from a bucket ("an arbitrary tuple" in Xiao and Tao) and the group a residual
 tuple joins are chosen at random with the caller's generator.
@@ -68,6 +69,10 @@ def anatomy_groups(
             candidates = [i for i, vals in enumerate(group_values) if code not in vals]
             if not candidates:
                 raise RuntimeError(f"no group can take a residual tuple with sensitive code {code}")
+            # prefer groups that have not taken a residual yet, so that groups keep l or l + 1
+            # tuples whenever there are at least as many groups as residuals
+            smallest = min(len(group_values[i]) for i in candidates)
+            candidates = [i for i in candidates if len(group_values[i]) == smallest]
             target = (
                 candidates[int(rng.integers(len(candidates)))] if rng is not None else candidates[0]
             )
