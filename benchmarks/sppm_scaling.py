@@ -1,0 +1,175 @@
+"""Scaling of SPPM against the exact convex solver and the exponential mechanism.
+
+Synthetic data of the SPPM paper (Sec. 2 / 4.1), |B| = 2^m, squared distortion, the same budget
+``delta = c |B|`` for every method at a size (Fig. 6 keeps the budget proportional to the size).
+Each (method, size) runs in a fresh subprocess with a time cap, so that its peak memory (max RSS)
+is its own. Writes ``benchmarks/results/sppm_scaling.csv`` and ``sppm_scaling.png``.
+
+Usage::
+
+    nice -n 10 python benchmarks/sppm_scaling.py --min-m 6 --max-m 14 --exact-max-m 10 --cap 1200
+
+The summary printed at the end gives, per size, the time ratio exact / SPPM, the leakage ratio
+SPPM / exact, the growth exponent of each method's time (least-squares slope of log t on log n)
+and SPPM's time split (pricing, master LPs, the rest).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+CHILD = r"""
+import json, resource, sys, time
+import numpy as np
+from ppdp.mechanisms import sppm as S
+method, m, c, steps, variant = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+p, d = S.synthetic_problem(m)
+n = p.shape[1]
+delta = c * n
+t0 = time.perf_counter()
+out = {"method": method, "m": m, "n": n, "delta": delta}
+if method == "sppm":
+    model = S.SPPM(delta, n_steps=steps, variant=variant).fit(p, d)
+    out.update(leakage=model.leakage_, lower_bound=model.lower_bound_, pricing=model.pricing_seconds_,
+               lp=model.lp_seconds_, active=int(model.n_active_), nnz=int(model.mapping_.nnz),
+               priced=float(model.priced_entries_))
+elif method == "exact":
+    model = S.ExactMapping(delta).fit(p, d)
+    out.update(leakage=model.leakage_, status=model.status_, solver=model.solver_used_)
+elif method == "expmec":
+    model = S.ExponentialMechanism(delta=delta).fit(p, d, mapping=n <= 4096)
+    out.update(leakage=model.leakage_, epsilon=model.epsilon_)
+out["seconds"] = time.perf_counter() - t0
+out["distortion"] = float(model.distortion_)
+out["max_rss_gib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+print("RESULT " + json.dumps(out))
+"""
+
+
+def run(method, m, c, steps, variant, cap):
+    args = [sys.executable, "-c", CHILD, method, str(m), str(c), str(steps), variant]
+    try:
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=cap, check=False)
+    except subprocess.TimeoutExpired:
+        return {"method": method, "m": m, "n": 2**m, "status": f"timeout>{cap}s"}
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    tail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
+    return {"method": method, "m": m, "n": 2**m, "status": f"failed: {tail[0][:200]}"}
+
+
+def exponent(frame, method):
+    sub = frame[(frame["method"] == method) & frame["seconds"].notna() & (frame["n"] >= 256)]
+    if len(sub) < 2:
+        return float("nan")
+    return float(np.polyfit(np.log(sub["n"]), np.log(sub["seconds"]), 1)[0])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--min-m", type=int, default=6)
+    ap.add_argument("--max-m", type=int, default=14)
+    ap.add_argument("--exact-max-m", type=int, default=10)
+    ap.add_argument("--c", type=float, default=0.05, help="budget per symbol: delta = c |B|")
+    ap.add_argument("--steps", type=int, default=100)
+    ap.add_argument("--variants", default="vanilla", help="comma-separated SPPM variants")
+    ap.add_argument("--cap", type=float, default=1200.0, help="seconds per run")
+    ap.add_argument("--methods", default="expmec,sppm,exact", help="comma-separated subset")
+    ap.add_argument("--out", default=str(RESULTS / "sppm_scaling.csv"))
+    args = ap.parse_args(argv)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    rows = []
+    # phase 1: the fast methods over every size; phase 2: the exact solver up to its limit
+    plan = [
+        job
+        for m in range(args.min_m, args.max_m + 1)
+        for job in [(m, "expmec", "vanilla")] + [(m, "sppm", v) for v in args.variants.split(",")]
+    ]
+    plan += [
+        (m, "exact", "vanilla") for m in range(args.min_m, min(args.max_m, args.exact_max_m) + 1)
+    ]
+    wanted = set(args.methods.split(","))
+    plan = [job for job in plan if job[1] in wanted]
+    exact_ok = True
+    for m, method, variant in plan:
+        if method == "exact" and not exact_ok:
+            continue
+        res = run(method, m, args.c, args.steps, variant, args.cap)
+        res["variant"] = variant if method == "sppm" else ""
+        rows.append(res)
+        if method == "exact" and "seconds" not in res:
+            exact_ok = False  # larger sizes would fail too
+        print(json.dumps(res), flush=True)
+        pd.DataFrame(rows).to_csv(out, index=False)
+    frame = pd.DataFrame(rows)
+    summarize(frame, out)
+
+
+def summarize(frame, out):
+    frame = frame.copy()
+    frame["label"] = np.where(
+        frame["method"] == "sppm", "sppm_" + frame["variant"].fillna(""), frame["method"]
+    )
+    t = frame.pivot_table(index="n", columns="label", values="seconds")
+    lk = frame.pivot_table(index="n", columns="label", values="leakage")
+    mem = frame.pivot_table(index="n", columns="label", values="max_rss_gib")
+    print("\nseconds\n", t.round(2).to_string())
+    print("\nleakage (bits)\n", lk.round(5).to_string())
+    print("\npeak RSS (GiB)\n", mem.round(2).to_string())
+    if "exact" in t.columns and "sppm_vanilla" in t.columns:
+        print(
+            "\nexact / SPPM time\n", (t["exact"] / t["sppm_vanilla"]).dropna().round(2).to_string()
+        )
+        print(
+            "\nSPPM / exact leakage\n",
+            (lk["sppm_vanilla"] / lk["exact"]).dropna().round(4).to_string(),
+        )
+    for label in sorted(t.columns):
+        sub = frame[frame["label"] == label].rename(columns={"label": "_"})
+        sub = sub.assign(method=label)
+        print(f"growth exponent of {label} time (n >= 256): {exponent(sub, label):.2f}")
+    sp = frame[frame["method"] == "sppm"]
+    if "pricing" in sp.columns:
+        split = sp[["n", "variant", "seconds", "pricing", "lp"]].copy()
+        split["rest"] = split["seconds"] - split["pricing"] - split["lp"]
+        print("\nSPPM time split (s)\n", split.round(2).to_string(index=False))
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from ppdp.plotting import method_style, use_style
+
+        use_style()
+        fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
+        for i, label in enumerate(sorted(t.columns)):
+            ok = t[label].notna()
+            ax[0].loglog(t.index[ok], t[label][ok], label=label, **method_style(i))
+            ok = mem[label].notna()
+            ax[1].loglog(mem.index[ok], mem[label][ok], label=label, **method_style(i))
+        ax[0].set_xlabel("|B|")
+        ax[0].set_ylabel("seconds")
+        ax[1].set_xlabel("|B|")
+        ax[1].set_ylabel("peak RSS (GiB)")
+        ax[0].legend()
+        fig.savefig(Path(out).with_suffix(".png"))
+    except ImportError:
+        pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,394 @@
+"""Tests of ppdp.mechanisms.sppm: SPPM (Frank-Wolfe + column generation), the exact optimum and
+the exponential mechanism (Salamatian et al., UAI 2014)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ppdp import infotheory
+from ppdp.mechanisms import sppm as S
+
+
+def random_problem(rng, n_a=2, n_b=5, diag_zero=True, sparse_joint=False):
+    p = rng.random((n_a, n_b)) + 0.05
+    if sparse_joint:
+        p *= rng.random((n_a, n_b)) < 0.6
+        p[:, p.sum(axis=0) == 0] = 0.1
+    p /= p.sum()
+    d = rng.random((n_b, n_b)) * 3
+    d = d + d.T
+    if diag_zero:
+        np.fill_diagonal(d, 0.0)
+    return p, d
+
+
+def full_cost(p, X, floor=None):
+    return infotheory.leakage_gradient(p, X, floor=floor)
+
+
+# ------------------------------------------------------------------------------------------------
+# gradient (Sec. 3.4)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_leakage_gradient_matches_finite_differences(seed):
+    rng = np.random.default_rng(seed)
+    p, _ = random_problem(rng, n_a=3, n_b=4)
+    X = rng.random((4, 5)) + 0.1
+    X /= X.sum(axis=1, keepdims=True)
+    G = infotheory.leakage_gradient(p, X)
+    pa = p.sum(axis=1)
+
+    def f(M):  # the leakage as a function of the unconstrained entries (written out here)
+        q = p @ M
+        qb = q.sum(axis=0)
+        return np.sum(q * (np.log2(q) - np.log2(pa)[:, None] - np.log2(qb)[None, :]))
+
+    h = 1e-6
+    num = np.empty_like(X)
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            E = np.zeros_like(X)
+            E[i, j] = h
+            num[i, j] = (f(X + E) - f(X - E)) / (2 * h)
+    np.testing.assert_allclose(G, num, rtol=1e-5, atol=1e-7)
+    assert f(X) == pytest.approx(infotheory.leakage(p, X), abs=1e-12)
+
+
+def test_factored_gradient_matches_infotheory_and_paper_formula():
+    rng = np.random.default_rng(3)
+    p, _ = random_problem(rng, n_a=3, n_b=6)
+    X = rng.random((6, 6)) + 0.05
+    X /= X.sum(axis=1, keepdims=True)
+    grad = S._gradient(p, sp.csr_matrix(X), 1e-6)
+    ours = grad.block(np.arange(6))
+    np.testing.assert_allclose(ours, full_cost(p, X), rtol=1e-12, atol=1e-12)
+    # the paper's two-term formula (Sec. 3.4), in bits. As printed, its last factor is p(a, b_j);
+    # the derivative of q(b^) gives p(b_j) there, and then the second term vanishes identically
+    # (sum_a p(a, b_j) - p(b_j) sum_a p(a, b^) / p(b^) = 0). The corrected formula is checked.
+    q = p @ X
+    pa, qb = p.sum(axis=1), q.sum(axis=0)
+    qba = q / pa[:, None]  # p(b^ | a)
+    pba = p / pa[:, None]  # p(b | a)
+    paper = np.empty((6, 6))
+    for j in range(6):  # b
+        for i in range(6):  # b^
+            t1 = np.sum(p[:, j] * np.log2(qba[:, i] / qb[i]))
+            t2 = np.sum(q[:, i] * (pba[:, j] / qba[:, i] - p[:, j].sum() / qb[i])) / math.log(2)
+            paper[j, i] = t1 + t2
+    np.testing.assert_allclose(ours, paper, rtol=1e-10, atol=1e-12)
+    # pairwise entries agree with blocks
+    r, c = np.array([0, 3, 5]), np.array([2, 2, 0])
+    np.testing.assert_allclose(grad.entries(r, c), ours[r, c])
+
+
+def test_gradient_of_unused_column_is_the_one_sided_limit():
+    rng = np.random.default_rng(5)
+    p, _ = random_problem(rng, n_a=2, n_b=4)
+    X = np.zeros((4, 5))
+    X[np.arange(4), np.arange(4)] = 1.0  # column 4 unused
+    grad = S._gradient(p, sp.csr_matrix(X), 1e-6)
+    ours = grad.block(np.arange(4))[:, 4]
+    eps = 1e-7
+    for b in range(4):
+        Y = X.copy()
+        Y[b, 4] += eps
+        Y[b, b] -= eps
+        Y0 = X.copy()
+        # directional derivative along e_{b,4} - e_{b,b}
+        slope = (infotheory.leakage(p, Y) - infotheory.leakage(p, Y0)) / eps
+        assert slope == pytest.approx(ours[b] - grad.block(np.arange(4))[b, b], rel=1e-3, abs=1e-6)
+
+
+# ------------------------------------------------------------------------------------------------
+# linear step: column generation vs the full LP
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_column_generation_matches_full_lp(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 9))
+    p, d = random_problem(rng, n_a=int(rng.integers(2, 4)), n_b=n)
+    cost = rng.normal(size=(n, n))
+    delta = float(rng.uniform(0.05, 1.0)) * S.expected_distortion(p, d, np.full((n, n), 1 / n))
+    step = S.solve_linear_step(cost, p, d, delta)
+    _, full_value = S.solve_linear_step_full(cost, p, d, delta)
+    assert step.value == pytest.approx(full_value, rel=1e-8, abs=1e-10)
+    X = step.mapping.toarray()
+    assert X.min() >= 0
+    np.testing.assert_allclose(X.sum(axis=1), 1.0, atol=1e-12)
+    assert S.expected_distortion(p, d, X) <= delta * (1 + 1e-8) + 1e-12
+    assert float(np.sum(cost * X)) == pytest.approx(full_value, rel=1e-8, abs=1e-10)
+    assert step.lam <= 1e-12
+    # dual feasibility of the final master over all columns (no violated reduced cost)
+    W = p.sum(axis=0)[:, None] * d
+    reduced = cost - step.lam * W - step.mu[:, None]
+    assert reduced.min() >= -1e-7 * np.abs(cost).max()
+
+
+@pytest.mark.parametrize("kind", ["squared", "hamming"])
+def test_factored_pricing_matches_full_lp(kind):
+    """Squared and Hamming distortions price with one matrix product per block."""
+    rng = np.random.default_rng(21)
+    n = 12
+    if kind == "squared":
+        dist = S.SquaredDistortion(rng.normal(size=(n, 2)) * 10)
+    else:
+        dist = S.HammingDistortion(rng.integers(0, 3, size=(n, 4)))
+    p = rng.random((2, n)) + 0.01
+    p /= p.sum()
+    X = rng.random((n, n))
+    X /= X.sum(axis=1, keepdims=True)
+    grad = S._gradient(p, sp.csr_matrix(X), 1e-2)
+    cost = grad.block(np.arange(n))
+    delta = 0.2 * S.expected_distortion(p, dist, X)
+    solver = S._StepSolver(p, dist, delta)
+    step = solver.solve(grad)
+    _, full_value = S.solve_linear_step_full(cost, p, dist.toarray(), delta)
+    assert step.value == pytest.approx(full_value, rel=1e-6, abs=1e-9)
+
+
+def test_column_generation_with_positive_self_distortion():
+    rng = np.random.default_rng(11)
+    p, d = random_problem(rng, n_a=2, n_b=6, diag_zero=False)
+    smallest = S.min_feasible_budget(p, d)
+    cost = rng.normal(size=(6, 6))
+    for delta in (smallest, smallest * 1.5):
+        step = S.solve_linear_step(cost, p, d, delta)
+        _, full_value = S.solve_linear_step_full(cost, p, d, delta)
+        assert step.value == pytest.approx(full_value, rel=1e-7, abs=1e-9)
+
+
+# ------------------------------------------------------------------------------------------------
+# SPPM
+
+
+@pytest.mark.parametrize(
+    ("variant", "active_set"), [("vanilla", "reset"), ("vanilla", "keep"), ("away", "reset")]
+)
+@pytest.mark.parametrize("seed", range(3))
+def test_sppm_monotone_and_feasible_at_every_step(seed, variant, active_set):
+    rng = np.random.default_rng(seed)
+    p, d = random_problem(rng, n_a=2, n_b=7, sparse_joint=True)
+    delta = 0.3 * S.expected_distortion(p, d, np.full((7, 7), 1 / 7))
+    seen = []
+
+    def check(step, X):
+        X = X.toarray()
+        assert X.min() >= 0
+        np.testing.assert_allclose(X.sum(axis=1), 1.0, atol=1e-9)
+        assert S.expected_distortion(p, d, X) <= delta * (1 + 1e-7) + 1e-12
+        seen.append(infotheory.leakage(p, X))
+
+    model = S.SPPM(delta, n_steps=25, variant=variant, active_set=active_set).fit(
+        p, d, callback=check
+    )
+    assert len(seen) == 26
+    assert np.all(np.diff(seen) <= 1e-12)
+    np.testing.assert_allclose(model.history_["leakage"], seen)
+    assert model.leakage_ == pytest.approx(infotheory.leakage(p, model.mapping_), abs=1e-14)
+    assert sp.issparse(model.mapping_)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sppm_approaches_exact_optimum(seed):
+    rng = np.random.default_rng(100 + seed)
+    p, d = random_problem(rng, n_a=2, n_b=6)
+    delta = 0.25 * S.expected_distortion(p, d, np.full((6, 6), 1 / 6))
+    exact = S.ExactMapping(delta).fit(p, d)
+    model = S.SPPM(delta, n_steps=300).fit(p, d)
+    # exact is a minimum up to solver tolerance; SPPM is feasible, hence not below it
+    assert model.leakage_ >= exact.leakage_ - 1e-5
+    assert model.leakage_ <= exact.leakage_ + 2e-3
+    # the certified lower bound brackets the optimum
+    if np.isfinite(model.lower_bound_):
+        assert model.lower_bound_ <= exact.objective_ + 1e-6
+
+
+def test_synthetic_close_to_exact_and_below_expmec():
+    p, d = S.synthetic_problem(4)
+    delta = 1.0
+    exact = S.ExactMapping(delta).fit(p, d)
+    model = S.SPPM(delta, n_steps=100).fit(p, d)
+    expmec = S.ExponentialMechanism(delta=delta).fit(p, d)
+    assert exact.leakage_ <= model.leakage_ + 1e-6
+    assert model.leakage_ <= exact.leakage_ * 1.02
+    assert model.leakage_ < expmec.leakage_
+    assert expmec.distortion_ <= delta * (1 + 1e-9)
+
+
+def test_perfect_privacy_on_toy_example():
+    p, d = S.synthetic_problem(2)  # B in {1..4}; {1,2} with A=0, {3,4} with A=1
+    assert infotheory.mutual_information(p) == pytest.approx(1.0)
+    # mapping everything to one point is perfectly private; its distortion is the largest needed
+    delta = S.expected_distortion(p, d, np.tile([0, 0, 1.0, 0], (4, 1)))
+    model = S.SPPM(delta, n_steps=200).fit(p, d)
+    assert model.leakage_ < 1e-6
+    exact = S.ExactMapping(delta).fit(p, d)
+    assert exact.leakage_ < 1e-6
+
+
+def test_zero_budget_keeps_identity():
+    p, d = S.synthetic_problem(3)
+    model = S.SPPM(0.0, n_steps=5).fit(p, d)
+    np.testing.assert_allclose(model.mapping_.toarray(), np.eye(8))
+    assert model.leakage_ == pytest.approx(1.0)
+
+
+def test_sppm_deterministic():
+    rng = np.random.default_rng(7)
+    p, d = random_problem(rng, n_a=3, n_b=8)
+    a = S.SPPM(0.5, n_steps=10).fit(p, d)
+    b = S.SPPM(0.5, n_steps=10).fit(p, d)
+    assert (a.mapping_ != b.mapping_).nnz == 0
+
+
+def test_structured_distortions_match_dense():
+    pts = np.array([0.0, 1.5, 3.0, 7.0])
+    sq = S.SquaredDistortion(pts)
+    np.testing.assert_allclose(sq.toarray(), (pts[:, None] - pts[None, :]) ** 2)
+    pts2 = np.random.default_rng(0).normal(size=(5, 3))
+    dense = ((pts2[:, None, :] - pts2[None, :, :]) ** 2).sum(-1)
+    np.testing.assert_allclose(S.SquaredDistortion(pts2).toarray(), dense, atol=1e-12)
+    codes = np.random.default_rng(1).integers(0, 2, size=(9, 6))
+    ham = (codes[:, None, :] != codes[None, :, :]).sum(-1)
+    np.testing.assert_array_equal(S.HammingDistortion(codes).toarray(), ham)
+    codes3 = np.random.default_rng(2).integers(0, 4, size=(9, 3))
+    ham3 = (codes3[:, None, :] != codes3[None, :, :]).sum(-1)
+    np.testing.assert_array_equal(S.HammingDistortion(codes3).toarray(), ham3)
+    r, c = np.array([0, 4, 8]), np.array([3, 3, 1])
+    np.testing.assert_array_equal(S.HammingDistortion(codes3).entries(r, c), ham3[r, c])
+
+
+# ------------------------------------------------------------------------------------------------
+# exponential mechanism
+
+
+@pytest.mark.parametrize("beta", [0.0, 0.3, 2.0])
+def test_exponential_mechanism_epsilon(beta):
+    rng = np.random.default_rng(2)
+    p, d = random_problem(rng, n_a=2, n_b=6)
+    mech = S.ExponentialMechanism(beta=beta).fit(p, d)
+    M = mech.mapping_
+    assert mech.epsilon_ == pytest.approx(2 * beta * d.max())
+    logM = np.log(M)
+    worst = (logM[:, None, :] - logM[None, :, :]).max()
+    assert worst <= mech.epsilon_ + 1e-12
+    # the bound is tight up to the triangle of distances: ratios use |d(b,x) - d(b',x)| + normalizers
+    np.testing.assert_allclose(M.sum(axis=1), 1.0)
+    expected = np.exp(-beta * d)
+    expected /= expected.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(M, expected, rtol=1e-12)
+
+
+def test_exponential_mechanism_meets_budget_by_bisection():
+    rng = np.random.default_rng(4)
+    p, d = random_problem(rng, n_a=2, n_b=6)
+    delta = 0.4
+    mech = S.ExponentialMechanism(delta=delta).fit(p, d)
+    assert mech.distortion_ <= delta * (1 + 1e-9)
+    assert mech.distortion_ == pytest.approx(delta, rel=1e-6)
+    assert S.expected_distortion(p, d, mech.mapping_) == pytest.approx(mech.distortion_)
+    # a generous budget gives beta = 0 (uniform, perfectly private)
+    big = S.ExponentialMechanism(delta=100.0).fit(p, d)
+    assert big.beta_ == 0.0 and big.epsilon_ == 0.0
+    assert big.leakage_ == pytest.approx(0.0, abs=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------
+# errors
+
+
+def test_bad_inputs_raise_clear_errors():
+    p, d = S.synthetic_problem(2)
+    with pytest.raises(ValueError, match="sums to"):
+        S.SPPM(1.0).fit(p * 2, d)
+    with pytest.raises(ValueError, match="non-negative"):
+        bad = p.copy()
+        bad[0, 0] = -0.1
+        bad[0, 1] += 0.1
+        S.SPPM(1.0).fit(bad, d)
+    with pytest.raises(ValueError, match="first dimension"):
+        S.SPPM(1.0).fit(p, np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="distortion must be non-negative"):
+        S.SPPM(1.0).fit(p, -np.ones((4, 4)))
+    with pytest.raises(ValueError, match="delta"):
+        S.SPPM(-0.1)
+    with pytest.raises(ValueError, match="delta"):
+        S.ExactMapping(-1.0)
+    with pytest.raises(ValueError, match="n_steps"):
+        S.SPPM(1.0, n_steps=-1)
+    with pytest.raises(ValueError, match="variant"):
+        S.SPPM(1.0, variant="fast")
+    with pytest.raises(ValueError, match="active_set"):
+        S.SPPM(1.0, active_set="all")
+    with pytest.raises(TypeError, match="distortion"):
+        S.SPPM(1.0).fit(p, sp.identity(4))
+    with pytest.raises(ValueError, match="delta"):
+        S.ExponentialMechanism(delta=-1.0)
+    with pytest.raises(ValueError, match="exactly one"):
+        S.ExponentialMechanism()
+    with pytest.raises(ValueError, match="p_ab"):
+        S.SPPM(1.0).fit(np.ones(4) / 4, d)
+    with pytest.raises(TypeError, match="rng"):
+        S.sample_release(np.eye(3), [0, 1], rng=0)
+
+
+def test_infeasible_budget_names_smallest_feasible_budget():
+    rng = np.random.default_rng(9)
+    p, d = random_problem(rng, n_a=2, n_b=5, diag_zero=False)
+    smallest = S.min_feasible_budget(p, d)
+    assert smallest > 0
+    with pytest.raises(ValueError, match=f"{smallest:.6g}"):
+        S.SPPM(smallest * 0.5).fit(p, d)
+    with pytest.raises(ValueError, match="smallest feasible budget"):
+        S.ExactMapping(smallest * 0.5).fit(p, d)
+    model = S.SPPM(smallest, n_steps=3).fit(p, d)  # exactly the smallest budget works
+    assert model.distortion_ <= smallest * (1 + 1e-8)
+
+
+def test_sample_release_follows_mapping():
+    M = sp.csr_matrix(np.array([[0.0, 1.0, 0.0], [0.5, 0.0, 0.5], [0.0, 0.0, 1.0]]))
+    rng = np.random.default_rng(0)
+    out = S.sample_release(M, np.array([0] * 10 + [1] * 4000 + [2] * 10), rng)
+    assert set(out[:10]) == {1} and set(out[-10:]) == {2}
+    assert abs(np.mean(out[10:-10] == 0) - 0.5) < 0.05
+    again = S.sample_release(
+        M, np.array([0] * 10 + [1] * 4000 + [2] * 10), np.random.default_rng(0)
+    )
+    np.testing.assert_array_equal(out, again)
+
+
+# ------------------------------------------------------------------------------------------------
+# property tests
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    n_a=st.integers(2, 3),
+    n_b=st.integers(2, 6),
+    frac=st.floats(0.0, 1.0),
+)
+def test_property_sppm_invariants(seed, n_a, n_b, frac):
+    rng = np.random.default_rng(seed)
+    p, d = random_problem(rng, n_a=n_a, n_b=n_b, sparse_joint=bool(seed % 2))
+    delta = frac * S.expected_distortion(p, d, np.full((n_b, n_b), 1 / n_b))
+    model = S.SPPM(delta, n_steps=8).fit(p, d)
+    X = model.mapping_.toarray()
+    assert X.min() >= 0
+    np.testing.assert_allclose(X.sum(axis=1), 1.0, atol=1e-9)
+    assert model.distortion_ <= delta * (1 + 1e-7) + 1e-12
+    assert 0.0 <= model.leakage_ <= infotheory.mutual_information(p) + 1e-12
+    assert np.all(np.diff(model.history_["leakage"]) <= 1e-12)
+    if frac > 0.05:
+        expmec = S.ExponentialMechanism(delta=delta).fit(p, d)
+        assert expmec.distortion_ <= delta * (1 + 1e-9)
+        # strong (local) differential privacy bounds the leakage: I <= epsilon nats
+        assert 0.0 <= expmec.leakage_ <= expmec.epsilon_ / math.log(2) + 1e-12
