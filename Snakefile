@@ -69,7 +69,8 @@ rule notebook:
             )
         ),
         partial=lambda wc: f"results/{wc.profile}/{wc.run}.partial.ipynb",
-    threads: 2
+    # most notebooks compute on one core; a run that benefits from more sets `threads` in the config
+    threads: lambda wc: RUNS[wc.run].get("threads", 1)
     resources:
         mem_mb=lambda wc: RUNS[wc.run].get("mem_mb", 4000),
         runtime=lambda wc: RUNS[wc.run].get("runtime_min", 60),
