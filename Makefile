@@ -27,6 +27,9 @@ $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "ppdp needs Python 3.11 or newer; set PYTHON=python3.11")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	# torch first, alone, at the version constraints.txt pins: resolved together with everything
+	# else, pip may prefer a CUDA build of the same version and its gigabytes of dependencies
+	$(BIN)/python -m pip install --quiet "$$(grep '^torch==' constraints.txt)"
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev]"
 	# pycanon (an independent k-anonymity/l-diversity checker used only by tests) pins exact old
 	# numpy/pandas/scipy in every release; its own code runs on current ones.
