@@ -1,4 +1,4 @@
-# Two commands for a fresh machine with Python 3.11+:
+# Two commands for a fresh machine with Python 3.11.5 or newer:
 #   make reproduce   create .venv if missing, install, run the default reproduction
 #   make test        same set-up, then lint, unit/property tests, pipeline checks and nbval
 # Other targets: make install, make notebooks (re-execute the committed notebooks in place),
@@ -24,7 +24,7 @@ export PYTHONHASHSEED := 0
 install: $(STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
-	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "ppdp needs Python 3.11 or newer; set PYTHON=python3.11")'
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11, 5) else f"ppdp needs Python 3.11.5 or newer (constraints.txt pins packages that do); PYTHON=$(PYTHON) is {sys.version.split()[0]}: set PYTHON=/path/to/python3.11")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# torch first, alone, at the version constraints.txt pins: resolved together with everything
