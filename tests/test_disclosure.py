@@ -15,20 +15,13 @@ from ppdp.attacks.disclosure import (
     draw_match_conditions,
     reidentification_probability,
 )
+from ppdp.experiments.mutual_cover import fig2_table as paper_fig2_table
 from ppdp.mechanisms.mondrian import Mondrian
 
 
 def fig2_table():
-    """The random output table printed in Fig. 2 (delta = 1/2), columns 28..41."""
-    p = np.zeros((10, 14))
-    p[0, :2] = [0.641076, 0.358924]
-    p[1, :2] = p[2, :2] = [0.320538, 0.679462]
-    p[3, 4:8] = [0.380565, 0.319897, 0.152984, 0.146554]
-    p[4, 4:8] = [0.271432, 0.340087, 0.190518, 0.197963]
-    p[5, 4:8] = [0.109134, 0.202847, 0.343502, 0.344517]
-    p[6, 11] = p[7, 11] = 1.0
-    p[8, 12:] = p[9, 12:] = [0.497376, 0.502624]
-    return p
+    """The random output table printed in Fig. 2 (delta = 1/2), columns 28..41, as an array."""
+    return paper_fig2_table().to_numpy()
 
 
 def test_example1_dean():

@@ -1174,6 +1174,13 @@ class HyObscure:
         self.solver = solver
 
     # -- fitting ---------------------------------------------------------------------------------
+    def _initial_generalization(self, y, rng):
+        """G^0 of Algorithm 1 under this estimator's (k, alpha) and (l, beta) constraints."""
+        domain = private_domain(y, self.domain, self.grid_width)
+        return initial_generalization(
+            y, domain, self.n_groups, self.k, self.alpha, self.l, self.beta, rng, n_init=self.n_init
+        )
+
     def _prepare(self, X, y, clusters, generalization, rng):
         X = _as_features(X)
         y = _as_private(y, X.shape[0])
@@ -1191,18 +1198,7 @@ class HyObscure:
                 raise ValueError("clusters must be non-negative integer labels, one per row of X")
             clusters = clusters.astype(np.int64)
         if generalization is None:
-            domain = private_domain(y, self.domain, self.grid_width)
-            generalization = initial_generalization(
-                y,
-                domain,
-                self.n_groups,
-                self.k,
-                self.alpha,
-                self.l,
-                self.beta,
-                rng,
-                n_init=self.n_init,
-            )
+            generalization = self._initial_generalization(y, rng)
         elif not isinstance(generalization, Generalization):
             raise TypeError(
                 f"generalization must be a Generalization; got {type(generalization).__name__}"
@@ -1360,18 +1356,7 @@ class YGen(HyObscure):
             if clusters is None:
                 clusters = cluster_users(X_arr, self.n_clusters, rng)
             if generalization is None:
-                domain = private_domain(y, self.domain, self.grid_width)
-                generalization = initial_generalization(
-                    y,
-                    domain,
-                    self.n_groups,
-                    self.k,
-                    self.alpha,
-                    self.l,
-                    self.beta,
-                    rng,
-                    n_init=self.n_init,
-                )
+                generalization = self._initial_generalization(y, rng)
             pc = PrivCheck(budget=self.budget, distance=self.distance, solver=self.solver)
             pc.fit(X_arr, y, generalization=generalization, clusters=clusters)
             mappings = pc.mappings_
