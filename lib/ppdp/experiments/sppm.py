@@ -99,6 +99,23 @@ def _prior(profile: np.ndarray, label: np.ndarray, n: int) -> np.ndarray:
     return counts / counts.sum()
 
 
+def _alphabet(codes_all: np.ndarray, label: np.ndarray, top: int | None):
+    """The public alphabet: observed profiles by decreasing frequency (ties by first sort order),
+    the ``top`` most frequent only when ``top`` is set; returns their codes and the joint prior
+    over (label, profile) and, per individual whose profile is kept, its profile index and label."""
+    uniq, inverse, counts = np.unique(codes_all, axis=0, return_inverse=True, return_counts=True)
+    inverse = inverse.ravel()
+    order = np.lexsort((np.arange(uniq.shape[0]), -counts))
+    if top is not None:
+        order = order[: int(top)]
+    rank = np.full(uniq.shape[0], -1)
+    rank[order] = np.arange(order.size)
+    profile = rank[inverse]
+    keep = profile >= 0
+    profile, label = profile[keep], label[keep]
+    return uniq[order], _prior(profile, label, order.size), profile, label
+
+
 def census_problem(top: int = 300) -> Problem:
     """The Census problem of Sec. 4.1 (see the module docstring)."""
     from ppdp.datasets import load_adult
@@ -115,23 +132,16 @@ def census_problem(top: int = 300) -> Problem:
         cats.append(np.asarray(cat.categories))
     codes_all = np.column_stack(codes_all)
     label = (df["income"].astype(str) == ">50K").to_numpy().astype(np.int64)
-    uniq, inverse, counts = np.unique(codes_all, axis=0, return_inverse=True, return_counts=True)
-    inverse = inverse.ravel()
-    order = np.lexsort((np.arange(uniq.shape[0]), -counts))[: int(top)]
-    rank = np.full(uniq.shape[0], -1)
-    rank[order] = np.arange(order.size)
-    profile = rank[inverse]
-    keep = profile >= 0
-    codes = uniq[order]
+    codes, prior, profile, label = _alphabet(codes_all, label, top)
     return Problem(
         "census",
-        _prior(profile[keep], label[keep], order.size),
+        prior,
         S.HammingDistortion(codes, normalize=True),
         codes,
         list(CENSUS_FEATURES),
         cats,
-        profile[keep],
-        label[keep],
+        profile,
+        label,
     )
 
 
@@ -179,25 +189,16 @@ def movie_problem(n_top: int = 6, top: int | None = None) -> Problem:
     profiles, gender = movie_profiles(n_top)
     codes_all = profiles.to_numpy()
     label = (gender.astype(str) == "M").to_numpy().astype(np.int64)
-    uniq, inverse, counts = np.unique(codes_all, axis=0, return_inverse=True, return_counts=True)
-    inverse = inverse.ravel()
-    order = np.lexsort((np.arange(uniq.shape[0]), -counts))
-    if top is not None:
-        order = order[: int(top)]
-    rank = np.full(uniq.shape[0], -1)
-    rank[order] = np.arange(order.size)
-    profile = rank[inverse]
-    keep = profile >= 0
-    codes = uniq[order]
+    codes, prior, profile, label = _alphabet(codes_all, label, top)
     return Problem(
         "movie",
-        _prior(profile[keep], label[keep], order.size),
+        prior,
         S.HammingDistortion(codes, normalize=True),
         codes,
         list(profiles.columns),
         [np.array([0, 1])] * profiles.shape[1],
-        profile[keep],
-        label[keep],
+        profile,
+        label,
     )
 
 

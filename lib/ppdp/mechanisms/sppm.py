@@ -75,6 +75,16 @@ _FACTOR_SLACK = 1e-7  # re-check margin for factored pricing (scaled units, max 
 # --------------------------------------------------------------------------------------------
 
 
+def _check_delta(delta) -> None:
+    """The distortion budget of Eq. (2): a finite number >= 0."""
+    if (
+        isinstance(delta, bool)
+        or not isinstance(delta, int | float | np.integer | np.floating)
+        or not (np.isfinite(delta) and delta >= 0)
+    ):
+        raise ValueError(f"delta must be a finite number >= 0, got {delta!r}")
+
+
 class Distortion:
     """A distortion ``d(b, b^)`` between ``n_rows`` profiles and ``n_cols`` released values.
 
@@ -974,12 +984,7 @@ class SPPM:
             raise ValueError(f"tol must be a number >= 0, got {tol!r}")
         if not (isinstance(cg_tol, int | float) and cg_tol > 0):
             raise ValueError(f"cg_tol must be a number > 0, got {cg_tol!r}")
-        if (
-            isinstance(delta, bool)
-            or not isinstance(delta, int | float | np.integer | np.floating)
-            or not delta >= 0
-        ):
-            raise ValueError(f"delta must be a finite number >= 0, got {delta!r}")
+        _check_delta(delta)
         self.delta = delta
         self.n_steps = int(n_steps)
         self.floor = float(floor)
@@ -1174,12 +1179,7 @@ class ExactMapping:
             raise ValueError(f"fallback must be 'CLARABEL', 'SCS' or None, got {fallback!r}")
         self.fallback = fallback
         self.fallback_options = dict(fallback_options or {"eps": 1e-7, "max_iters": 50_000})
-        if (
-            isinstance(delta, bool)
-            or not isinstance(delta, int | float | np.integer | np.floating)
-            or not delta >= 0
-        ):
-            raise ValueError(f"delta must be a finite number >= 0, got {delta!r}")
+        _check_delta(delta)
         self.delta = delta
         self.solver = solver
         self.solver_options = dict(solver_options or {})
