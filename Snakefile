@@ -58,10 +58,12 @@ rule notebook:
     log:
         "results/{profile}/logs/{run}.log",
     params:
-        parameters=lambda wc, output: shlex.quote(
+        parameters=lambda wc, output, threads: shlex.quote(
             json.dumps(
                 {
                     **RUNS[wc.run].get("parameters", {}),
+                    # a run that asks for threads gets the number granted as its n_jobs
+                    **({"n_jobs": threads} if "threads" in RUNS[wc.run] else {}),
                     "profile": wc.profile,
                     "results_csv": output.csv,
                     "figures_dir": output.figures,
@@ -74,6 +76,8 @@ rule notebook:
     resources:
         mem_mb=lambda wc: RUNS[wc.run].get("mem_mb", 4000),
         runtime=lambda wc: RUNS[wc.run].get("runtime_min", 60),
+        # on a cluster, a job gets the cores its threads use
+        cpus_per_task=lambda wc, threads: threads,
     # papermill writes the executed notebook to a .partial file that is renamed only on success,
     # and the notebook writes its CSV atomically as its last step; Snakemake removes the figures of
     # a failed job, so a failed run leaves nothing that looks complete.

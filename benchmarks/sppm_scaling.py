@@ -11,7 +11,9 @@ Usage::
 
 The summary printed at the end gives, per size, the time ratio exact / SPPM, the leakage ratio
 SPPM / exact, the growth exponent of each method's time (least-squares slope of log t on log n)
-and SPPM's time split (pricing, master LPs, the rest).
+and SPPM's time split (pricing, master LPs, the rest), with its column-generation rounds per
+Frank-Wolfe step and its active columns. ``--sppm-options`` passes keyword arguments to ``SPPM``
+(e.g. ``'{"columns_per_row": 1, "drop_after": null}'``) to compare column-generation settings.
 """
 
 from __future__ import annotations
@@ -32,16 +34,20 @@ import json, resource, sys, time
 import numpy as np
 from ppdp.mechanisms import sppm as S
 method, m, c, steps, variant = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+options = json.loads(sys.argv[6])
 p, d = S.synthetic_problem(m)
 n = p.shape[1]
 delta = c * n
 t0 = time.perf_counter()
 out = {"method": method, "m": m, "n": n, "delta": delta}
 if method == "sppm":
-    model = S.SPPM(delta, n_steps=steps, variant=variant).fit(p, d)
+    model = S.SPPM(delta, n_steps=steps, variant=variant, **options).fit(p, d)
+    h = model.history_.iloc[1:]
     out.update(leakage=model.leakage_, lower_bound=model.lower_bound_, pricing=model.pricing_seconds_,
                lp=model.lp_seconds_, active=int(model.n_active_), nnz=int(model.mapping_.nnz),
-               priced=float(model.priced_entries_))
+               priced=float(model.priced_entries_), rounds=float(h["lp_rounds"].mean()),
+               active_max=int(h["active_set"].max()), dropped=int(h["dropped"].sum()),
+               options=json.dumps({k: getattr(model, k) for k in ("active_set", "columns_per_row", "drop_after")}))
 elif method == "exact":
     model = S.ExactMapping(delta).fit(p, d)
     out.update(leakage=model.leakage_, status=model.status_, solver=model.solver_used_)
@@ -55,8 +61,9 @@ print("RESULT " + json.dumps(out))
 """
 
 
-def run(method, m, c, steps, variant, cap):
+def run(method, m, c, steps, variant, cap, options=None):
     args = [sys.executable, "-c", CHILD, method, str(m), str(c), str(steps), variant]
+    args.append(json.dumps(options or {}))
     try:
         proc = subprocess.run(args, capture_output=True, text=True, timeout=cap, check=False)
     except subprocess.TimeoutExpired:
@@ -87,8 +94,16 @@ def main(argv=None):
     ap.add_argument("--variants", default="vanilla", help="comma-separated SPPM variants")
     ap.add_argument("--cap", type=float, default=1200.0, help="seconds per run")
     ap.add_argument("--methods", default="expmec,sppm,exact", help="comma-separated subset")
+    ap.add_argument(
+        "--sppm-options",
+        default="{}",
+        help='SPPM keyword arguments as JSON, e.g. \'{"columns_per_row": 1, "drop_after": null}\'',
+    )
     ap.add_argument("--out", default=str(RESULTS / "sppm_scaling.csv"))
     args = ap.parse_args(argv)
+    sppm_options = json.loads(args.sppm_options)
+    if not isinstance(sppm_options, dict):
+        raise ValueError(f"--sppm-options must be a JSON object, got {args.sppm_options!r}")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -107,7 +122,7 @@ def main(argv=None):
     for m, method, variant in plan:
         if method == "exact" and not exact_ok:
             continue
-        res = run(method, m, args.c, args.steps, variant, args.cap)
+        res = run(method, m, args.c, args.steps, variant, args.cap, sppm_options)
         res["variant"] = variant if method == "sppm" else ""
         rows.append(res)
         if method == "exact" and "seconds" not in res:
@@ -143,8 +158,10 @@ def summarize(frame, out):
         print(f"growth exponent of {label} time (n >= 256): {exponent(sub, label):.2f}")
     sp = frame[frame["method"] == "sppm"]
     if "pricing" in sp.columns:
-        split = sp[["n", "variant", "seconds", "pricing", "lp"]].copy()
-        split["rest"] = split["seconds"] - split["pricing"] - split["lp"]
+        cols = ["n", "variant", "seconds", "pricing", "lp"]
+        cols += [c for c in ("rounds", "active", "max_rss_gib") if c in sp.columns]
+        split = sp[cols].copy()
+        split.insert(5, "rest", split["seconds"] - split["pricing"] - split["lp"])
         print("\nSPPM time split (s)\n", split.round(2).to_string(index=False))
     try:
         import matplotlib

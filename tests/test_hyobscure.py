@@ -452,3 +452,34 @@ def test_leakage_matches_channel_leakage_of_infotheory(seed):
     assert hy.hybrid_leakage(counts, labels, mappings) == pytest.approx(
         leakage(p_ab, block), abs=1e-10
     )
+
+
+@pytest.mark.slow
+def test_o_problem_fallbacks_settle_a_numerically_hard_instance(monkeypatch):
+    """PrivCheck on Foursquare, seed 9 of the default profile, budget 0.05: Clarabel's default
+    settings fail numerically (clusters of one user, an optimum just short of perfect privacy);
+    the fallback plan must still end 'optimal', at the value SCS without acceleration finds."""
+    import warnings
+
+    from ppdp.experiments import hyobscure as E
+    from ppdp.mechanisms import obfuscation as ob
+
+    pop = E.load_population("foursquare")
+    cfg = E._config(pop, {"kmeans_n_init": 4})
+    ctx = E._Context(pop, 9, cfg)
+    gen = ctx.gen0(cfg["n_groups"], cfg["k"], cfg["alpha"], cfg["l"], cfg["beta"])
+    value_idx = gen.domain.index(ctx.yp)
+    V, C = len(gen.domain.values), int(ctx.cp.max()) + 1
+    counts = ob._cluster_value_counts(ctx.cp, value_idx, C, V)
+    D = ob._DistanceModel(ctx.Xp, ctx.cp, value_idx, C, V, "centroid_js").group(
+        np.ones(V, dtype=bool)
+    )[None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # cvxpy's note on the failed attempts
+        _, value = hy.solve_obfuscation(counts, gen.labels, D, 0.05, shared=True)
+        # the same program solved by SCS alone, without acceleration
+        last = hy._solver_plan("CLARABEL")[-1]
+        monkeypatch.setattr(hy, "_solver_plan", lambda solver: [last])
+        _, reference = hy.solve_obfuscation(counts, gen.labels, D, 0.05, shared=True)
+    assert 0 < value < 0.1
+    assert value == pytest.approx(reference, abs=1e-5)

@@ -56,11 +56,49 @@ def test_dry_run(profile, tmp_path):
     assert "notebook" in proc.stdout and "report" in proc.stdout
 
 
+def test_threads_reach_the_notebook_as_n_jobs(tmp_path):
+    """A run that asks for threads gets the number Snakemake grants (capped by --cores) as n_jobs."""
+    config = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
+    assert config["runs"]["hyobscure_movielens"]["threads"] > 2
+    proc = _snakemake(
+        "-n",
+        "-p",
+        "--cores",
+        "2",
+        "--configfile",
+        str(ROOT / "config" / "paper.yaml"),
+        "--directory",
+        str(tmp_path),
+        "results/paper/hyobscure_movielens.csv",
+        "results/paper/mutual_cover.csv",
+    )
+    lines = [line for line in proc.stdout.splitlines() if "papermill" in line]
+    hy = [line for line in lines if "hyobscure_movielens" in line]
+    other = [line for line in lines if "mutual_cover" in line]
+    assert hy and other
+    assert '"n_jobs": 2' in hy[0]
+    assert "n_jobs" not in other[0]
+
+
 def test_slurm_profile_dry_run(tmp_path):
     proc = _snakemake(
         "-n", "--profile", str(ROOT / "profiles" / "slurm"), "--directory", str(tmp_path)
     )
     assert "notebook" in proc.stdout
+    # the paper profile's HyObscure runs get their 16 threads as SLURM CPUs and as n_jobs
+    proc = _snakemake(
+        "-n",
+        "-p",
+        "--profile",
+        str(ROOT / "profiles" / "slurm"),
+        "--configfile",
+        str(ROOT / "config" / "paper.yaml"),
+        "--directory",
+        str(tmp_path),
+        "results/paper/hyobscure_movielens.csv",
+    )
+    assert "cpus_per_task=16" in proc.stdout
+    assert '"n_jobs": 16' in proc.stdout
 
 
 def test_committed_notebooks_match_smoke_profile():

@@ -125,3 +125,66 @@ def test_real_claims_file_is_valid():
 def test_report_of_nothing_is_all_not_yet_run(tmp_path):
     table = build_report(ROOT / "claims.yaml", tmp_path / "none", tmp_path / "r.md", profile="x")
     assert set(table["verdict"]) == {"not yet run"}
+
+
+def test_interval_from_the_run_or_a_t_interval(tmp_path):
+    from scipy import stats
+
+    claims = load_claims(
+        _claims_file(tmp_path, [_claim("p.boot", ">", 0.0), _claim("p.seeds", ">", 0.0)])
+    )
+    rows = tidy_rows("claims", "", {"p.boot": 1.0, "p.boot.ci_low": 0.2, "p.boot.ci_high": 1.5})
+    values = [1.0, 2.0, 4.0]
+    for seed, v in enumerate(values):
+        rows += tidy_rows("claims", "", {"p.seeds": v}, seed=seed)
+    write_results(rows, tmp_path / "results" / "nb.csv")
+    table = evaluate(claims, tmp_path / "results").set_index("id")
+    assert (table.loc["p.boot", "ci_low"], table.loc["p.boot", "ci_high"]) == (0.2, 1.5)
+    lo, hi = stats.t.interval(0.95, len(values) - 1, loc=7 / 3, scale=stats.sem(values))
+    assert table.loc["p.seeds", "ci_low"] == pytest.approx(lo)
+    assert table.loc["p.seeds", "ci_high"] == pytest.approx(hi)
+
+
+@pytest.mark.parametrize(
+    ("op", "low", "high", "expected"),
+    [
+        (">", 0.1, 2.0, True),
+        (">", -0.1, 2.0, False),
+        ("<", -2.0, -0.1, True),
+        ("<", -2.0, 0.3, False),
+    ],
+)
+def test_interval_checks_need_the_whole_interval(tmp_path, op, low, high, expected):
+    claims = load_claims(_claims_file(tmp_path, [_claim("p.m", op, 0.0, basis="interval")]))
+    mid = (low + high) / 2
+    rows = tidy_rows("claims", "", {"p.m": mid, "p.m.ci_low": low, "p.m.ci_high": high})
+    write_results(rows, tmp_path / "results" / "nb.csv")
+    table = evaluate(claims, tmp_path / "results")
+    assert (table.loc[0, "verdict"] == "reproduced") is expected
+    assert "whole interval" in table.loc[0, "check"]
+    # the same claim judged on the mean only
+    plain = load_claims(_claims_file(tmp_path, [_claim("p.m", op, 0.0)]))
+    assert evaluate(plain, tmp_path / "results").loc[0, "verdict"] == (
+        "reproduced" if Check(op, 0.0).holds(mid) else "not reproduced"
+    )
+
+
+def test_interval_check_without_an_interval_fails_and_bad_basis_is_rejected(tmp_path):
+    claims = load_claims(_claims_file(tmp_path, [_claim("p.m", ">", 0.0, basis="interval")]))
+    write_results(tidy_rows("claims", "", {"p.m": 1.0}), tmp_path / "results" / "nb.csv")
+    assert evaluate(claims, tmp_path / "results").loc[0, "verdict"] == "not reproduced"
+    with pytest.raises(ValueError, match="check 'basis' must be"):
+        load_claims(_claims_file(tmp_path, [_claim("p.x", "==", 1.0, basis="interval")]))
+    with pytest.raises(ValueError, match="check 'basis' must be"):
+        load_claims(_claims_file(tmp_path, [_claim("p.x", ">", 1.0, basis="median")]))
+
+
+def test_unknown_check_keys_are_rejected(tmp_path):
+    # a bare YAML `on:` key loads as the boolean True
+    path = tmp_path / "claims.yaml"
+    entry = yaml.safe_dump({"claims": [_claim("p.m", ">", 0.0)]}).replace(
+        "op: '>'", "op: '>'\n    on: interval"
+    )
+    path.write_text(entry)
+    with pytest.raises(ValueError, match="unknown check keys"):
+        load_claims(path)

@@ -165,15 +165,144 @@ def test_column_generation_with_positive_self_distortion():
         assert step.value == pytest.approx(full_value, rel=1e-7, abs=1e-9)
 
 
+def _dual_feasible(step, cost, p, d, rtol=1e-7):
+    """No reduced cost of the full LP is below the column generation's tolerance."""
+    W = p.sum(axis=0)[:, None] * d
+    reduced = cost - step.lam * W - step.mu[:, None]
+    return reduced.min() >= -rtol * np.abs(cost).max()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_columns_per_row_gives_the_same_lp_value(seed):
+    rng = np.random.default_rng(200 + seed)
+    n = int(rng.integers(4, 15))
+    p, d = random_problem(rng, n_a=int(rng.integers(2, 4)), n_b=n)
+    cost = rng.normal(size=(n, n))
+    delta = float(rng.uniform(0.05, 1.0)) * S.expected_distortion(p, d, np.full((n, n), 1 / n))
+    _, full_value = S.solve_linear_step_full(cost, p, d, delta)
+    values = []
+    for k in (1, 2, 5, n + 3):  # more columns than a row has is allowed
+        step = S.solve_linear_step(cost, p, d, delta, columns_per_row=k)
+        assert step.value == pytest.approx(full_value, rel=1e-8, abs=1e-10)
+        assert _dual_feasible(step, cost, p, d)
+        values.append(step.value)
+    assert max(values) - min(values) <= 1e-9 * max(1.0, abs(full_value))
+
+
+def test_several_columns_per_row_save_rounds():
+    rng = np.random.default_rng(31)
+    n = 40
+    p, d = random_problem(rng, n_a=2, n_b=n)
+    cost = rng.normal(size=(n, n))
+    delta = 0.3 * S.expected_distortion(p, d, np.full((n, n), 1 / n))
+    one = S.solve_linear_step(cost, p, d, delta, columns_per_row=1)
+    five = S.solve_linear_step(cost, p, d, delta, columns_per_row=5)
+    assert five.value == pytest.approx(one.value, rel=1e-9)
+    assert five.rounds <= one.rounds
+    assert five.n_active > one.n_active
+
+
+@pytest.mark.parametrize("kind", ["squared1d", "squared2d", "hamming", "dense"])
+def test_dropping_columns_keeps_every_lp_optimum(kind):
+    """A master that keeps its basis and deletes stale columns solves a sequence of LPs exactly."""
+    rng = np.random.default_rng(41)
+    n = 70
+    if kind == "squared1d":
+        dist = S.SquaredDistortion(np.arange(1.0, n + 1))
+    elif kind == "squared2d":
+        dist = S.SquaredDistortion(rng.normal(size=(n, 2)) * 5)
+    elif kind == "hamming":
+        dist = S.HammingDistortion(rng.integers(0, 3, size=(n, 5)))
+    else:
+        dist = S.DenseDistortion(rng.random((n, n)) * (1 - np.eye(n)))
+    D = dist.toarray()
+    p = rng.random((3, n)) + 0.01
+    p /= p.sum()
+    delta = 0.2 * S.expected_distortion(p, D, np.full((n, n), 1 / n))
+    solver = S._StepSolver(p, dist, delta, active_set="keep", columns_per_row=3, drop_after=1)
+    dropped = 0
+    X = sp.identity(n, format="csr")
+    for _ in range(6):
+        grad = S._gradient(p, X, 1e-2)
+        cost = grad.block(np.arange(n))
+        step = solver.solve(grad)
+        _, full_value = S.solve_linear_step_full(cost, p, D, delta)
+        assert step.value == pytest.approx(full_value, rel=1e-7, abs=1e-10)
+        assert _dual_feasible(step, cost, p, D, rtol=1e-6)
+        assert solver.master.h.getBasis().valid  # only non-basic columns were deleted
+        assert solver.master.rows.size == solver.master.h.getNumCol() == len(solver.master.keys)
+        dropped += step.dropped
+        X = sp.csr_matrix(0.6 * X + 0.4 * step.mapping)
+    assert dropped > 0
+
+
+def test_block_bounds_are_lower_bounds():
+    rng = np.random.default_rng(5)
+    n, m, r = 23, 3 * S._PRICE_BLOCK + 7, 5  # a partial last block
+    L = rng.normal(size=(n, r))
+    R = np.cumsum(rng.normal(size=(r, m)), axis=1)  # neighbouring columns alike, as for points
+    red = L @ R
+    bounds = S._BlockBounds(R)
+    L2 = bounds.split(L)
+    starts = np.arange(0, m, S._PRICE_BLOCK)
+    true_min = np.minimum.reduceat(red, starts, axis=1)
+    assert np.all(L2 @ bounds.lohi <= true_min + 1e-12)
+    for cutoff in (np.quantile(red, 0.002), np.quantile(red, 0.05)):
+        for rows in (slice(0, 1), slice(0, n)):
+            cols = bounds.columns(L2[rows], cutoff)
+            cols = np.arange(m) if cols is None else cols
+            below = np.flatnonzero((red[rows] < cutoff).any(axis=0))
+            assert np.isin(below, cols).all()
+
+
+@pytest.mark.parametrize("price_rows", [8, S._PRICE_ROWS])
+@pytest.mark.parametrize("kind", ["squared1d", "squared2d", "hamming"])
+def test_bounded_factored_pricing_matches_full_lp(kind, price_rows, monkeypatch):
+    """Pricing that skips blocks by their lower bound still finds the LP optimum."""
+    monkeypatch.setattr(S, "_PRICE_ROWS", price_rows)  # small row chunks: blocks get skipped
+    rng = np.random.default_rng(8)
+    n = 6 * S._PRICE_BLOCK + 5
+    if kind == "squared1d":
+        dist = S.SquaredDistortion(np.arange(1.0, n + 1))
+    elif kind == "squared2d":
+        dist = S.SquaredDistortion(np.sort(rng.normal(size=(n, 2)) * 10, axis=0))
+    else:
+        dist = S.HammingDistortion(rng.integers(0, 2, size=(n, 9)))
+    p = np.zeros((2, n))
+    p[0, : n // 2] = rng.random(n // 2) + 0.1
+    p[1, n // 2 :] = rng.random(n - n // 2) + 0.1
+    p /= p.sum()
+    X = sp.identity(n, format="csr")
+    grad = S._gradient(p, X, 1e-2)
+    cost = grad.block(np.arange(n))
+    D = dist.toarray()
+    delta = 0.05 * S.expected_distortion(p, D, np.full((n, n), 1 / n))
+    solver = S._StepSolver(p, dist, delta)
+    step = solver.solve(grad)
+    _, full_value = S.solve_linear_step_full(cost, p, D, delta)
+    assert step.value == pytest.approx(full_value, rel=1e-7, abs=1e-10)
+    assert _dual_feasible(step, cost, p, D)
+    if kind == "squared1d" and price_rows == 8:
+        assert solver.n_priced < step.rounds * n * n  # blocks were skipped
+
+
 # ------------------------------------------------------------------------------------------------
 # SPPM
 
 
 @pytest.mark.parametrize(
-    ("variant", "active_set"), [("vanilla", "reset"), ("vanilla", "keep"), ("away", "reset")]
+    ("variant", "active_set", "options"),
+    [
+        ("vanilla", "reset", {}),
+        ("vanilla", "keep", {}),
+        ("vanilla", "keep", {"columns_per_row": 1, "drop_after": None}),
+        ("vanilla", "keep", {"columns_per_row": 4, "drop_after": 1}),
+        ("away", "reset", {}),
+        ("away", "keep", {}),
+    ],
 )
 @pytest.mark.parametrize("seed", range(3))
-def test_sppm_monotone_and_feasible_at_every_step(seed, variant, active_set):
+def test_sppm_monotone_and_feasible_at_every_step(seed, variant, active_set, options):
     rng = np.random.default_rng(seed)
     p, d = random_problem(rng, n_a=2, n_b=7, sparse_joint=True)
     delta = 0.3 * S.expected_distortion(p, d, np.full((7, 7), 1 / 7))
@@ -186,7 +315,7 @@ def test_sppm_monotone_and_feasible_at_every_step(seed, variant, active_set):
         assert S.expected_distortion(p, d, X) <= delta * (1 + 1e-7) + 1e-12
         seen.append(infotheory.leakage(p, X))
 
-    model = S.SPPM(delta, n_steps=25, variant=variant, active_set=active_set).fit(
+    model = S.SPPM(delta, n_steps=25, variant=variant, active_set=active_set, **options).fit(
         p, d, callback=check
     )
     assert len(seen) == 26
@@ -328,6 +457,14 @@ def test_bad_inputs_raise_clear_errors():
         S.SPPM(1.0, variant="fast")
     with pytest.raises(ValueError, match="active_set"):
         S.SPPM(1.0, active_set="all")
+    for bad in (0, -2, 2.5, True, "3"):
+        with pytest.raises(ValueError, match="columns_per_row must be an integer >= 1"):
+            S.SPPM(1.0, columns_per_row=bad)
+    for bad in (0, -1, 1.5, False):
+        with pytest.raises(ValueError, match="drop_after must be None or an integer >= 1"):
+            S.SPPM(1.0, drop_after=bad)
+    with pytest.raises(ValueError, match="columns_per_row"):
+        S.solve_linear_step(np.zeros((4, 4)), p, d, 1.0, columns_per_row=0)
     with pytest.raises(TypeError, match="distortion"):
         S.SPPM(1.0).fit(p, sp.identity(4))
     with pytest.raises(ValueError, match="delta"):

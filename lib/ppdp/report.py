@@ -4,6 +4,12 @@
 with ``experiment == "claims"`` and ``metric`` equal to the claim's id) and a check that decides
 whether the measured value reproduces the claim. The report is Markdown, one table per paper.
 
+Every measured value comes with a 95% interval when the run gives one: the rows ``<id>.ci_low`` and
+``<id>.ci_high`` written by the experiment (e.g. a bootstrap over seeds), otherwise a Student-t
+interval over the claim's per-seed rows when there are at least two. A check with
+``basis: interval`` holds only if the whole interval is on the claimed side (an ordering that is
+stable across seeds); by default (``basis: mean``) the check applies to the measured mean.
+
 Run it as ``python -m ppdp.report --claims claims.yaml --results results/default
 --figures figures/default --profile default --output reports/default/reproduction.md``.
 """
@@ -18,12 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import yaml
 
 from ppdp.experiments.common import read_results
 
 OPS = (">=", "<=", ">", "<", "==", "approx")
+INTERVAL_OPS = (">=", "<=", ">", "<")
+CHECK_KEYS = ("op", "value", "rel_tol", "abs_tol", "basis")
 VERDICTS = ("reproduced", "not reproduced", "not yet run")
 REQUIRED_KEYS = ("id", "paper", "notebook", "where", "statement", "published", "check")
 PAPER_TITLES = {
@@ -44,6 +53,16 @@ class Check:
     value: float
     rel_tol: float = 0.0
     abs_tol: float = 0.0
+    basis: str = "mean"
+
+    def holds_interval(self, measured: float, low: float, high: float) -> bool:
+        """The verdict: on the mean, or (``basis == "interval"``) on the interval's weaker end."""
+        if self.basis == "mean":
+            return self.holds(measured)
+        if not (math.isfinite(low) and math.isfinite(high)):
+            return False
+        weak = low if self.op in (">=", ">") else high
+        return self.holds(measured) and self.holds(weak)
 
     def holds(self, measured: float) -> bool:
         if not math.isfinite(measured):
@@ -63,7 +82,8 @@ class Check:
 
     def describe(self) -> str:
         if self.op != "approx":
-            return f"{self.op} {_fmt(self.value)}"
+            text = f"{self.op} {_fmt(self.value)}"
+            return text + " (whole interval)" if self.basis == "interval" else text
         tol = []
         if self.rel_tol:
             tol.append(f"{self.rel_tol:.0%}")
@@ -123,6 +143,21 @@ def load_claims(path: str | os.PathLike) -> list[Claim]:
             )
         if check["op"] == "approx" and not (check.get("rel_tol") or check.get("abs_tol")):
             raise ValueError(f"{where} ({entry['id']}): an 'approx' check needs rel_tol or abs_tol")
+        unknown = set(check) - set(CHECK_KEYS)
+        if unknown:
+            # YAML 1.1 reads a bare `on`/`yes`/`no` key as a boolean: catch that and typos alike
+            raise ValueError(
+                f"{where} ({entry['id']}): unknown check keys {sorted(map(str, unknown))}; "
+                f"allowed: {CHECK_KEYS}"
+            )
+        basis = check.get("basis", "mean")
+        if basis not in ("mean", "interval") or (
+            basis == "interval" and check["op"] not in INTERVAL_OPS
+        ):
+            raise ValueError(
+                f"{where} ({entry['id']}): check 'basis' must be 'mean', or 'interval' with one "
+                f"of {INTERVAL_OPS}; got basis={basis!r} with op={check['op']!r}"
+            )
         known = set(REQUIRED_KEYS) | {"unit", "figure", "note", "run"}
         claims.append(
             Claim(
@@ -137,6 +172,7 @@ def load_claims(path: str | os.PathLike) -> list[Claim]:
                     value=float(check["value"]),
                     rel_tol=float(check.get("rel_tol", 0.0)),
                     abs_tol=float(check.get("abs_tol", 0.0)),
+                    basis=basis,
                 ),
                 run=str(entry.get("run", entry["notebook"])),
                 unit=str(entry.get("unit", "")),
@@ -149,10 +185,11 @@ def load_claims(path: str | os.PathLike) -> list[Claim]:
 
 
 def evaluate(claims: list[Claim], results_dir: str | os.PathLike) -> pd.DataFrame:
-    """Measured value and verdict of every claim.
+    """Measured value, 95% interval and verdict of every claim.
 
     The measured value is the mean over the claim's rows (one per seed) in
-    ``results_dir/<run>.csv``; a missing file or a missing row gives "not yet run".
+    ``results_dir/<run>.csv``; a missing file or a missing row gives "not yet run". The interval
+    is the run's own (``<id>.ci_low``/``<id>.ci_high`` rows) or a t-interval over the rows.
     """
     results_dir = Path(results_dir)
     cache: dict[str, pd.DataFrame | None] = {}
@@ -163,6 +200,7 @@ def evaluate(claims: list[Claim], results_dir: str | os.PathLike) -> pd.DataFram
             cache[claim.run] = read_results(csv) if csv.exists() else None
         frame = cache[claim.run]
         measured, count, detail = math.nan, 0, ""
+        low = high = math.nan
         if frame is None:
             verdict, detail = "not yet run", f"no results for run '{claim.run}'"
         else:
@@ -175,7 +213,9 @@ def evaluate(claims: list[Claim], results_dir: str | os.PathLike) -> pd.DataFram
                 )
             else:
                 measured = float(hit["value"].mean())
-                verdict = "reproduced" if claim.check.holds(measured) else "not reproduced"
+                low, high = _interval(frame, claim.id, hit["value"].to_numpy(float))
+                holds = claim.check.holds_interval(measured, low, high)
+                verdict = "reproduced" if holds else "not reproduced"
         rows.append(
             {
                 "id": claim.id,
@@ -186,12 +226,32 @@ def evaluate(claims: list[Claim], results_dir: str | os.PathLike) -> pd.DataFram
                 "published": claim.published,
                 "check": claim.check.describe(),
                 "measured": measured,
+                "ci_low": low,
+                "ci_high": high,
                 "n": count,
                 "verdict": verdict,
                 "detail": detail,
             }
         )
     return pd.DataFrame(rows)
+
+
+def _interval(frame: pd.DataFrame, claim_id: str, values) -> tuple[float, float]:
+    """The run's own 95% interval for a claim, else a t-interval over its rows (nan if < 2)."""
+    claims = frame[frame["experiment"] == "claims"]
+    bounds = []
+    for suffix in (".ci_low", ".ci_high"):
+        hit = claims[claims["metric"] == claim_id + suffix]["value"]
+        bounds.append(float(hit.mean()) if len(hit) else math.nan)
+    if all(math.isfinite(b) for b in bounds):
+        return bounds[0], bounds[1]
+    values = values[np.isfinite(values)]
+    if len(values) < 2:
+        return math.nan, math.nan
+    from scipy.stats import t
+
+    half = t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values))
+    return float(values.mean() - half), float(values.mean() + half)
 
 
 def render(
@@ -210,8 +270,11 @@ def render(
         "",
         "Each row sets a paper's published claim beside the value measured by this compendium's "
         "pipeline for this profile. *Check* is the rule that decides the verdict; *measured* is the "
-        "mean over the run's seeds (*n* values). Smaller profiles run fewer seeds on smaller data, so "
-        "their verdicts are indicative only.",
+        "mean over the run's seeds (*n* values) with its 95% interval in brackets: the experiment's "
+        "own (a bootstrap over seeds) or a t-interval over the *n* values. A check marked *whole "
+        "interval* holds only if the entire interval is on the claimed side, i.e. the ordering is "
+        "stable across seeds. Smaller profiles run fewer seeds on smaller data, so their verdicts "
+        "are indicative only.",
         "",
         "Summary: "
         + ", ".join(f"{counts[v]} {v}" for v in VERDICTS)
@@ -229,6 +292,8 @@ def render(
             claim = by_id[row.id]
             unit = f" {claim.unit}" if claim.unit else ""
             measured = "—" if math.isnan(row.measured) else f"{_fmt(row.measured)}{unit}"
+            if math.isfinite(row.ci_low) and math.isfinite(row.ci_high):
+                measured += f" [{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]"
             verdict = row.verdict if not row.detail else f"{row.verdict} ({row.detail})"
             link = ""
             if claim.figure and figures_dir is not None:

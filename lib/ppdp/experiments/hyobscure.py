@@ -64,7 +64,16 @@ __all__ = [
 
 #: Methods in plotting order. Knobs: budget (HyObscure, XObf, YGen, PrivCheck), p_rand (Random),
 #: gamma (Frapp), p_obf (Similarity), beta (DP).
-METHODS = ("HyObscure", "XObf", "YGen", "PrivCheck", "Random", "Frapp", "Similarity", "DP")
+METHODS = (
+    "HyObscure",
+    "XObf",
+    "YGen",
+    "PrivCheck",
+    "Random",
+    "Frapp",
+    "Similarity",
+    "DP",
+)
 KNOB = {
     "HyObscure": "budget",
     "XObf": "budget",
@@ -78,8 +87,22 @@ KNOB = {
 
 #: Table II, adapted where it is infeasible on the available data (see the notebook).
 DATASET_DEFAULTS = {
-    "movielens": {"n_groups": 4, "k": 80, "alpha": 200, "l": 4, "beta": 12, "n_clusters": 10},
-    "foursquare": {"n_groups": 4, "k": 50, "alpha": 150, "l": 5, "beta": 25, "n_clusters": 8},
+    "movielens": {
+        "n_groups": 4,
+        "k": 80,
+        "alpha": 200,
+        "l": 4,
+        "beta": 12,
+        "n_clusters": 10,
+    },
+    "foursquare": {
+        "n_groups": 4,
+        "k": 50,
+        "alpha": 150,
+        "l": 5,
+        "beta": 25,
+        "n_clusters": 8,
+    },
 }
 
 
@@ -107,7 +130,12 @@ def load_population(dataset: str) -> Population:
         mat = mat.loc[:, (mat > 0).sum(axis=0) >= 3].sort_index().sort_index(axis=1)
         ages = users.set_index("user_id").loc[mat.index, "age"].to_numpy(np.int64)
         return Population(
-            "movielens", mat.to_numpy(np.float64), ages, "interval", "regression", "rmse"
+            "movielens",
+            mat.to_numpy(np.float64),
+            ages,
+            "interval",
+            "regression",
+            "rmse",
         )
     if dataset == "foursquare":
         fs = datasets.load_foursquare_nyc(variant="3users")
@@ -354,6 +382,40 @@ def _config(pop: Population, overrides: dict[str, Any] | None) -> dict[str, Any]
     return cfg
 
 
+def _map_seeds(fn, seeds, n_jobs: int, desc: str, progress: bool) -> list:
+    """``[fn(seed) for seed in seeds]``, in worker processes when ``n_jobs > 1``.
+
+    Seeds are independent (each seeds its own generators), so the rows, concatenated in seed
+    order, are the same bytes whatever ``n_jobs`` is."""
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+        raise ValueError(f"n_jobs must be a positive integer; got {n_jobs!r}")
+    seeds = list(seeds)
+    if n_jobs == 1:
+        results = (fn(seed) for seed in seeds)
+    else:
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=min(n_jobs, len(seeds)), return_as="generator")(
+            delayed(fn)(seed) for seed in seeds
+        )
+    if progress:
+        from tqdm.auto import tqdm
+
+        results = tqdm(results, total=len(seeds), desc=desc, unit="seed")
+    return list(results)
+
+
+def _tradeoff_seed(pop, seed, knobs, cfg, n_draws, models, scenarios, experiment) -> list[dict]:
+    ctx = _Context(pop, seed, cfg)
+    rows = []
+    for method in ["Original", *knobs]:
+        for knob in [None] if method == "Original" else knobs[method]:
+            metrics = run_point(ctx, method, knob, cfg, n_draws, models, scenarios)
+            params = {} if knob is None else {KNOB[method]: knob}
+            rows += tidy_rows(experiment, method, metrics, parameters=params, seed=seed)
+    return rows
+
+
 def tradeoff(
     pop: Population,
     seeds,
@@ -365,30 +427,18 @@ def tradeoff(
     scenarios=("I", "II"),
     experiment: str = "tradeoff",
     progress: bool = False,
+    n_jobs: int = 1,
 ) -> pd.DataFrame:
-    """Figs. 3/4 (and 5): privacy and utility of every method over its knob, plus the reference."""
-    cfg = _config(pop, overrides)
-    rows = []
-    seeds = list(seeds)
-    it = [
-        (s, m, v)
-        for s in seeds
-        for m in ["Original", *knobs]
-        for v in ([None] if m == "Original" else knobs[m])
-    ]
-    if progress:
-        from tqdm.auto import tqdm
+    """Figs. 3/4 (and 5): privacy and utility of every method over its knob, plus the reference.
 
-        it = tqdm(it, desc=experiment)
-    ctxs: dict[int, _Context] = {}
-    for seed, method, knob in it:
-        if seed not in ctxs:
-            ctxs.clear()
-            ctxs[seed] = _Context(pop, seed, cfg)
-        metrics = run_point(ctxs[seed], method, knob, cfg, n_draws, models, scenarios)
-        params = {} if knob is None else {KNOB[method]: knob}
-        rows += tidy_rows(experiment, method, metrics, parameters=params, seed=seed)
-    return tidy_frame(rows)
+    ``n_jobs`` seeds run at once in worker processes (same results as ``n_jobs=1``)."""
+    cfg = _config(pop, overrides)
+
+    def one(seed):
+        return _tradeoff_seed(pop, seed, knobs, cfg, n_draws, models, scenarios, experiment)
+
+    per_seed = _map_seeds(one, seeds, n_jobs, experiment, progress)
+    return tidy_frame([row for rows in per_seed for row in rows])
 
 
 def _sweep(
@@ -404,30 +454,30 @@ def _sweep(
     models,
     scenarios,
     progress,
+    n_jobs=1,
 ):
-    rows = []
-    it = [(s, v) for s in seeds for v in values]
-    if progress:
-        from tqdm.auto import tqdm
+    def one(seed) -> list[dict]:
+        rows = []
+        for value in values:
+            cfg = _config(pop, {**(overrides or {}), **make_overrides(value)})
+            ctx = _Context(pop, seed, cfg)
+            for method in methods:
+                knob = knob_of(method)
+                try:
+                    metrics = run_point(ctx, method, knob, cfg, n_draws, models, scenarios)
+                except ValueError as exc:
+                    # an infeasible constraint setting is a result, recorded as such
+                    if "generalization" not in str(exc) and "n_groups" not in str(exc):
+                        raise
+                    metrics = {"infeasible": 1.0}
+                params = {**make_overrides(value)}
+                if method != "Original":
+                    params[KNOB[method]] = knob
+                rows += tidy_rows(name, method, metrics, parameters=params, seed=seed)
+        return rows
 
-        it = tqdm(it, desc=name)
-    for seed, value in it:
-        cfg = _config(pop, {**(overrides or {}), **make_overrides(value)})
-        ctx = _Context(pop, seed, cfg)
-        for method in methods:
-            try:
-                metrics = run_point(ctx, method, knob_of(method), cfg, n_draws, models, scenarios)
-            except (
-                ValueError
-            ) as exc:  # an infeasible constraint setting is a result, recorded as such
-                if "generalization" not in str(exc) and "n_groups" not in str(exc):
-                    raise
-                metrics = {"infeasible": 1.0}
-            params = {**make_overrides(value)}
-            if method != "Original":
-                params[KNOB[method]] = knob_of(method)
-            rows += tidy_rows(name, method, metrics, parameters=params, seed=seed)
-    return tidy_frame(rows)
+    per_seed = _map_seeds(one, seeds, n_jobs, name, progress)
+    return tidy_frame([row for rows in per_seed for row in rows])
 
 
 def group_count_sweep(
@@ -441,6 +491,7 @@ def group_count_sweep(
     models=("rf",),
     scenarios=("I",),
     progress=False,
+    n_jobs=1,
 ) -> pd.DataFrame:
     """Fig. 6: privacy with |Y~| varied, each method at a fixed knob.
 
@@ -469,6 +520,7 @@ def group_count_sweep(
         models,
         scenarios,
         progress,
+        n_jobs,
     )
 
 
@@ -483,6 +535,7 @@ def cluster_count_sweep(
     models=("rf",),
     scenarios=("I",),
     progress=False,
+    n_jobs=1,
 ) -> pd.DataFrame:
     """Fig. 7: HyObscure vs PrivCheck with the number of user clusters varied."""
     return _sweep(
@@ -498,6 +551,7 @@ def cluster_count_sweep(
         models,
         scenarios,
         progress,
+        n_jobs,
     )
 
 
@@ -513,6 +567,7 @@ def constraint_sweep(
     models=("rf",),
     scenarios=("I",),
     progress=False,
+    n_jobs=1,
 ) -> pd.DataFrame:
     """Fig. 8 (``which="k_alpha"``) or Fig. 9 (``"l_beta"``): HyObscure under varied constraints."""
     if which == "k_alpha":
@@ -534,6 +589,7 @@ def constraint_sweep(
         models,
         scenarios,
         progress,
+        n_jobs,
     )
 
 
@@ -632,36 +688,9 @@ def scaling(
 # claims
 
 
-def _curve(frame: pd.DataFrame, method: str, privacy_metric: str) -> pd.DataFrame:
-    """Mean (over seeds) utility loss and privacy per knob value of one method."""
-    sub = frame[frame["method"] == method]
-    piv = sub.pivot_table(
-        index=["parameters", "seed"], columns="metric", values="value"
-    ).reset_index()
-    return piv.groupby("parameters")[["utility_loss", privacy_metric]].mean().reset_index()
-
-
-def _relative(frame: pd.DataFrame, privacy_metric: str) -> dict[str, pd.DataFrame]:
-    """Per method, utility loss and privacy as % change from the reference point (per seed)."""
-    piv = frame.pivot_table(
-        index=["method", "parameters", "seed"], columns="metric", values="value"
-    ).reset_index()
-    ref = piv[piv["method"] == "Original"].set_index("seed")[["utility_loss", privacy_metric]]
-    out = {}
-    for method, sub in piv[piv["method"] != "Original"].groupby("method"):
-        sub = sub.join(ref, on="seed", rsuffix="_ref")
-        sub = sub.assign(
-            du=100 * (sub["utility_loss"] - sub["utility_loss_ref"]) / sub["utility_loss_ref"],
-            dp=100
-            * (sub[privacy_metric] - sub[f"{privacy_metric}_ref"])
-            / sub[f"{privacy_metric}_ref"],
-        )
-        out[method] = (
-            sub.groupby("parameters")[["du", "dp", "utility_loss", privacy_metric]]
-            .mean()
-            .reset_index()
-        )
-    return out
+#: Bootstrap resamples of the seeds behind every claim's 95% interval.
+N_BOOTSTRAP = 2000
+BASELINES = ("PrivCheck", "Random", "Frapp", "Similarity", "DP")
 
 
 def _interp(x, y, x0):
@@ -669,118 +698,174 @@ def _interp(x, y, x0):
     return float(np.interp(x0, np.asarray(x)[order], np.asarray(y)[order]))
 
 
-def _spearman(x, y) -> float:
+def _rank_corr(x, y) -> float:
     """Spearman correlation; 0 when either side is constant (no trend) or has fewer than 2 points."""
+    from scipy.stats import rankdata
+
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return 0.0
-    from scipy.stats import spearmanr
+    return float(np.corrcoef(rankdata(x), rankdata(y))[0, 1])
 
-    return float(spearmanr(x, y)[0])
+
+def _seed_weights(n_seeds: int, n_boot: int, seed: int = 0) -> np.ndarray:
+    """Weights over seeds: row 0 equal (the estimate), rows 1.. multinomial bootstrap resamples."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 707]))
+    counts = rng.multinomial(n_seeds, np.full(n_seeds, 1.0 / n_seeds), size=n_boot)
+    return np.vstack([np.ones(n_seeds), counts]).astype(float) / n_seeds
+
+
+def _by_seed(frame, method, metric, seeds, key=None) -> tuple[np.ndarray, np.ndarray]:
+    """Values of one method and metric as an array (setting, seed) and the settings.
+
+    Settings are the ``parameters`` strings, or the integer ``key=`` parsed from them when ``key``
+    is given (several settings with one key are averaged, e.g. Fig. 8's k over alpha)."""
+    sub = frame[(frame["method"] == method) & (frame["metric"] == metric)]
+    params = sub["parameters"].fillna("").astype(str)
+    if key is not None:
+        params = params.str.extract(rf"(?:^|;){key}=(\d+)")[0].astype(int)
+    piv = sub.assign(setting=params.to_numpy()).pivot_table(
+        index="setting", columns="seed", values="value", aggfunc="mean"
+    )
+    piv = piv.reindex(columns=seeds)
+    if piv.isna().any().any():
+        raise ValueError(f"{method}/{metric}: some seeds lack some settings; seeds {list(seeds)}")
+    return piv.to_numpy(float), piv.index.to_numpy()
+
+
+class _Bootstrap:
+    """A statistic of per-seed results, with a percentile interval from resampling the seeds.
+
+    Seeds are paired across methods (every method sees the same split and attacker), so margins
+    between methods are resampled jointly, which is what makes their intervals narrow enough to
+    order the methods."""
+
+    def __init__(self, seeds, n_boot: int = N_BOOTSTRAP):
+        self.seeds = list(seeds)
+        self.weights = _seed_weights(len(self.seeds), n_boot if len(self.seeds) > 1 else 0)
+
+    def rows(self, claim_id: str, method: str, stat) -> list[dict]:
+        """Claim rows: the estimate ``stat(w)`` at equal weights plus ``.ci_low``/``.ci_high``."""
+        values = np.array([stat(w) for w in self.weights], dtype=float)
+        metrics = {claim_id: float(values[0])}
+        if len(values) > 1:
+            boot = values[1:][np.isfinite(values[1:])]
+            if len(boot):
+                lo, hi = np.percentile(boot, [2.5, 97.5])
+                metrics[f"{claim_id}.ci_low"] = float(lo)
+                metrics[f"{claim_id}.ci_high"] = float(hi)
+        return tidy_rows("claims", method, metrics)
+
+
+def _tradeoff_curves(trade, metric, seeds):
+    """Per method: (utility loss, privacy, % utility change, % privacy change), each (knob, seed)."""
+    u0, _ = _by_seed(trade, "Original", "utility_loss", seeds)
+    p0, _ = _by_seed(trade, "Original", metric, seeds)
+    out = {}
+    for method in sorted(set(trade["method"]) - {"Original"}):
+        u, _ = _by_seed(trade, method, "utility_loss", seeds)
+        p, _ = _by_seed(trade, method, metric, seeds)
+        out[method] = (u, p, 100 * (u - u0) / u0, 100 * (p - p0) / p0)
+    return out, u0[0]  # the reference's utility loss per seed
 
 
 def claims(results: dict[str, pd.DataFrame], dataset: str) -> pd.DataFrame:
-    """Claims rows (``experiment == "claims"``) from the frames of this notebook's experiments."""
+    """Claims rows (``experiment == "claims"``) from the frames of this notebook's experiments.
+
+    Every statistic is computed on the means over seeds (the curves of the figures) and comes with
+    a 95% percentile interval from ``N_BOOTSTRAP`` resamples of the seeds (metrics ``<id>.ci_low``
+    and ``<id>.ci_high``). Orderings are reported as margins (HyObscure minus its best competitor),
+    so that "the ordering is stable" reads as "the margin's interval excludes zero".
+    """
     rows = []
-    trade = results.get("tradeoff")
     metric = "privacy_rf_sI"
-    baselines = ["PrivCheck", "Random", "Frapp", "Similarity", "DP"]
+    trade = results.get("tradeoff")
+    seeds = sorted(int(s) for s in trade["seed"].unique()) if trade is not None else []
+    boot = _Bootstrap(seeds)
     if trade is not None and len(trade):
-        rel = _relative(trade, metric)
+        curves, u0 = _tradeoff_curves(trade, metric, seeds)
+        base = [m for m in BASELINES if m in curves]
         if dataset == "movielens":
             # Fig. 3a: privacy gain at about 0.2% utility loss, curves through the reference (0, 0)
-            def gain(m):
-                cur = rel[m]
-                return _interp(np.r_[0.0, cur["du"]], np.r_[0.0, cur["dp"]], 0.2)
+            def gain(m, w):
+                du, dp = curves[m][2] @ w, curves[m][3] @ w
+                return _interp(np.r_[0.0, du], np.r_[0.0, dp], 0.2)
 
-            hy_gain = gain("HyObscure")
-            best_base = max(gain(m) for m in baselines if m in rel)
-            rows += tidy_rows("claims", "HyObscure", {"hyobscure.fig3a_mae_gain": hy_gain})
-            rows += tidy_rows("claims", "", {"hyobscure.fig3a_baseline_mae_gain": best_base})
-            rows += tidy_rows(
-                "claims",
+            rows += boot.rows(
+                "hyobscure.fig3a_mae_gain", "HyObscure", lambda w: gain("HyObscure", w)
+            )
+            rows += boot.rows(
+                "hyobscure.fig3a_baseline_mae_gain",
+                "",
+                lambda w: max(gain(m, w) for m in base),
+            )
+            rows += boot.rows(
+                "hyobscure.fig3a_margin",
                 "HyObscure",
-                {"hyobscure.fig3a_beats_baselines": float(hy_gain > best_base)},
+                lambda w: gain("HyObscure", w) - max(gain(m, w) for m in base),
             )
         else:
-            # Fig. 4a: utility loss at equal privacy, HyObscure vs the best baseline
-            hy_cur = rel["HyObscure"]
+            # Fig. 4a: utility loss above the reference at equal privacy, HyObscure vs best baseline
+            hy_priv = curves["HyObscure"][1].mean(axis=1)
             target = 0.817
-            lo, hi = hy_cur[metric].min(), hy_cur[metric].max()
-            if not lo <= target <= hi:
-                target = float(np.median(hy_cur[metric]))
+            if not hy_priv.min() <= target <= hy_priv.max():
+                target = float(np.median(hy_priv))
 
-            def uloss(m):
-                cur = rel[m]
-                return _interp(cur[metric], cur["utility_loss"], target)
+            def uloss(m, w):
+                return _interp(curves[m][1] @ w, curves[m][0] @ w, target) - u0 @ w
 
-            ref_u = trade[(trade["method"] == "Original") & (trade["metric"] == "utility_loss")][
-                "value"
-            ].mean()
-            hy_l = uloss("HyObscure") - ref_u
-            base_l = min(uloss(m) - ref_u for m in baselines if m in rel)
-            saving = 100 * (1 - hy_l / base_l) if base_l > 0 else float("nan")
-            rows += tidy_rows(
-                "claims",
-                "HyObscure",
-                {"hyobscure.fig4a_utility_saving": saving, "hyobscure.fig4a_privacy_level": target},
-            )
+            def saving(w):
+                hy_l, base_l = uloss("HyObscure", w), min(uloss(m, w) for m in base)
+                return 100 * (1 - hy_l / base_l) if base_l > 0 else float("nan")
+
+            rows += boot.rows("hyobscure.fig4a_utility_saving", "HyObscure", saving)
+            rows += tidy_rows("claims", "HyObscure", {"hyobscure.fig4a_privacy_level": target})
         # Fig. 5: HyObscure above XObf and YGen at equal utility (mean over a common utility range)
-        cur = {
-            m: _curve(trade, m, metric)
-            for m in ("HyObscure", "XObf", "YGen")
-            if m in set(trade["method"])
-        }
-        if len(cur) == 3:
-            lo = max(c["utility_loss"].min() for c in cur.values())
-            hi = min(c["utility_loss"].max() for c in cur.values())
-            grid = np.linspace(lo, hi, 11) if hi > lo else np.array([lo])
-            area = {
-                m: np.mean([_interp(c["utility_loss"], c[metric], g) for g in grid])
-                for m, c in cur.items()
-            }
-            rows += tidy_rows(
-                "claims",
-                "HyObscure",
-                {
-                    "hyobscure.fig5_beats_variants": float(
-                        area["HyObscure"] >= max(area["XObf"], area["YGen"])
-                    )
-                },
-            )
+        if {"HyObscure", "XObf", "YGen"} <= set(curves):
+
+            def variant_margin(w):
+                cur = {
+                    m: (curves[m][0] @ w, curves[m][1] @ w) for m in ("HyObscure", "XObf", "YGen")
+                }
+                lo = max(u.min() for u, _ in cur.values())
+                hi = min(u.max() for u, _ in cur.values())
+                grid = np.linspace(lo, hi, 11) if hi > lo else np.array([lo])
+                area = {m: np.mean([_interp(u, p, g) for g in grid]) for m, (u, p) in cur.items()}
+                return area["HyObscure"] - max(area["XObf"], area["YGen"])
+
+            rows += boot.rows("hyobscure.fig5_margin", "HyObscure", variant_margin)
     f6 = results.get("fig6")
     if f6 is not None and len(f6) and "infeasible" not in set(f6["metric"]):
-        sub = f6[f6["metric"] == metric]
-        sub = sub.assign(n_groups=sub["parameters"].str.extract(r"n_groups=(\d+)")[0].astype(int))
-        means = sub.groupby(["method", "n_groups"])["value"].mean().unstack("method")
-        if "HyObscure" in means:
-            h = means["HyObscure"]
-            falls = float(_spearman(h.index.values, h.values) < 0)
-            best = (
-                float((means.drop(columns="HyObscure").max(axis=1) <= h).mean())
-                if means.shape[1] > 1
-                else float("nan")
-            )
-            rows += tidy_rows(
-                "claims",
+        methods = sorted(set(f6["method"]) - {"Original"})
+        vals = {m: _by_seed(f6, m, metric, seeds, key="n_groups") for m in methods}
+        if "HyObscure" in vals:
+            groups = vals["HyObscure"][1]
+            rows += boot.rows(
+                "hyobscure.fig6_rank_correlation",
                 "HyObscure",
-                {"hyobscure.fig6_falls_with_groups": falls, "hyobscure.fig6_best_fraction": best},
+                lambda w: _rank_corr(groups, vals["HyObscure"][0] @ w),
             )
-    for name, key, claim in (
-        ("fig8", "k", "hyobscure.fig8_falls_with_k"),
-        ("fig9", "l", "hyobscure.fig9_falls_with_l"),
-    ):
+            others = [m for m in methods if m != "HyObscure"]
+            if others:
+
+                def min_margin(w):
+                    h = vals["HyObscure"][0] @ w
+                    best = np.max([vals[m][0] @ w for m in others], axis=0)
+                    return float(np.min(h - best))
+
+                rows += boot.rows("hyobscure.fig6_min_margin", "HyObscure", min_margin)
+    for name, key in (("fig8", "k"), ("fig9", "l")):
         fr = results.get(name)
-        if fr is None or not len(fr):
+        if fr is None or not len(fr) or "infeasible" in set(fr["metric"]):
             continue
-        sub = fr[(fr["metric"] == metric) & (fr["method"] == "HyObscure")]
-        if not len(sub):
+        if not len(fr[(fr["metric"] == metric) & (fr["method"] == "HyObscure")]):
             continue
-        sub = sub.assign(key=sub["parameters"].str.extract(rf"(?:^|;){key}=(\d+)")[0].astype(int))
-        # average over the upper bound and seeds: the effect of the lower bound alone
-        m = sub.groupby("key")["value"].mean()
-        rows += tidy_rows(
-            "claims", "HyObscure", {claim: float(_spearman(m.index.values, m.values) < 0)}
+        # averaged over the upper bound and the seeds: the effect of the lower bound alone
+        v, keys = _by_seed(fr, "HyObscure", metric, seeds, key=key)
+        rows += boot.rows(
+            f"hyobscure.{name}_rank_correlation",
+            "HyObscure",
+            lambda w, v=v, keys=keys: _rank_corr(keys, v @ w),
         )
     f10 = results.get("fig10")
     if f10 is not None and len(f10):
@@ -793,11 +878,11 @@ def claims(results: dict[str, pd.DataFrame], dataset: str) -> pd.DataFrame:
     if f11 is not None and len(f11):
         sub = f11[f11["metric"] == "leakage"].copy()
         sub["step"] = sub["parameters"].str.extract(r"step=(\d+)")[0].astype(int)
-        vals = sub.sort_values("step")["value"].to_numpy()
+        vals11 = sub.sort_values("step")["value"].to_numpy()
         rows += tidy_rows(
             "claims",
             "HyObscure",
-            {"hyobscure.fig11_monotone": float(np.all(np.diff(vals) <= 1e-6))},
+            {"hyobscure.fig11_monotone": float(np.all(np.diff(vals11) <= 1e-6))},
         )
     for r in rows:
         r["metric"] = r["metric"].replace("hyobscure.", f"hyobscure.{dataset}_", 1)
@@ -821,7 +906,11 @@ def _mean_ci(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def plot_tradeoff(
-    frame: pd.DataFrame, dataset: str, methods=METHODS, models=("rf", "xgb"), scenarios=("I", "II")
+    frame: pd.DataFrame,
+    dataset: str,
+    methods=METHODS,
+    models=("rf", "xgb"),
+    scenarios=("I", "II"),
 ):
     """Figs. 3/4: one panel per (attack model, scenario); privacy vs utility loss per method."""
     import matplotlib.pyplot as plt
@@ -897,7 +986,13 @@ def plot_sweep(
         stats = grp.groupby("x")["value"].agg(["mean", "std", "count"]).reset_index()
         half = 1.96 * stats["std"].fillna(0) / np.sqrt(stats["count"])
         ax.errorbar(
-            stats["x"], stats["mean"], yerr=half, label=name, capsize=2, lw=1, **method_style(i)
+            stats["x"],
+            stats["mean"],
+            yerr=half,
+            label=name,
+            capsize=2,
+            lw=1,
+            **method_style(i),
         )
     ax.set_xlabel(xlabel)
     ax.set_ylabel(_labels(dataset)[1])
@@ -915,7 +1010,12 @@ def plot_scaling(frame: pd.DataFrame):
     fig, ax = plt.subplots(figsize=(4.2, 3.2))
     for i, (metric, grp) in enumerate(sub.groupby("metric", sort=True)):
         g = grp.groupby("n")["value"].mean()
-        ax.loglog(g.index, g.values, marker="os^Dv"[i % 5], label=metric.replace("seconds_", ""))
+        ax.loglog(
+            g.index,
+            g.values,
+            marker="os^Dv"[i % 5],
+            label=metric.replace("seconds_", ""),
+        )
     ax.set_xlabel("number of users")
     ax.set_ylabel("seconds")
     ax.legend(fontsize=7)

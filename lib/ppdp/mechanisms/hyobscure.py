@@ -782,15 +782,20 @@ def expected_distance(
 
 
 def _solver_plan(solver: str) -> list[tuple[str, dict]]:
-    """The requested solver first; if it stops short of an optimal status (Clarabel sometimes
-    ends 'optimal_inaccurate' on nearly degenerate instances), Clarabel with tighter settings
-    and then SCS with a tight tolerance."""
+    """The requested solver first; if it stops short of an optimal status, fallbacks in order.
+
+    Clarabel sometimes ends 'optimal_inaccurate' or fails numerically on nearly degenerate
+    instances (budgets just short of perfect privacy, clusters of one user); tighter
+    regularization or switching off its equilibration settles them, and SCS without Anderson
+    acceleration is the last resort. Every fallback must still reach the 'optimal' status."""
     if solver not in ("CLARABEL", "SCS"):
         raise ValueError(f"solver must be 'CLARABEL' or 'SCS'; got {solver!r}")
     plan = [(solver, {})]
     if solver == "CLARABEL":
         plan.append(("CLARABEL", {"max_iter": 500, "static_regularization_constant": 1e-7}))
+        plan.append(("CLARABEL", {"max_iter": 500, "equilibrate_enable": False}))
     plan.append(("SCS", {"eps": 1e-9, "max_iters": 200_000}))
+    plan.append(("SCS", {"eps": 1e-7, "max_iters": 500_000, "acceleration_lookback": 0}))
     return plan
 
 

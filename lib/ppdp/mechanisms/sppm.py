@@ -65,14 +65,25 @@ __all__ = [
 
 _PROB_ATOL = 1e-9
 _CHUNK_ENTRIES = 1 << 22  # entries of one pricing block (32 MiB of float64)
-_FACTORED_CHUNK_ENTRIES = 1 << 18  # cache-sized blocks for the one-product pricing
 _SIMPLEX_STRATEGY = 4  # HiGHS primal simplex
 _FACTOR_SLACK = 1e-7  # re-check margin for factored pricing (scaled units, max |c| = 1)
+_PRICE_ROWS = 128  # rows per chunk of the factored pricing (they share one set of column blocks)
+_PRICE_BLOCK = 32  # columns per block of the pricing's lower bounds
 
 
 # --------------------------------------------------------------------------------------------
 # Distortions
 # --------------------------------------------------------------------------------------------
+
+
+def _check_columns_per_row(columns_per_row) -> None:
+    """Columns added per row and pricing round: an integer >= 1."""
+    if (
+        isinstance(columns_per_row, bool)
+        or not isinstance(columns_per_row, int | np.integer)
+        or columns_per_row < 1
+    ):
+        raise ValueError(f"columns_per_row must be an integer >= 1, got {columns_per_row!r}")
 
 
 def _check_delta(delta) -> None:
@@ -111,10 +122,10 @@ class Distortion:
         """Low-rank factors ``(L, R)`` with ``d = L @ R`` exactly in exact arithmetic, or ``None``."""
         return None
 
-    def chunks(self, factored: bool = False) -> list[np.ndarray]:
+    def chunks(self) -> list[np.ndarray]:
         """Row index chunks whose blocks hold about ``_CHUNK_ENTRIES`` entries."""
         n, m = self.shape
-        step = max(1, (_FACTORED_CHUNK_ENTRIES if factored else _CHUNK_ENTRIES) // max(m, 1))
+        step = max(1, _CHUNK_ENTRIES // max(m, 1))
         return [np.arange(s, min(n, s + step)) for s in range(0, n, step)]
 
     def row_min(self) -> tuple[np.ndarray, np.ndarray]:
@@ -520,6 +531,8 @@ class LinearStep:
         Column-generation rounds (master solves).
     n_active : int
         Number of active variables at the end.
+    dropped : int
+        Columns deleted from the master after the step (see ``SPPM``'s ``drop_after``).
     """
 
     mapping: sp.csr_matrix
@@ -528,6 +541,7 @@ class LinearStep:
     mu: np.ndarray
     rounds: int
     n_active: int
+    dropped: int = 0
 
 
 class _RestrictedMaster:
@@ -537,6 +551,10 @@ class _RestrictedMaster:
     rows ``1 + b`` are the simplex constraints of profile ``b``. Columns are active pairs
     ``(b, b^)``. Costs and distortions are rescaled to order one so that HiGHS's absolute
     tolerances are meaningful; duals are mapped back.
+
+    ``rows``, ``cols`` and ``idle`` (the number of consecutive linear steps a column ended
+    non-basic) are aligned with HiGHS's column order; ``keys`` holds ``row * n_cols + col`` of
+    every active pair.
     """
 
     def __init__(self, n_rows: int, n_cols: int, delta_scaled: float):
@@ -566,12 +584,17 @@ class _RestrictedMaster:
         self.n_cols = n_cols
         self.rows = np.zeros(0, dtype=np.int64)
         self.cols = np.zeros(0, dtype=np.int64)
+        self.idle = np.zeros(0, dtype=np.int64)
         self.keys: set[int] = set()
 
     def add(self, rows, cols, cost, weight):
+        """Add the pairs ``(rows[k], cols[k])`` not yet active; returns how many were added."""
         keys = rows * self.n_cols + cols
-        fresh = np.array([k not in self.keys for k in keys.tolist()], dtype=bool)
-        if not fresh.any():
+        # first occurrence of each pair, in the given order (pricing may propose a pair twice)
+        _, first = np.unique(keys, return_index=True)
+        first.sort()
+        fresh = first[np.array([k not in self.keys for k in keys[first].tolist()], dtype=bool)]
+        if fresh.size == 0:
             return 0
         rows, cols, cost, weight, keys = (
             rows[fresh],
@@ -598,11 +621,41 @@ class _RestrictedMaster:
         )
         self.rows = np.concatenate([self.rows, rows])
         self.cols = np.concatenate([self.cols, cols])
+        self.idle = np.concatenate([self.idle, np.zeros(k, dtype=np.int64)])
         return k
 
     def set_costs(self, cost):
         idx = np.arange(self.rows.size, dtype=np.int32)
         self.h.changeColsCost(idx.size, idx, np.asarray(cost, dtype=float))
+
+    def basic(self) -> np.ndarray:
+        """Boolean mask of the columns in the current basis."""
+        status, index = self.h.getBasicVariables()
+        if status != self._hs.HighsStatus.kOk:
+            raise RuntimeError(f"HiGHS has no basis for the restricted LP: {status}")
+        index = np.asarray(index)
+        mask = np.zeros(self.rows.size, dtype=bool)
+        mask[index[index >= 0]] = True  # negative entries are row slacks
+        return mask
+
+    def retire(self, drop_after: int) -> int:
+        """Age the columns by one linear step and delete those non-basic for ``drop_after`` steps.
+
+        Only non-basic columns (at their bound zero) are deleted, so the current basis stays
+        valid and the next solve warm-starts from it; a deleted pair that becomes attractive
+        again is re-added by pricing. Returns the number of deleted columns.
+        """
+        self.idle = np.where(self.basic(), 0, self.idle + 1)
+        stale = np.flatnonzero(self.idle >= drop_after)
+        if stale.size == 0:
+            return 0
+        self.h.deleteCols(stale.size, stale.astype(np.int32))
+        gone = self.rows[stale] * self.n_cols + self.cols[stale]
+        self.keys.difference_update(gone.tolist())
+        keep = np.ones(self.rows.size, dtype=bool)
+        keep[stale] = False
+        self.rows, self.cols, self.idle = self.rows[keep], self.cols[keep], self.idle[keep]
+        return int(stale.size)
 
     def solve(self):
         self.h.run()
@@ -623,7 +676,12 @@ class _StepSolver:
     The active set starts at the diagonal ``(b, b)`` (Algorithm 2) plus each row's nearest value
     (so that the restricted LP is feasible when ``d(b, b) > 0``). With ``active_set="reset"`` it
     restarts there at every Frank-Wolfe step, seeded with the previous step's solution; with
-    ``"keep"`` it grows across steps (the LP optimum is the same either way).
+    ``"keep"`` the master LP and its basis carry over to the next step, and columns non-basic at
+    the end of ``drop_after`` consecutive steps are deleted (``None`` keeps every column). The LP
+    optimum is the same either way: pricing ends only when no reduced cost is below ``-tol``.
+
+    Each pricing round adds, for every row with a violated column, its ``columns_per_row`` most
+    negative reduced costs (those below ``-tol``), which saves master solves and pricing passes.
     """
 
     def __init__(
@@ -633,9 +691,13 @@ class _StepSolver:
         delta: float,
         tol: float = 1e-9,
         max_rounds: int = 10_000,
-        active_set: str = "keep",
+        active_set: str = "reset",
+        columns_per_row: int = 3,
+        drop_after: int | None = None,
     ):
         self.active_set = active_set
+        self.columns_per_row = min(int(columns_per_row), dist.shape[1])
+        self.drop_after = drop_after
         self._last = None
         self.p_b = p_ab.sum(axis=0)
         self.dist = dist
@@ -692,16 +754,11 @@ class _StepSolver:
             x, value, lam, mu = master.solve()
             self.lp_time += time.perf_counter() - t0
             t0 = time.perf_counter()
-            new_rows, new_cols = self._price(grad, cscale, lam, mu)
+            new_rows, new_cols, new_cost = self._price(grad, cscale, lam, mu)
             self.price_time += time.perf_counter() - t0
             if new_rows.size == 0:
                 break
-            added = master.add(
-                new_rows,
-                new_cols,
-                grad.entries(new_rows, new_cols) / cscale,
-                self._weights(new_rows, new_cols),
-            )
+            added = master.add(new_rows, new_cols, new_cost, self._weights(new_rows, new_cols))
             if added == 0:
                 break
         keep = x > 0
@@ -710,59 +767,155 @@ class _StepSolver:
             (x[keep], (master.rows[keep], master.cols[keep])), shape=(self.n, self.m)
         )
         mapping = _clean_rows(mapping)
+        n_active = int(master.rows.size)
+        dropped = 0
+        if self.active_set == "keep" and self.drop_after is not None:
+            dropped = master.retire(self.drop_after)
         return LinearStep(
             mapping,
             value * cscale,
             lam * cscale / self.wscale,
             mu * cscale,
             rounds,
-            int(master.rows.size),
+            n_active,
+            dropped,
         )
 
     def _price(self, grad, cscale, lam, mu):
-        """Most violated column per row: argmin_b^ c - lam W - mu_b (Eq. 7-8), chunked.
+        """Violated columns: per row, the most negative ``c - lam W - mu_b`` (Eq. 7-8), chunked.
+
+        Returns the rows, columns and scaled costs ``c / cscale`` of the columns to add: for every
+        row whose smallest reduced cost is below ``-tol``, its ``columns_per_row`` smallest ones
+        that are below ``-tol`` (see :meth:`_candidates`).
 
         When both the costs and the distortion have low-rank factors (``d = L R``, e.g. squared
-        Euclidean and Hamming distortions), each block of reduced costs is one matrix product
-        ``[L_c, coef L_d] @ [R_c; R_d]``, ``coef = -lam p(b)``; the candidates it finds are then
-        re-priced exactly entry by entry (the product can lose ~1e-8 relative to cancellation,
-        so candidates within ``_FACTOR_SLACK`` of the threshold are re-checked).
+        Euclidean and Hamming distortions), the reduced costs are ``left @ right`` with
+        ``left = [L_c, coef L_d, -mu]``, ``right = [R_c; R_d; 1]`` and ``coef = -lam p(b)``. Blocks
+        of ``_PRICE_BLOCK`` columns whose interval lower bound (see :class:`_BlockBounds`) is above
+        the threshold for every row of a chunk are skipped, so a pass computes only the reduced
+        costs near each row's optimum. Candidates are then re-priced exactly entry by entry (the
+        product can lose ~1e-8 relative to cancellation, so candidates within ``_FACTOR_SLACK`` of
+        the threshold are re-checked, and bounds get the same margin).
         """
-        out_r, out_c = [], []
         lam_w = lam / self.wscale  # reduced cost in scaled units: c/cs - lam * p d / ws - mu
         gf = grad.factors() if hasattr(grad, "factors") else None
         df = self.dist.factors() if gf is not None else None
+        found = []
         if df is not None:
-            right = np.vstack([gf[1], df[1]])
-        for rows in self.dist.chunks(factored=df is not None):
-            if df is not None:
-                left = np.hstack(
-                    [gf[0][rows] / cscale, (-lam_w * self.p_b[rows])[:, None] * df[0][rows]]
-                )
-                red = left @ right
-                thresh = -self.tol + _FACTOR_SLACK
-            else:
-                red = grad.block(rows)
-                red /= cscale
+            left = np.hstack([gf[0] / cscale, (-lam_w * self.p_b)[:, None] * df[0], -mu[:, None]])
+            right = np.vstack([gf[1], df[1], np.ones((1, self.m))])
+            screen = -self.tol + _FACTOR_SLACK
+            bounds = _BlockBounds(right)
+            left2 = bounds.split(left)
+            for lo in range(0, self.n, _PRICE_ROWS):
+                rows = np.arange(lo, min(self.n, lo + _PRICE_ROWS))
+                L = left[lo : lo + rows.size]
+                # the bound may err like the product: a block is skipped only when even its
+                # bound plus that error stays above the screening threshold
+                cols = bounds.columns(left2[lo : lo + rows.size], screen + _FACTOR_SLACK)
+                if cols is not None and cols.size == 0:
+                    continue
+                red = L @ (right if cols is None else right[:, cols])
+                self.n_priced += red.size
+                found.append(self._candidates(red, rows, cols, screen, grad, cscale, lam_w, mu))
+        else:
+            for rows in self.dist.chunks():
+                red = grad.block(rows) / cscale
                 if lam != 0:
                     red -= (lam_w * self.p_b[rows])[:, None] * self.dist.block(rows)
-                thresh = -self.tol
-            arg = red.argmin(axis=1)
-            best = red[np.arange(rows.size), arg] - mu[rows]
-            cand = best < thresh
-            r, c = rows[cand], arg[cand]
-            if df is not None and r.size:
-                exact = (
-                    grad.entries(r, c) / cscale
-                    - lam_w * self.p_b[r] * self.dist.entries(r, c)
-                    - mu[r]
-                )
-                keep = exact < -self.tol
-                r, c = r[keep], c[keep]
-            out_r.append(r)
-            out_c.append(c)
-            self.n_priced += red.size
-        return np.concatenate(out_r), np.concatenate(out_c)
+                red -= mu[rows][:, None]
+                self.n_priced += red.size
+                found.append(self._candidates(red, rows, None, -self.tol, grad, cscale, lam_w, mu))
+        found = [f for f in found if f is not None]
+        if not found:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty, np.zeros(0)
+        return tuple(np.concatenate(parts) for parts in zip(*found, strict=True))
+
+    def _candidates(self, red, rows, cols, screen, grad, cscale, lam_w, mu):
+        """Rows, columns and scaled costs of the violated columns in one block of reduced costs.
+
+        ``red[i, j]`` is the (possibly factored) reduced cost of ``(rows[i], cols[j])`` (``cols``
+        ``None``: all columns). Entries below ``screen`` are re-priced exactly and kept when below
+        ``-tol``; ``None`` when there are none.
+        """
+
+        def exact(r, c):
+            cost = grad.entries(r, c) / cscale
+            return cost - lam_w * self.p_b[r] * self.dist.entries(r, c) - mu[r], cost
+
+        arg = red.argmin(axis=1)
+        hit = np.flatnonzero(red[np.arange(rows.size), arg] < screen)
+        if hit.size == 0:
+            return None
+        r = rows[hit]
+        c = arg[hit] if cols is None else cols[arg[hit]]
+        value, cost = exact(r, c)
+        ok = value < -self.tol
+        hit, r, c, cost = hit[ok], r[ok], c[ok], cost[ok]
+        k = min(self.columns_per_row, red.shape[1])
+        if k > 1 and hit.size:
+            # the next k - 1 smallest by repeated argmin: a few SIMD passes over the violated
+            # rows beat a partial sort (argpartition) by several times
+            sub = red[hit]
+            at = np.arange(hit.size)
+            sub[at, arg[hit]] = np.inf
+            more_r, more_c = [], []
+            for _ in range(k - 1):
+                nxt = sub.argmin(axis=1)
+                near = sub[at, nxt] < screen
+                if not near.any():
+                    break
+                sub[at, nxt] = np.inf
+                more_r.append(r[near])
+                more_c.append(nxt[near] if cols is None else cols[nxt[near]])
+            if more_r:
+                rk, ck = np.concatenate(more_r), np.concatenate(more_c)
+                value, cost_k = exact(rk, ck)
+                ok = value < -self.tol
+                r = np.concatenate([r, rk[ok]])
+                c = np.concatenate([c, ck[ok]])
+                cost = np.concatenate([cost, cost_k[ok]])
+        return r, c, cost
+
+
+class _BlockBounds:
+    """Interval lower bounds of ``L @ right`` over blocks of ``_PRICE_BLOCK`` columns.
+
+    For a block ``J``, ``min_{j in J} sum_k L[i, k] right[k, j] >= sum_k min(L[i, k] lo[k, J],
+    L[i, k] hi[k, J])`` with ``lo``, ``hi`` the smallest and largest ``right[k, j]`` over ``J``,
+    that is ``[max(L, 0), min(L, 0)] @ [lo; hi]``: one thin product per row chunk (``1 / B`` of the
+    entries of the full one) tells which blocks can hold a reduced cost below the threshold.
+    Valid for any factors; tight when neighbouring columns have similar factors (as for ordered
+    points under the squared distortion, where a pass then computes about 7% of the reduced costs at
+    ``|B| = 16,384``).
+    """
+
+    def __init__(self, right: np.ndarray):
+        m = right.shape[1]
+        starts = np.arange(0, m, _PRICE_BLOCK)
+        self.lohi = np.vstack(
+            [np.minimum.reduceat(right, starts, axis=1), np.maximum.reduceat(right, starts, axis=1)]
+        )
+        index = starts[:, None] + np.arange(_PRICE_BLOCK)
+        self.index = np.where(index < m, index, -1)
+
+    @staticmethod
+    def split(left: np.ndarray) -> np.ndarray:
+        """``[max(L, 0), min(L, 0)]``, the left factor of the bounds (once per pricing pass)."""
+        return np.hstack([np.maximum(left, 0.0), np.minimum(left, 0.0)])
+
+    def columns(self, L2: np.ndarray, cutoff: float):
+        """Columns of the blocks whose bound is below ``cutoff`` for some row of ``L2``.
+
+        ``L2`` is a row chunk of :meth:`split`. ``None`` when that is most of the blocks (a full
+        product is then cheaper than a gather).
+        """
+        blocks = np.flatnonzero((L2 @ self.lohi < cutoff).any(axis=0))
+        if blocks.size > 0.5 * self.index.shape[0]:
+            return None
+        cols = self.index[blocks].ravel()
+        return cols[cols >= 0]
 
 
 def _clean_rows(mapping: sp.csr_matrix) -> sp.csr_matrix:
@@ -790,7 +943,9 @@ class _DenseCost:
         return self.cost[rows, cols]
 
 
-def solve_linear_step(cost, p_ab, distortion, delta, *, tol: float = 1e-9) -> LinearStep:
+def solve_linear_step(
+    cost, p_ab, distortion, delta, *, tol: float = 1e-9, columns_per_row: int = 3
+) -> LinearStep:
     """Solve LP (3) for a dense cost matrix by column generation (Algorithm 2).
 
     Parameters
@@ -799,14 +954,22 @@ def solve_linear_step(cost, p_ab, distortion, delta, *, tol: float = 1e-9) -> Li
         Linear costs ``c(b, b^)``.
     p_ab, distortion, delta
         As in :func:`validate_problem`.
+    tol : float, default 1e-9
+        Column generation stops when no reduced cost (scaled to the largest cost) is below
+        ``-tol``.
+    columns_per_row : int, default 3
+        Violated columns added per row and pricing round (see :class:`SPPM`).
     """
+    _check_columns_per_row(columns_per_row)
     p, dist, delta = validate_problem(p_ab, distortion, delta)
     cost = np.asarray(cost, dtype=float)
     if cost.shape != dist.shape or not np.all(np.isfinite(cost)):
         raise ValueError(
             f"cost must be a finite array of shape {dist.shape}, got shape {cost.shape}"
         )
-    return _StepSolver(p, dist, delta, tol=tol).solve(_DenseCost(cost))
+    return _StepSolver(p, dist, delta, tol=tol, columns_per_row=columns_per_row).solve(
+        _DenseCost(cost)
+    )
 
 
 def solve_linear_step_full(cost, p_ab, distortion, delta):
@@ -923,10 +1086,30 @@ class SPPM:
     cg_tol : float, default 1e-9
         A column is violated when its reduced cost (scaled to the largest cost) is below ``-cg_tol``.
     active_set : {"reset", "keep"}, default "reset"
-        ``"keep"`` keeps the column generation's active variables across Frank-Wolfe steps (the
-        LP optimum is the same and earlier columns often serve again); ``"reset"`` restarts each
-        step from the diagonal as in Algorithm 2, seeded with the previous step's solution
-        (smaller master problems on large alphabets).
+        ``"reset"`` restarts each step's column generation from the diagonal as in Algorithm 2,
+        seeded with the previous step's solution, and solves the first master problem of each
+        step from scratch. ``"keep"`` keeps the restricted master LP (4), with its active
+        variables and its simplex basis, across Frank-Wolfe steps: each step only changes the
+        costs, so the primal simplex continues from the previous optimal basis (see
+        ``drop_after``). The LP optimum is the same either way; which is faster depends on the
+        alphabet. On the synthetic data (ordered points, squared distortion) ``"keep"`` solves
+        ``|B| = 16,384`` in 13 s against 100 s; on the 2,124-profile Movie alphabet (Hamming
+        distortion), where the optimal vertex moves far between steps, it takes 40 s against 16 s.
+    columns_per_row : int, default 3
+        Columns added per row and pricing round: a row with a violated column (reduced cost of
+        Eq. 7-8 below ``-cg_tol``) brings its ``columns_per_row`` most negative reduced costs that
+        are below ``-cg_tol``. 1 is Algorithm 2's single column. More columns per round mean
+        fewer master solves and pricing passes per step, since the neighbours of a row's best
+        value are often the next ones needed as the dual ``lambda`` of the distortion constraint
+        moves: on the synthetic data at ``|B| = 16,384`` with ``active_set="keep"``, 3 takes 2.5
+        instead of 3.4 rounds per step and about 20% less time. Where LP (3) has tied optimal vertices, another value can
+        lead to a different (equally valid) Frank-Wolfe path.
+    drop_after : int or None, default 5
+        With ``active_set="keep"``, delete a column from the master LP once it has been non-basic
+        (hence ``x = 0``) at the end of ``drop_after`` consecutive linear steps, so that the LP stays
+        near the size of its basis; pricing brings it back if it becomes attractive again. Basic
+        columns are never deleted, so the basis stays valid and the next step warm-starts from it.
+        ``None`` keeps every column. Ignored with ``"reset"``, which rebuilds the LP every step.
     blas_threads : int or None, default 1
         BLAS threads during ``fit`` (``None`` leaves the setting alone).
     progress : bool, default False
@@ -944,9 +1127,16 @@ class SPPM:
         was finite (``-inf`` if none).
     history_ : pandas.DataFrame
         One row per step (step 0 is the start): ``step, leakage, distortion, gamma, gap,
-        lp_value, active_set, lp_rounds, support, floored, seconds``.
+        lp_value, active_set, lp_rounds, dropped, support, floored, away, seconds``
+        (``active_set`` at the end of the step's column generation, ``dropped`` the columns then
+        deleted, see ``drop_after``).
     n_active_ : int
-        Final number of active variables of the column generation.
+        Number of active variables of the column generation at the end of the last linear step.
+    pricing_seconds_, lp_seconds_ : float
+        Time spent pricing (Eq. 7-8) and solving master LPs (HiGHS).
+    priced_entries_ : int
+        Number of reduced costs computed by pricing (blocks skipped by their lower bound are
+        not computed).
 
     Notes
     -----
@@ -954,7 +1144,8 @@ class SPPM:
     ``d(b, b) = 0``), which is feasible for every admissible budget. The active set of the column
     generation starts at the diagonal plus those nearest values (see ``active_set``).
     Where several LP vertices are optimal, the one HiGHS returns depends on the active set, so
-    ``"reset"`` and ``"keep"`` can follow slightly different (equally valid) paths.
+    ``active_set``, ``columns_per_row`` and ``drop_after`` can lead to slightly different (equally
+    valid) paths; each linear step is solved exactly either way.
     """
 
     def __init__(
@@ -967,6 +1158,8 @@ class SPPM:
         tol: float = 0.0,
         cg_tol: float = 1e-9,
         active_set: str = "reset",
+        columns_per_row: int = 3,
+        drop_after: int | None = 5,
         blas_threads: int | None = 1,
         progress: bool = False,
     ):
@@ -984,6 +1177,15 @@ class SPPM:
             raise ValueError(f"tol must be a number >= 0, got {tol!r}")
         if not (isinstance(cg_tol, int | float) and cg_tol > 0):
             raise ValueError(f"cg_tol must be a number > 0, got {cg_tol!r}")
+        _check_columns_per_row(columns_per_row)
+        if drop_after is not None and (
+            isinstance(drop_after, bool)
+            or not isinstance(drop_after, int | np.integer)
+            or drop_after < 1
+        ):
+            raise ValueError(f"drop_after must be None or an integer >= 1, got {drop_after!r}")
+        self.columns_per_row = int(columns_per_row)
+        self.drop_after = None if drop_after is None else int(drop_after)
         _check_delta(delta)
         self.delta = delta
         self.n_steps = int(n_steps)
@@ -1017,7 +1219,15 @@ class SPPM:
         X = sp.csr_matrix((np.ones(n), (np.arange(n), arg)), shape=(n, m))
         q = np.asarray((sp.csr_matrix(p) @ X).todense())
         f = float(infotheory.leakage(p, X))
-        solver = _StepSolver(p, dist, delta, tol=self.cg_tol, active_set=self.active_set)
+        solver = _StepSolver(
+            p,
+            dist,
+            delta,
+            tol=self.cg_tol,
+            active_set=self.active_set,
+            columns_per_row=self.columns_per_row,
+            drop_after=self.drop_after,
+        )
         history = [
             dict(
                 step=0,
@@ -1028,6 +1238,7 @@ class SPPM:
                 lp_value=np.nan,
                 active_set=0,
                 lp_rounds=0,
+                dropped=0,
                 support=X.nnz,
                 floored=False,
                 away=False,
@@ -1100,6 +1311,7 @@ class SPPM:
                     lp_value=lin.value,
                     active_set=lin.n_active,
                     lp_rounds=lin.rounds,
+                    dropped=lin.dropped,
                     support=X.nnz,
                     floored=grad.floored,
                     away=kind == "away",
@@ -1115,7 +1327,7 @@ class SPPM:
         self.distortion_ = expected_distortion(p, dist, X)
         self.lower_bound_ = lower
         self.history_ = pd.DataFrame(history)
-        self.n_active_ = solver.master.rows.size
+        self.n_active_ = history[-1]["active_set"]
         self.pricing_seconds_ = solver.price_time
         self.lp_seconds_ = solver.lp_time
         self.priced_entries_ = solver.n_priced

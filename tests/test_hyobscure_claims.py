@@ -1,0 +1,188 @@
+"""HyObscure's claim statistics: values read off the seed-mean curves, bootstrap intervals over seeds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import spearmanr
+
+from ppdp.experiments import hyobscure as E
+from ppdp.experiments.common import tidy_frame, tidy_rows
+
+SEEDS = range(6)
+BASELINES = ("PrivCheck", "Random", "Frapp", "Similarity", "DP")
+
+
+def _tradeoff(slopes: dict[str, float], noise: float = 0.0) -> pd.DataFrame:
+    """Curves with utility loss +0.1..0.4% and privacy +slope x that, per seed, around a reference."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for seed in SEEDS:
+        u0, p0 = 1.0 + 0.01 * seed, 2.0 + 0.05 * seed
+        rows += tidy_rows(
+            "tradeoff", "Original", {"utility_loss": u0, "privacy_rf_sI": p0}, seed=seed
+        )
+        shift = rng.normal(0, noise)  # a per-seed effect shared by all methods (paired design)
+        for method, slope in slopes.items():
+            for j in range(4):
+                du = 0.1 * (j + 1)
+                dp = slope * du + shift + rng.normal(0, noise / 20)
+                rows += tidy_rows(
+                    "tradeoff",
+                    method,
+                    {"utility_loss": u0 * (1 + du / 100), "privacy_rf_sI": p0 * (1 + dp / 100)},
+                    parameters={"budget": j},
+                    seed=seed,
+                )
+    return tidy_frame(rows)
+
+
+def _claims(frame: pd.DataFrame) -> pd.Series:
+    out = E.claims({"tradeoff": frame}, "movielens")
+    return out.set_index("metric")["value"]
+
+
+def test_fig3a_gain_and_margin_match_the_construction():
+    slopes = {"HyObscure": 5.0, "XObf": 2.0, "YGen": 2.0, **{m: 1.0 for m in BASELINES}}
+    c = _claims(_tradeoff(slopes))
+    assert c["hyobscure.movielens_fig3a_mae_gain"] == pytest.approx(1.0)  # 5 x 0.2%
+    assert c["hyobscure.movielens_fig3a_baseline_mae_gain"] == pytest.approx(0.2)
+    assert c["hyobscure.movielens_fig3a_margin"] == pytest.approx(0.8)
+    # without noise every bootstrap resample gives the same value
+    assert c["hyobscure.movielens_fig3a_margin.ci_low"] == pytest.approx(0.8)
+    assert c["hyobscure.movielens_fig3a_margin.ci_high"] == pytest.approx(0.8)
+    assert c["hyobscure.movielens_fig5_margin"] > 0
+
+
+def test_paired_noise_leaves_the_ordering_resolved_and_a_tie_unresolved():
+    slopes = {"HyObscure": 5.0, "XObf": 2.0, "YGen": 2.0, **{m: 1.0 for m in BASELINES}}
+    c = _claims(_tradeoff(slopes, noise=2.0))
+    lo, hi = (
+        c["hyobscure.movielens_fig3a_margin.ci_low"],
+        c["hyobscure.movielens_fig3a_margin.ci_high"],
+    )
+    assert 0 < lo <= c["hyobscure.movielens_fig3a_margin"] <= hi
+    # the gain itself carries the shared per-seed effect, so its interval is the wider one
+    g_lo, g_hi = (
+        c["hyobscure.movielens_fig3a_mae_gain.ci_low"],
+        c["hyobscure.movielens_fig3a_mae_gain.ci_high"],
+    )
+    assert g_hi - g_lo > hi - lo
+    tie = _claims(_tradeoff({m: 1.0 for m in ("HyObscure", "XObf", "YGen", *BASELINES)}, 2.0))
+    assert (
+        tie["hyobscure.movielens_fig3a_margin.ci_low"]
+        < 0
+        < tie["hyobscure.movielens_fig3a_margin.ci_high"]
+    )
+
+
+def test_claims_are_deterministic():
+    frame = _tradeoff(
+        {"HyObscure": 3.0, "XObf": 2.0, "YGen": 1.0, **{m: 1.5 for m in BASELINES}}, 1.0
+    )
+    pd.testing.assert_frame_equal(
+        E.claims({"tradeoff": frame}, "movielens"), E.claims({"tradeoff": frame}, "movielens")
+    )
+
+
+def test_fig4a_saving_against_the_best_baseline():
+    # HyObscure reaches every privacy level at half the utility loss of the best baseline
+    rows = []
+    for seed in SEEDS:
+        rows += tidy_rows(
+            "tradeoff", "Original", {"utility_loss": 0.3, "privacy_rf_sI": 0.80}, seed=seed
+        )
+        for method, cost in {
+            "HyObscure": 0.5,
+            "XObf": 1.0,
+            "YGen": 1.0,
+            "PrivCheck": 1.0,
+            "DP": 2.0,
+        }.items():
+            for j, priv in enumerate([0.81, 0.82, 0.83]):
+                rows += tidy_rows(
+                    "tradeoff",
+                    method,
+                    {"utility_loss": 0.3 + cost * (priv - 0.80), "privacy_rf_sI": priv},
+                    parameters={"budget": j},
+                    seed=seed,
+                )
+    c = E.claims({"tradeoff": tidy_frame(rows)}, "foursquare").set_index("metric")["value"]
+    assert c["hyobscure.foursquare_fig4a_privacy_level"] == pytest.approx(0.817)
+    assert c["hyobscure.foursquare_fig4a_utility_saving"] == pytest.approx(50.0)
+
+
+def test_sweep_rank_correlations_and_margins():
+    rng = np.random.default_rng(0)
+    rows6, rows8 = [], []
+    for seed in SEEDS:
+        for g in (2, 3, 4, 5):
+            for method, level in {"HyObscure": 2.5, "PrivCheck": 2.2, "Random": 2.1}.items():
+                value = level - 0.1 * g + rng.normal(0, 0.01)
+                rows6 += tidy_rows(
+                    "fig6",
+                    method,
+                    {"privacy_rf_sI": value},
+                    parameters={"n_groups": g, "k": 10},
+                    seed=seed,
+                )
+        for k in (40, 60, 80):
+            for alpha in (150, 200):
+                value = 3.0 - 0.01 * k + rng.normal(0, 0.01)
+                rows8 += tidy_rows(
+                    "fig8",
+                    "HyObscure",
+                    {"privacy_rf_sI": value},
+                    parameters={"k": k, "alpha": alpha},
+                    seed=seed,
+                )
+    f6, f8 = tidy_frame(rows6), tidy_frame(rows8)
+    trade = _tradeoff({m: 1.0 for m in ("HyObscure", "XObf", "YGen", *BASELINES)})
+    c = E.claims({"tradeoff": trade, "fig6": f6, "fig8": f8}, "movielens").set_index("metric")[
+        "value"
+    ]
+    means = (
+        f6[f6["method"] == "HyObscure"]
+        .assign(g=lambda d: d["parameters"].str.extract(r"n_groups=(\d+)")[0].astype(int))
+        .groupby("g")["value"]
+        .mean()
+    )
+    assert c["hyobscure.movielens_fig6_rank_correlation"] == pytest.approx(
+        spearmanr(means.index, means.to_numpy())[0]
+    )
+    assert c["hyobscure.movielens_fig6_rank_correlation.ci_high"] < 0
+    assert c["hyobscure.movielens_fig6_min_margin"] == pytest.approx(0.3, abs=0.02)
+    assert c["hyobscure.movielens_fig6_min_margin.ci_low"] > 0.25
+    assert c["hyobscure.movielens_fig8_rank_correlation"] == -1.0
+
+
+def _seed_square(seed):
+    rng = np.random.default_rng(seed)
+    return [float(rng.random()) ** 2]
+
+
+def test_seeds_in_worker_processes_give_the_same_rows():
+    assert E._map_seeds(_seed_square, [3, 1, 2], 2, "t", False) == [
+        _seed_square(3),
+        _seed_square(1),
+        _seed_square(2),
+    ]
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="n_jobs must be a positive integer"):
+            E._map_seeds(_seed_square, [0], bad, "t", False)
+
+
+@pytest.mark.slow
+def test_tradeoff_is_the_same_with_parallel_seeds():
+    pop = E.load_population("foursquare")
+    kw = dict(
+        n_draws=1,
+        overrides={"kmeans_n_init": 1, "n_estimators": 5},
+        models=("rf",),
+        scenarios=("I",),
+    )
+    knobs = {"HyObscure": [0.05], "Random": [0.3]}
+    serial = E.tradeoff(pop, [0, 1], knobs, **kw)
+    parallel = E.tradeoff(pop, [0, 1], knobs, n_jobs=2, **kw)
+    pd.testing.assert_frame_equal(serial, parallel)
