@@ -298,17 +298,13 @@ def test_initial_generalization_infeasible_errors_name_the_bound():
 # G-problem, cross-iteration, releases
 
 
+#: Constraints and budget for the 160-user populations of these tests.
+SMALL = {"n_groups": 3, "k": 30, "alpha": 100, "l": 3, "beta": 8, "budget": 0.05, "n_clusters": 3}
+
+
 def _fit(seed=0, **kw):
     X, y, clusters = _population(seed, n=160, n_values=16)
-    params = {
-        "n_groups": 3,
-        "k": 30,
-        "alpha": 100,
-        "l": 3,
-        "beta": 8,
-        "budget": 0.05,
-        "n_clusters": 3,
-    }
+    params = dict(SMALL)
     params.update(kw)
     return (
         hy.HyObscure(**params).fit(X, y, rng=np.random.default_rng(seed), clusters=clusters),
@@ -373,15 +369,7 @@ def test_release_rows_exist_groups_valid_and_reproducible():
 
 def test_xobf_and_ygen_variants():
     X, y, clusters = _population(2, n=160, n_values=16)
-    params = {
-        "n_groups": 3,
-        "k": 30,
-        "alpha": 100,
-        "l": 3,
-        "beta": 8,
-        "budget": 0.05,
-        "n_clusters": 3,
-    }
+    params = dict(SMALL)
     x = hy.XObf(**params).fit(X, y, rng=np.random.default_rng(0), clusters=clusters)
     assert np.array_equal(x.generalization_.labels, x.initial_generalization_.labels)
     assert [h["phase"] for h in x.history_] == ["O"]
