@@ -64,16 +64,7 @@ __all__ = [
 
 #: Methods in plotting order. Knobs: budget (HyObscure, XObf, YGen, PrivCheck), p_rand (Random),
 #: gamma (Frapp), p_obf (Similarity), beta (DP).
-METHODS = (
-    "HyObscure",
-    "XObf",
-    "YGen",
-    "PrivCheck",
-    "Random",
-    "Frapp",
-    "Similarity",
-    "DP",
-)
+METHODS = ("HyObscure", "XObf", "YGen", "PrivCheck", "Random", "Frapp", "Similarity", "DP")
 KNOB = {
     "HyObscure": "budget",
     "XObf": "budget",
@@ -87,22 +78,8 @@ KNOB = {
 
 #: Table II, adapted where it is infeasible on the available data (see the notebook).
 DATASET_DEFAULTS = {
-    "movielens": {
-        "n_groups": 4,
-        "k": 80,
-        "alpha": 200,
-        "l": 4,
-        "beta": 12,
-        "n_clusters": 10,
-    },
-    "foursquare": {
-        "n_groups": 4,
-        "k": 50,
-        "alpha": 150,
-        "l": 5,
-        "beta": 25,
-        "n_clusters": 8,
-    },
+    "movielens": {"n_groups": 4, "k": 80, "alpha": 200, "l": 4, "beta": 12, "n_clusters": 10},
+    "foursquare": {"n_groups": 4, "k": 50, "alpha": 150, "l": 5, "beta": 25, "n_clusters": 8},
 }
 
 
@@ -130,12 +107,7 @@ def load_population(dataset: str) -> Population:
         mat = mat.loc[:, (mat > 0).sum(axis=0) >= 3].sort_index().sort_index(axis=1)
         ages = users.set_index("user_id").loc[mat.index, "age"].to_numpy(np.int64)
         return Population(
-            "movielens",
-            mat.to_numpy(np.float64),
-            ages,
-            "interval",
-            "regression",
-            "rmse",
+            "movielens", mat.to_numpy(np.float64), ages, "interval", "regression", "rmse"
         )
     if dataset == "foursquare":
         fs = datasets.load_foursquare_nyc(variant="3users")
@@ -405,17 +377,6 @@ def _map_seeds(fn, seeds, n_jobs: int, desc: str, progress: bool) -> list:
     return list(results)
 
 
-def _tradeoff_seed(pop, seed, knobs, cfg, n_draws, models, scenarios, experiment) -> list[dict]:
-    ctx = _Context(pop, seed, cfg)
-    rows = []
-    for method in ["Original", *knobs]:
-        for knob in [None] if method == "Original" else knobs[method]:
-            metrics = run_point(ctx, method, knob, cfg, n_draws, models, scenarios)
-            params = {} if knob is None else {KNOB[method]: knob}
-            rows += tidy_rows(experiment, method, metrics, parameters=params, seed=seed)
-    return rows
-
-
 def tradeoff(
     pop: Population,
     seeds,
@@ -434,8 +395,15 @@ def tradeoff(
     ``n_jobs`` seeds run at once in worker processes (same results as ``n_jobs=1``)."""
     cfg = _config(pop, overrides)
 
-    def one(seed):
-        return _tradeoff_seed(pop, seed, knobs, cfg, n_draws, models, scenarios, experiment)
+    def one(seed) -> list[dict]:
+        ctx = _Context(pop, seed, cfg)
+        rows = []
+        for method in ["Original", *knobs]:
+            for knob in [None] if method == "Original" else knobs[method]:
+                metrics = run_point(ctx, method, knob, cfg, n_draws, models, scenarios)
+                params = {} if knob is None else {KNOB[method]: knob}
+                rows += tidy_rows(experiment, method, metrics, parameters=params, seed=seed)
+        return rows
 
     per_seed = _map_seeds(one, seeds, n_jobs, experiment, progress)
     return tidy_frame([row for rows in per_seed for row in rows])
@@ -780,7 +748,9 @@ def claims(results: dict[str, pd.DataFrame], dataset: str) -> pd.DataFrame:
     rows = []
     metric = "privacy_rf_sI"
     trade = results.get("tradeoff")
-    seeds = sorted(int(s) for s in trade["seed"].unique()) if trade is not None else []
+    # every experiment of a notebook runs the same seeds; bootstrap them together
+    frames = [results.get(k) for k in ("tradeoff", "fig6", "fig8", "fig9")]
+    seeds = sorted({int(s) for f in frames if f is not None and len(f) for s in f["seed"]})
     boot = _Bootstrap(seeds)
     if trade is not None and len(trade):
         curves, u0 = _tradeoff_curves(trade, metric, seeds)
