@@ -197,14 +197,16 @@ def evaluate(claims: list[Claim], results_dir: str | os.PathLike) -> pd.DataFram
     for claim in claims:
         if claim.run not in cache:
             csv = results_dir / f"{claim.run}.csv"
-            cache[claim.run] = read_results(csv) if csv.exists() else None
+            # only the claims rows matter here: filter each run's results once
+            frame = read_results(csv) if csv.exists() else None
+            cache[claim.run] = None if frame is None else frame[frame["experiment"] == "claims"]
         frame = cache[claim.run]
         measured, count, detail = math.nan, 0, ""
         low = high = math.nan
         if frame is None:
             verdict, detail = "not yet run", f"no results for run '{claim.run}'"
         else:
-            hit = frame[(frame["experiment"] == "claims") & (frame["metric"] == claim.id)]
+            hit = frame[frame["metric"] == claim.id]
             count = len(hit)
             if count == 0:
                 verdict, detail = (
@@ -237,11 +239,11 @@ def evaluate(claims: list[Claim], results_dir: str | os.PathLike) -> pd.DataFram
 
 
 def _interval(frame: pd.DataFrame, claim_id: str, values) -> tuple[float, float]:
-    """The run's own 95% interval for a claim, else a t-interval over its rows (nan if < 2)."""
-    claims = frame[frame["experiment"] == "claims"]
+    """The run's own 95% interval for a claim (``frame``: the run's claims rows), else a t-interval
+    over its rows (nan if < 2)."""
     bounds = []
     for suffix in (".ci_low", ".ci_high"):
-        hit = claims[claims["metric"] == claim_id + suffix]["value"]
+        hit = frame[frame["metric"] == claim_id + suffix]["value"]
         bounds.append(float(hit.mean()) if len(hit) else math.nan)
     if all(math.isfinite(b) for b in bounds):
         return bounds[0], bounds[1]
