@@ -19,12 +19,12 @@ export PATH := $(BIN):$(PATH)
 export MPLBACKEND := Agg
 export PYTHONHASHSEED := 0
 
-.PHONY: install reproduce test lint unit nbval notebooks benchmarks clean
+.PHONY: install reproduce test lint unit nbval notebooks lab benchmarks clean
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
-	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11, 5) else f"ppdp needs Python 3.11.5 or newer (constraints.txt pins packages that do); PYTHON=$(PYTHON) is {sys.version.split()[0]}: set PYTHON=/path/to/python3.11")'
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else f"ppdp needs Python 3.11 or newer (numpy, pandas, scipy and matplotlib at the versions constraints.txt pins do); PYTHON=$(PYTHON) is {sys.version.split()[0]}: set PYTHON=/path/to/python3.11")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# torch first, alone, at the version constraints.txt pins: resolved together with everything
@@ -37,7 +37,7 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 reproduce: $(STAMP)
-	$(BIN)/snakemake --cores $(CORES) --configfile config/$(PROFILE).yaml
+	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete --configfile config/$(PROFILE).yaml
 	@echo "Report: reports/$(PROFILE)/reproduction.md; figures: figures/$(PROFILE)/"
 
 test: lint unit nbval
@@ -57,6 +57,11 @@ nbval: $(STAMP)
 
 notebooks: $(STAMP)
 	for nb in notebooks/*.ipynb; do $(BIN)/python -m papermill --no-progress-bar $$nb $$nb || exit 1; done
+
+# JupyterLab on this environment, browsing notebooks/. Its python3 kernel is this environment's
+# interpreter; MPLBACKEND is unset so that figures made by hand also show inline.
+lab: $(STAMP)
+	env -u MPLBACKEND $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks
 
 benchmarks: $(STAMP)
 	# anonypy: the peer Mondrian of benchmarks/mutual_cover.py (pins old pandas; its code runs on current ones)

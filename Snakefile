@@ -5,32 +5,73 @@
 #   snakemake --cores 2 --configfile config/smoke.yaml        # CI scale, seconds per notebook
 #   snakemake --profile profiles/slurm --configfile config/paper.yaml   # a SLURM cluster
 #
+# Exactly one --configfile is required: each config/<profile>.yaml is complete on its own and is
+# validated against config/schema.yaml (unknown, missing or misspelt keys stop the run), and each
+# run's parameters against the names its notebook's `parameters` cell defines. Snakemake also reads
+# the workflow profile profiles/default/config.yaml, which sets --rerun-incomplete: after an
+# interrupted run, the same command reruns the jobs that did not finish.
+#
 # Outputs of a run named R under profile P:
 #   results/P/R.ipynb        the executed notebook
 #   results/P/R.csv          tidy results (experiment, method, parameters, seed, metric, value)
+#   results/P/provenance/R.json   the environment of the run (python -m ppdp.report provenance)
+#   results/P/benchmarks/R.tsv    its wall time and memory (Snakemake's benchmark)
 #   figures/P/R/*.png|pdf    the figures
 #   reports/P/reproduction.md   claims vs measured values (the default profile also writes
-#                               reports/reproduction.md, the committed copy)
+#                               reports/reproduction.md, the committed copy, with the figures it
+#                               links copied to reports/figures/R/)
+import ast
 import json
 import shlex
 import sys
 from pathlib import Path
 
+from snakemake.utils import validate
+
 BASE = Path(workflow.basedir)
 # the interpreter that runs Snakemake, so jobs use the same environment without activating it
 PYTHON = shlex.quote(sys.executable)
+# set by this Snakefile for every run, never by a profile
+INJECTED = ("profile", "results_csv", "figures_dir")
+
+# No implicit default profile: a profile merged into another would silently run at the wrong scale.
+_configfiles = list(workflow.overwrite_configfiles or [])
+if len(_configfiles) != 1:
+    raise ValueError(
+        "pass exactly one profile with --configfile config/<profile>.yaml (smoke, default or "
+        f"paper); got {len(_configfiles)} --configfile ({', '.join(map(str, _configfiles))})"
+    )
+validate(config, str(BASE / "config" / "schema.yaml"), set_default=False)
 
 
-configfile: str(BASE / "config" / "smoke.yaml")
+def notebook_parameters(notebook):
+    """The names the notebook's `parameters` cell assigns: the parameters papermill may set."""
+    cells = [
+        cell
+        for cell in json.loads((BASE / "notebooks" / f"{notebook}.ipynb").read_text())["cells"]
+        if "parameters" in cell.get("metadata", {}).get("tags", [])
+    ]
+    if len(cells) != 1:
+        raise ValueError(f"notebooks/{notebook}.ipynb must have exactly one `parameters` cell")
+    tree = ast.parse("".join(cells[0]["source"]))
+    names = set()
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
 
 
 PROFILE = config["profile"]
 RUNS = config["runs"]
 for _name, _run in RUNS.items():
-    if not (BASE / "notebooks" / f"{_run['notebook']}.ipynb").exists():
+    _allowed = notebook_parameters(_run["notebook"]) - set(INJECTED)
+    if "threads" in _run:
+        _allowed.discard("n_jobs")
+    _unknown = sorted(set(_run.get("parameters", {})) - _allowed)
+    if _unknown:
         raise ValueError(
-            f"config profile {PROFILE!r}, run {_name!r}: notebook "
-            f"notebooks/{_run['notebook']}.ipynb does not exist"
+            f"config profile {PROFILE!r}, run {_name!r}: unknown parameters {_unknown} for "
+            f"notebooks/{_run['notebook']}.ipynb; its parameters are {sorted(_allowed)}"
         )
 
 REPORTS = [f"reports/{PROFILE}/reproduction.md"]
@@ -43,9 +84,15 @@ wildcard_constraints:
     run="|".join(RUNS),
 
 
+# The runs' outputs are targets too: Snakemake does not recreate a missing intermediate file when
+# the files made from it look up to date, so without them a deleted results/P/R.csv would leave the
+# report holding its values; as targets, R reruns and then the report.
 rule all:
     input:
         REPORTS,
+        expand("results/{profile}/{run}.csv", profile=PROFILE, run=RUNS),
+        expand("results/{profile}/provenance/{run}.json", profile=PROFILE, run=RUNS),
+        expand("figures/{profile}/{run}", profile=PROFILE, run=RUNS),
 
 
 rule notebook:
@@ -55,8 +102,11 @@ rule notebook:
         notebook="results/{profile}/{run}.ipynb",
         csv="results/{profile}/{run}.csv",
         figures=directory("figures/{profile}/{run}"),
+        provenance="results/{profile}/provenance/{run}.json",
     log:
         "results/{profile}/logs/{run}.log",
+    benchmark:
+        "results/{profile}/benchmarks/{run}.tsv"
     params:
         parameters=lambda wc, output, threads: shlex.quote(
             json.dumps(
@@ -71,6 +121,7 @@ rule notebook:
             )
         ),
         partial=lambda wc: f"results/{wc.profile}/{wc.run}.partial.ipynb",
+        base=shlex.quote(str(BASE)),
     # most notebooks compute on one core; a run that benefits from more sets `threads` in the config
     threads: lambda wc: RUNS[wc.run].get("threads", 1)
     resources:
@@ -79,32 +130,55 @@ rule notebook:
         # on a cluster, a job gets the cores its threads use
         cpus_per_task=lambda wc, threads: threads,
     # papermill writes the executed notebook to a .partial file that is renamed only on success,
-    # and the notebook writes its CSV atomically as its last step; Snakemake removes the figures of
-    # a failed job, so a failed run leaves nothing that looks complete.
+    # and the notebook writes its CSV atomically as its last step; Snakemake removes the outputs
+    # of a failed job, and the trap removes the figures of an interrupted one (Snakemake also marks
+    # its outputs incomplete), so a failed or interrupted run leaves nothing that looks complete.
     shell:
+        "trap 'rm -rf {output.figures} {params.partial}' INT TERM; "
         "mkdir -p {output.figures} && "
         "{PYTHON} -m papermill --no-progress-bar --log-output {input.notebook} {params.partial} "
         "-y {params.parameters} > {log} 2>&1 && "
+        "{PYTHON} -m ppdp.report provenance --output {output.provenance} --run {wildcards.run} "
+        "--profile {wildcards.profile} --repo {params.base} && "
         "mv {params.partial} {output.notebook}"
+
+
+# The report reads every run's results, provenance and wall time; --complete makes a missing or
+# mismatched one an error instead of a partial report.
+REPORT_INPUT = dict(
+    claims=str(BASE / "claims.yaml"),
+    csv=expand("results/{profile}/{run}.csv", profile=PROFILE, run=RUNS),
+    provenance=expand("results/{profile}/provenance/{run}.json", profile=PROFILE, run=RUNS),
+    benchmarks=expand("results/{profile}/benchmarks/{run}.tsv", profile=PROFILE, run=RUNS),
+    figures=expand("figures/{profile}/{run}", profile=PROFILE, run=RUNS),
+)
+REPORT_ARGS = (
+    f"--claims {{input.claims}} --results results/{PROFILE} --complete "
+    f"--figures figures/{PROFILE} --profile {PROFILE} --runs "
+    + " ".join(map(shlex.quote, RUNS))
+)
 
 
 rule report:
     input:
-        claims=str(BASE / "claims.yaml"),
-        csv=expand("results/{{profile}}/{run}.csv", run=RUNS),
+        **REPORT_INPUT,
     output:
         "reports/{profile}/reproduction.md",
     shell:
-        "{PYTHON} -m ppdp.report --claims {input.claims} --results results/{wildcards.profile} "
-        "--figures figures/{wildcards.profile} --profile {wildcards.profile} --output {output}"
+        "{PYTHON} -m ppdp.report " + REPORT_ARGS + " --output {output}"
 
 
-rule publish_report:
-    input:
-        claims=str(BASE / "claims.yaml"),
-        report="reports/default/reproduction.md",
-    output:
-        "reports/reproduction.md",
-    shell:
-        "{PYTHON} -m ppdp.report --claims {input.claims} --results results/default "
-        "--figures figures/default --profile default --output {output}"
+# The committed copy links figures copied next to it (reports/figures/), so that it shows them
+# where figures/ is not committed.
+if PROFILE == "default":
+
+    rule publish_report:
+        input:
+            **REPORT_INPUT,
+            report=f"reports/{PROFILE}/reproduction.md",
+        output:
+            report="reports/reproduction.md",
+            figures=directory("reports/figures"),
+        shell:
+            "{PYTHON} -m ppdp.report " + REPORT_ARGS + " --output {output.report} "
+            "--publish-figures {output.figures}"

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ppdp.guarantees import guarantee_report
 from ppdp.mechanisms.anatomy import Anatomy, anatomy_groups
 
 pycanon = pytest.importorskip("pycanon.anonymity")
@@ -34,15 +35,23 @@ def test_groups_hold_distinct_values(seed, l):  # noqa: E741 (the paper's l)
     assert (per_group.nunique() == per_group.size()).all()
     # independent check: group ids as the published QI of an l-diverse table
     assert pycanon.l_diversity(an.qit_[["group"]].assign(s=table["s"]), ["group"], ["s"]) >= l
+    assert pycanon.k_anonymity(an.qit_[["group"]], ["group"]) >= l
+    report = guarantee_report(an).set_index("guarantee")
+    assert report["holds"].all()
+    assert report.loc["group size", "measured"] == sizes.min()
     assert an.st_["count"].sum() == len(table)
     pd.testing.assert_frame_equal(an.qit_[["a", "b"]], table[["a", "b"]])
 
 
 def test_deterministic_given_seed():
     table = eligible_table(1)
-    a = Anatomy(["a", "b"], "s", l=4).fit(table, np.random.default_rng(3)).groups_
-    b = Anatomy(["a", "b"], "s", l=4).fit(table, np.random.default_rng(3)).groups_
-    np.testing.assert_array_equal(a, b)
+    a = Anatomy(["a", "b"], "s", l=4).fit(table, np.random.default_rng(3))
+    b = Anatomy(["a", "b"], "s", l=4).fit(table, np.random.default_rng(3))
+    np.testing.assert_array_equal(a.groups_, b.groups_)
+    pd.testing.assert_frame_equal(a.st_, b.st_)
+    assert pycanon.l_diversity(a.qit_[["group"]].assign(s=table["s"]), ["group"], ["s"]) >= 4
+    assert pycanon.k_anonymity(a.qit_[["group"]], ["group"]) >= 4
+    assert guarantee_report(a)["holds"].all()
 
 
 def test_anatomy_groups_residuals():

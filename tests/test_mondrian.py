@@ -6,6 +6,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from ppdp.guarantees import guarantee_report
 from ppdp.mechanisms.mondrian import Hierarchy, Mondrian, is_k_anonymous, is_l_diverse
 
 pycanon = pytest.importorskip("pycanon.anonymity")
@@ -59,16 +60,32 @@ def l_eligible(table, l):  # noqa: E741 (the paper's l)
     return table["s"].value_counts().max() * l <= len(table)
 
 
+def checked_release(m):
+    """The generalized release, with its declared k and l measured by pycanon and by Mondrian."""
+    gen = m.transform()
+    qi = list(m.qi)
+    if m.k is not None:
+        assert pycanon.k_anonymity(gen, qi) >= m.k
+    if m.l is not None:
+        # Definition 2 (each value at most 1/l of a group) implies at least l distinct values
+        assert pycanon.l_diversity(gen, qi, [m.sensitive]) >= np.ceil(m.l)
+        alpha, _ = pycanon.alpha_k_anonymity(gen, qi, [m.sensitive])
+        assert alpha <= 1 / m.l + 1e-12
+    report = guarantee_report(m)
+    assert report["holds"].all() and len(report) == (m.k is not None) + (m.l is not None)
+    return gen
+
+
 def test_fig1c_five_diverse_partition():
     m = Mondrian(["age"], "disease", l=5).fit(FIG1)
     # the paper's Fig. 1(c): [28-33] and [35-41]
-    assert m.transform()["age"].tolist() == ["28-33"] * 5 + ["35-41"] * 5
+    assert checked_release(m)["age"].tolist() == ["28-33"] * 5 + ["35-41"] * 5
     assert pycanon.l_diversity(m.transform(), ["age"], ["disease"]) >= 5
 
 
 def test_fig1_two_anonymous_partition_is_k_anonymous():
     m = Mondrian(["age"], k=2).fit(FIG1)
-    gen = m.transform()
+    gen = checked_release(m)
     assert pycanon.k_anonymity(gen, ["age"]) >= 2
     assert m.n_groups_ >= 4
 
@@ -78,7 +95,7 @@ def test_fig1_two_anonymous_partition_is_k_anonymous():
 def test_k_anonymous_checked_by_pycanon(seed, k):
     table = random_table(seed)
     m = Mondrian(["a", "b", "c"], k=k, categorical=["c"]).fit(table)
-    gen = m.transform()
+    gen = checked_release(m)
     assert pycanon.k_anonymity(gen, ["a", "b", "c"]) >= k
     assert is_k_anonymous(m.groups_, k)
 
@@ -93,7 +110,7 @@ def test_l_diverse_checked_by_pycanon(seed, l, refine):  # noqa: E741 (the paper
     table = random_table(seed)
     assume(l_eligible(table, l))
     m = Mondrian(["a", "b", "c"], "s", l=l, categorical=["c"], refine=refine).fit(table)
-    gen = m.transform()
+    gen = checked_release(m)
     # distinct l-diversity (pycanon) and the frequency form of Definition 2 (alpha <= 1/l)
     assert pycanon.l_diversity(gen, ["a", "b", "c"], ["s"]) >= l
     alpha, _ = pycanon.alpha_k_anonymity(gen, ["a", "b", "c"], ["s"])
@@ -112,6 +129,7 @@ def test_groups_cannot_be_cut_further(seed, l):  # noqa: E741 (the paper's l)
     table = random_table(seed, n=40, n_sens=6)
     assume(l_eligible(table, l))
     m = Mondrian(["a", "b"], "s", l=l).fit(table)
+    checked_release(m)
     for g in range(m.n_groups_):
         part = table[m.groups_ == g]
         for col in ["a", "b"]:
@@ -125,6 +143,7 @@ def test_groups_cannot_be_cut_further(seed, l):  # noqa: E741 (the paper's l)
 def test_generalized_values_cover_the_records():
     table = random_table(3)
     m = Mondrian(["a", "b", "c"], "s", l=2, categorical=["c"]).fit(table)
+    checked_release(m)
     gen = m.generalized_
     for j, c in enumerate(["a", "b", "c"]):
         dom = gen.domains[c]
@@ -155,16 +174,17 @@ def test_hierarchy_generalizes_to_common_ancestor():
     assert h.distance("flu", "ulcer") == 3.0
     table = pd.DataFrame({"d": ["flu", "bronchitis", "gastritis", "ulcer"] * 3, "x": range(12)})
     m = Mondrian(["d", "x"], k=3, hierarchies={"d": h}).fit(table)
-    gen = m.transform()
+    gen = checked_release(m)
     assert set(gen["d"]) <= {"flu", "bronchitis", "gastritis", "ulcer", "resp", "digest", "any"}
     assert pycanon.k_anonymity(gen, ["d", "x"]) >= 3
 
 
 def test_deterministic():
     table = random_table(5)
-    a = Mondrian(["a", "b", "c"], "s", l=3, categorical=["c"]).fit(table).groups_
-    b = Mondrian(["a", "b", "c"], "s", l=3, categorical=["c"]).fit(table).groups_
-    np.testing.assert_array_equal(a, b)
+    ma = Mondrian(["a", "b", "c"], "s", l=3, categorical=["c"]).fit(table)
+    mb = Mondrian(["a", "b", "c"], "s", l=3, categorical=["c"]).fit(table)
+    np.testing.assert_array_equal(ma.groups_, mb.groups_)
+    pd.testing.assert_frame_equal(checked_release(ma), checked_release(mb))
 
 
 def test_bad_input():

@@ -8,10 +8,31 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from ppdp.experiments.mutual_cover import fig2_table as paper_fig2_table
+from ppdp.guarantees import guarantee_report
 from ppdp.mechanisms.mondrian import Mondrian
 from ppdp.mechanisms.mutual_cover import MutualCover, random_output_table, solve_random_output_table
 
+pycanon = pytest.importorskip("pycanon.anonymity")
+pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning", "ignore:.*keys of .groups.*")
+
 AGES = np.array([28, 29, 29, 32, 33, 35, 39, 39, 40, 41])  # Fig. 1(a)
+
+
+def check_partition(mc, table):
+    """The partition's l (pycanon on the groups published as the only QI) and the guarantee report."""
+    published = pd.DataFrame(
+        {"group": mc.groups_.astype(str), mc.sensitive: table[mc.sensitive].to_numpy()}
+    )
+    assert pycanon.l_diversity(published, ["group"], [mc.sensitive]) >= np.ceil(mc.l)
+    alpha, _ = pycanon.alpha_k_anonymity(published, ["group"], [mc.sensitive])
+    assert alpha <= 1 / mc.l + 1e-12
+    assert pycanon.k_anonymity(published, ["group"]) >= np.ceil(1 / mc.delta - 1e-9)
+    if mc.partition_ is not None:
+        gen = mc.partition_.transform()
+        assert pycanon.l_diversity(gen, list(mc.qi_), [mc.sensitive]) >= np.ceil(mc.l)
+    report = guarantee_report(mc).set_index("guarantee")
+    assert report["holds"].all()
+    assert report.loc["delta-probability", "measured"] <= mc.delta + 1e-12
 
 
 def fig2_table():
@@ -144,6 +165,7 @@ def test_release_keeps_rows_and_hides_groups():
     table = census_like()
     mc = MutualCover(QI, "INCWAGE", delta=1 / 5, l=5)
     released = mc.fit_sample(table, np.random.default_rng(0))
+    check_partition(mc, table)
     assert list(released.columns) == list(table.columns)
     assert released.index.equals(table.index)
     pd.testing.assert_series_equal(released["INCWAGE"], table["INCWAGE"])
@@ -177,6 +199,7 @@ def test_without_algorithm3_some_tuples_stay():
     table = census_like(1)
     mc = MutualCover(QI, "INCWAGE", delta=1 / 5, l=5, randomize_unchanged=False)
     released = mc.fit_sample(table, np.random.default_rng(0))
+    check_partition(mc, table)
     unchanged = ~(released[QI] != table[QI]).any(axis=1)
     assert unchanged.sum() == mc.n_unchanged_ > 0
 
@@ -187,6 +210,7 @@ def test_same_seed_same_output():
     a = mc.sample(table, np.random.default_rng(7))
     b = mc.sample(table, np.random.default_rng(7))
     c = mc.sample(table, np.random.default_rng(8))
+    check_partition(mc, table)
     pd.testing.assert_frame_equal(a, b)
     assert not a.equals(c)
     mc2 = MutualCover(QI, "INCWAGE", delta=1 / 6, l=6).fit(table)
@@ -198,6 +222,7 @@ def test_sampling_follows_the_tables():
     table = census_like(3, n=60)
     mc = MutualCover(["AGE"], "INCWAGE", delta=1 / 4, l=4, randomize_unchanged=False).fit(table)
     rng = np.random.default_rng(0)
+    check_partition(mc, table)
     draws = np.array([mc.sample(table, rng)["AGE"].to_numpy()[0] for _ in range(3000)])
     g = mc.groups_[0]
     t = mc.tables_[g]["AGE"]
@@ -213,6 +238,7 @@ def test_precomputed_partition_and_categorical():
     groups = Mondrian(qi, "INCWAGE", l=5, categorical=["SEXC"]).fit(table).groups_
     mc = MutualCover(qi, "INCWAGE", delta=0.2, l=5, categorical=["SEXC"]).fit(table, groups=groups)
     released = mc.sample(table, np.random.default_rng(0))
+    check_partition(mc, table)
     assert set(released["SEXC"]) <= {"m", "f"}
     np.testing.assert_array_equal(mc.groups_, groups)
 

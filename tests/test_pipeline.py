@@ -13,7 +13,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-PROFILES = sorted(p.stem for p in (ROOT / "config").glob("*.yaml"))
+# config/schema.yaml is the profiles' schema, not a profile
+PROFILES = sorted(p.stem for p in (ROOT / "config").glob("*.yaml") if p.stem != "schema")
 
 pytestmark = pytest.mark.slow
 
@@ -54,6 +55,11 @@ def test_dry_run(profile, tmp_path):
         str(tmp_path),
     )
     assert "notebook" in proc.stdout and "report" in proc.stdout
+    # only the default profile refreshes the committed report and the figures it shows
+    assert ("publish_report" in proc.stdout) is (profile == "default")
+    assert ("output: reports/reproduction.md, reports/figures" in proc.stdout) is (
+        profile == "default"
+    )
 
 
 def test_threads_reach_the_notebook_as_n_jobs(tmp_path):
@@ -82,7 +88,13 @@ def test_threads_reach_the_notebook_as_n_jobs(tmp_path):
 
 def test_slurm_profile_dry_run(tmp_path):
     proc = _snakemake(
-        "-n", "--profile", str(ROOT / "profiles" / "slurm"), "--directory", str(tmp_path)
+        "-n",
+        "--profile",
+        str(ROOT / "profiles" / "slurm"),
+        "--configfile",
+        str(ROOT / "config" / "smoke.yaml"),
+        "--directory",
+        str(tmp_path),
     )
     assert "notebook" in proc.stdout
     # the paper profile's HyObscure runs get their 16 threads as SLURM CPUs and as n_jobs
@@ -135,8 +147,20 @@ def test_smoke_profile_end_to_end(tmp_path):
         assert (tmp_path / "results" / "smoke" / f"{run}.csv").stat().st_size > 0
         assert list((tmp_path / "figures" / "smoke" / run).glob("*.png")), run
         assert not list((tmp_path / "results" / "smoke").glob("*.partial.ipynb"))
+        # each run's environment and wall time, shown in the report's header
+        provenance = json.loads(
+            (tmp_path / "results" / "smoke" / "provenance" / f"{run}.json").read_text()
+        )
+        assert provenance["run"] == run and provenance["blas"], run
+        assert (tmp_path / "results" / "smoke" / "benchmarks" / f"{run}.tsv").stat().st_size > 0
     report = (tmp_path / "reports" / "smoke" / "reproduction.md").read_text()
     assert "profile `smoke`" in report
+    assert "## Provenance" in report and "Runs without a recorded environment" not in report
+    walls = next(line for line in report.splitlines() if line.startswith("Wall time per run:"))
+    assert "unknown" not in walls and all(run in walls for run in runs)
+    # the smoke report links the smoke figures; only the default profile publishes figures
+    assert "(../../figures/smoke/" in report
+    assert not (tmp_path / "reports" / "figures").exists()
     # nothing left to do: the outputs are complete and up to date
     proc = _snakemake(
         "-n",
@@ -151,18 +175,21 @@ def test_smoke_profile_end_to_end(tmp_path):
 
 
 def test_failed_notebook_leaves_no_complete_outputs(tmp_path):
+    broken = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
+    broken["profile"] = "broken"
+    broken["runs"]["datasets"]["parameters"]["bins"] = 1
     config = tmp_path / "broken.yaml"
-    config.write_text(
-        yaml.safe_dump(
-            {
-                "profile": "broken",
-                "runs": {"datasets": {"notebook": "datasets", "parameters": {"bins": 1}}},
-            }
-        )
-    )
+    config.write_text(yaml.safe_dump(broken))
     work = tmp_path / "work"
     proc = _snakemake(
-        "--cores", "1", "--configfile", str(config), "--directory", str(work), check=False
+        "--cores",
+        "1",
+        "--configfile",
+        str(config),
+        "--directory",
+        str(work),
+        "results/broken/datasets.csv",
+        check=False,
     )
     assert proc.returncode != 0
     out = work / "results" / "broken"
@@ -170,7 +197,9 @@ def test_failed_notebook_leaves_no_complete_outputs(tmp_path):
     assert not (out / "datasets.ipynb").exists()
     assert not (work / "figures" / "broken" / "datasets").exists()
     assert not (work / "reports" / "broken" / "reproduction.md").exists()
-    assert "bins must be at least 2" in (out / "logs" / "datasets.log").read_text()
+    assert not (out / "provenance" / "datasets.json").exists()
+    log = (out / "logs" / "datasets.log").read_text()
+    assert "ValueError" in log and "bins" in log
 
 
 def test_same_seed_same_bytes(tmp_path):

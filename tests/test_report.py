@@ -1,12 +1,15 @@
 """Reproduction report: claims validation, verdicts, Markdown rendering, and the real claims.yaml."""
 
+import json
+import os
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 
 from ppdp.experiments.common import tidy_rows, write_results
-from ppdp.report import Check, build_report, evaluate, load_claims, main
+from ppdp.report import MAX_FIGURE_BYTES, Check, build_report, evaluate, load_claims, main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -78,11 +81,13 @@ def test_evaluate_verdicts(tmp_path):
     rows = tidy_rows("claims", "", {"p.good": 2.0, "p.bad": 1.0}, seed=0)
     rows += tidy_rows("claims", "", {"p.good": 4.0}, seed=1)
     write_results(rows, tmp_path / "results" / "nb.csv")
-    table = evaluate(claims, tmp_path / "results").set_index("id")
+    # a run of the profile without results yet (a partial pipeline) is "not yet run"
+    table = evaluate(claims, tmp_path / "results", runs=["nb", "missing_run"]).set_index("id")
     assert table.loc["p.good", "verdict"] == "reproduced"
     assert table.loc["p.good", "measured"] == 3.0 and table.loc["p.good", "n"] == 2
     assert table.loc["p.bad", "verdict"] == "not reproduced"
-    assert table.loc["p.absent", "verdict"] == "not yet run"
+    # the run has results but no value for this claim
+    assert table.loc["p.absent", "verdict"] == "not measured"
     assert "measured no value" in table.loc["p.absent", "detail"]
     assert "no results" in table.loc["p.other_run", "detail"]
 
@@ -110,7 +115,7 @@ def test_build_report_writes_markdown_with_figure_links(tmp_path):
     )
     text = out.read_text()
     assert "profile `smoke`" in text
-    assert "1 reproduced, 0 not reproduced, 0 not yet run" in text
+    assert "1 reproduced, 0 not reproduced, 0 not measured, 0 not yet run" in text
     assert "(../../figures/nb/fig1.png)" in text
 
 
@@ -123,8 +128,15 @@ def test_real_claims_file_is_valid():
 
 
 def test_report_of_nothing_is_all_not_yet_run(tmp_path):
-    table = build_report(ROOT / "claims.yaml", tmp_path / "none", tmp_path / "r.md", profile="x")
+    runs = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["runs"]
+    (tmp_path / "none").mkdir()
+    table = build_report(
+        ROOT / "claims.yaml", tmp_path / "none", tmp_path / "r.md", profile="x", runs=runs
+    )
     assert set(table["verdict"]) == {"not yet run"}
+    text = (tmp_path / "r.md").read_text()
+    assert f"**Warning:** {len(table)} claims are not yet run" in text
+    assert "Runs without a recorded environment: " in text
 
 
 def test_interval_from_the_run_or_a_t_interval(tmp_path):
@@ -188,3 +200,158 @@ def test_unknown_check_keys_are_rejected(tmp_path):
     path.write_text(entry)
     with pytest.raises(ValueError, match="unknown check keys"):
         load_claims(path)
+
+
+def test_real_claims_name_runs_of_every_profile():
+    for config in sorted((ROOT / "config").glob("*.yaml")):
+        if config.stem == "schema":
+            continue
+        runs = yaml.safe_load(config.read_text())["runs"]
+        for claim in load_claims(ROOT / "claims.yaml"):
+            assert claim.run in runs, (config.name, claim.id, claim.run)
+
+
+def test_provenance_records_the_environment(tmp_path):
+    import platform
+    import shutil
+    import subprocess
+
+    import numpy as np
+    from threadpoolctl import threadpool_info
+
+    from ppdp.report import write_provenance
+
+    out = tmp_path / "p" / "run.json"
+    assert main(["provenance", "--output", str(out), "--run", "r", "--profile", "x"]) == 0
+    record = json.loads(out.read_text())
+    assert (record["run"], record["profile"]) == ("r", "x")
+    assert record["python"] == platform.python_version()
+    assert record["packages"]["numpy"] == np.__version__
+    assert record["cpu_count"] == os.cpu_count()
+    blas = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
+    assert sorted((b["internal_api"], b["version"], b["num_threads"]) for b in blas) == sorted(
+        (b["internal_api"], b["version"], b["num_threads"]) for b in record["blas"]
+    )
+    assert "/" not in json.dumps(record["blas"])  # no machine paths
+    # the compendium's commit, or "unknown" without git / outside a repository
+    outside = write_provenance(tmp_path / "o.json", run="r", profile="x", repo=tmp_path)
+    assert outside["git"] == {"commit": "unknown", "clean": "unknown"}
+    inside = write_provenance(tmp_path / "i.json", run="r", profile="x", repo=ROOT)
+    if shutil.which("git") and (ROOT / ".git").exists():
+        head = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        assert inside["git"]["commit"] == head
+        assert isinstance(inside["git"]["clean"], bool)
+
+
+def _env(kernel="Haswell", numpy="2.0.0", commit="a" * 40):
+    return {
+        "python": "3.11.9",
+        "platform": "Linux x86_64",
+        "packages": {"numpy": numpy, "scipy": "1.14.0"},
+        "blas": [
+            {
+                "owner": "numpy",
+                "internal_api": "openblas",
+                "version": "0.3.27",
+                "kernel": kernel,
+                "num_threads": 2,
+            }
+        ],
+        "cpu_count": 4,
+        "cpus_usable": 2,
+        "git": {"commit": commit, "clean": True},
+    }
+
+
+def test_report_header_lists_runs_and_flags_differing_environments(tmp_path):
+    claims_path = _claims_file(
+        tmp_path, [_claim("p.a"), {**_claim("p.b"), "run": "other", "notebook": "nb"}]
+    )
+    results = tmp_path / "results"
+    write_results(tidy_rows("claims", "", {"p.a": 2.0}), results / "nb.csv")
+    write_results(tidy_rows("claims", "", {"p.b": 2.0}), results / "other.csv")
+    (results / "provenance").mkdir()
+    (results / "benchmarks").mkdir()
+    for run, env, seconds in [("nb", _env(), 65.4), ("other", _env("SkylakeX"), 3725.0)]:
+        (results / "provenance" / f"{run}.json").write_text(json.dumps(env))
+        (results / "benchmarks" / f"{run}.tsv").write_text(
+            "s\th:m:s\tmax_rss\n" + f"{seconds}\t0:01:05\t100.0\n"
+        )
+    out = tmp_path / "r.md"
+    build_report(claims_path, results, out, profile="x", runs=["nb", "other"], complete=True)
+    text = out.read_text()
+    assert "## Provenance" in text
+    assert "Wall time per run: nb 1 min 05 s, other 1 h 02 min." in text
+    blas_row = next(line for line in text.splitlines() if line.startswith("| BLAS |"))
+    assert "**differ**" in blas_row and "SkylakeX" in blas_row and "Haswell" in blas_row
+    assert "did not all run in the same environment (BLAS)" in text
+    commit_row = next(line for line in text.splitlines() if line.startswith("| git commit |"))
+    assert commit_row.split(" | ")[1] == "aaaaaaaaaa"
+    # the same environment everywhere: no warning
+    (results / "provenance" / "other.json").write_text(json.dumps(_env()))
+    build_report(claims_path, results, out, profile="x", runs=["nb", "other"], complete=True)
+    assert "**Warning:**" not in out.read_text()
+
+
+def test_published_figures_are_copied_downscaled_and_linked_next_to_the_report(tmp_path):
+    import numpy as np
+    from PIL import Image
+
+    figures = tmp_path / "figures" / "default"
+    (figures / "nb").mkdir(parents=True)
+    noise = np.random.default_rng(0).integers(0, 256, (700, 700, 3), dtype=np.uint8)
+    Image.fromarray(noise).save(figures / "nb" / "big.png")
+    Image.new("RGB", (50, 40), "white").save(figures / "nb" / "small.png")
+    Image.new("RGB", (50, 40), "white").save(figures / "nb" / "unlinked.png")
+    assert (figures / "nb" / "big.png").stat().st_size > 1_000_000
+    claims_path = _claims_file(
+        tmp_path,
+        [{**_claim("p.a"), "figure": "big"}, {**_claim("p.b"), "figure": "small"}],
+    )
+    write_results(tidy_rows("claims", "", {"p.a": 2.0, "p.b": 2.0}), tmp_path / "res" / "nb.csv")
+    published = tmp_path / "reports" / "figures"
+    (published / "nb").mkdir(parents=True)
+    (published / "nb" / "stale.png").write_bytes(b"old")
+    out = tmp_path / "reports" / "reproduction.md"
+    build_report(
+        claims_path,
+        tmp_path / "res",
+        out,
+        profile="default",
+        figures_dir=figures,
+        runs=["nb"],
+        complete=True,
+        publish_figures=published,
+    )
+    assert sorted(p.name for p in (published / "nb").iterdir()) == ["big.png", "small.png"]
+    small = (published / "nb" / "small.png").read_bytes()
+    assert small == (figures / "nb" / "small.png").read_bytes()
+    big = published / "nb" / "big.png"
+    assert big.stat().st_size <= MAX_FIGURE_BYTES
+    with Image.open(big) as image:
+        assert image.width < 700 and image.width / image.height == pytest.approx(1, abs=0.01)
+    text = out.read_text()
+    assert "[big](figures/nb/big.png)" in text and "[small](figures/nb/small.png)" in text
+    # the profile's own report keeps linking the profile's figures
+    own = tmp_path / "reports" / "default" / "reproduction.md"
+    build_report(claims_path, tmp_path / "res", own, profile="default", figures_dir=figures)
+    assert "[big](../../figures/default/nb/big.png)" in own.read_text()
+
+
+def test_committed_report_shows_its_figures():
+    """reports/reproduction.md links figures committed next to it, each small, none unlinked."""
+    report = ROOT / "reports" / "reproduction.md"
+    links = set(re.findall(r"\]\(([^)]+\.png)\)", report.read_text()))
+    assert links
+    for link in links:
+        assert link.startswith("figures/"), link
+        assert (report.parent / link).is_file(), link
+    committed = {
+        p.relative_to(report.parent).as_posix()
+        for p in (ROOT / "reports" / "figures").rglob("*.png")
+    }
+    assert committed == links
+    sizes = [(report.parent / link).stat().st_size for link in links]
+    assert max(sizes) <= MAX_FIGURE_BYTES

@@ -1,12 +1,18 @@
-"""One house style for every figure, and one way to save them.
+"""One house style for every figure, and one way to save and show them.
 
 ``save_figure(fig, name, directory)`` writes ``name.png`` and ``name.pdf``. PDF metadata carries no
-creation date, so the same figure gives the same bytes on every run.
+creation date, so the same figure gives the same bytes on every run. Inside a Jupyter kernel it also
+shows the figure inline (:func:`show_figure`), whatever matplotlib backend is active: the pipeline
+runs notebooks with ``MPLBACKEND=Agg``, under which ``plt.show()`` displays nothing and an executed
+notebook would carry no image.
 """
 
 from __future__ import annotations
 
+import base64
+import io
 import os
+import sys
 from pathlib import Path
 
 import matplotlib as mpl
@@ -44,8 +50,43 @@ def method_style(index: int) -> dict:
     return {"color": PALETTE[index % len(PALETTE)], "marker": MARKERS[index % len(MARKERS)]}
 
 
+def in_kernel() -> bool:
+    """Whether this code runs inside a Jupyter kernel (a notebook, papermill, nbval)."""
+    # a kernel has imported IPython long before any figure exists; scripts need not import it
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return getattr(shell, "kernel", None) is not None
+
+
+def show_figure(fig) -> bool:
+    """Show ``fig`` inline in a Jupyter kernel's output, then close it; outside a kernel do nothing.
+
+    The figure is rendered to PNG here rather than left to the backend, so it appears under the
+    non-interactive ``Agg`` backend too; closing it keeps the inline backend from showing it twice.
+
+    Returns
+    -------
+    bool
+        Whether the figure was shown.
+    """
+    if not in_kernel():
+        return False
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=fig.dpi, bbox_inches="tight")
+    bundle = {
+        "image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
+        "text/plain": repr(fig),
+    }
+    display(bundle, raw=True)
+    plt.close(fig)
+    return True
+
+
 def save_figure(
-    fig, name: str, directory: str | os.PathLike | None, formats=("png", "pdf")
+    fig, name: str, directory: str | os.PathLike | None, formats=("png", "pdf"), *, show=True
 ) -> list[Path]:
     """Save ``fig`` as ``directory/name.<fmt>`` for each format; nothing when ``directory`` is empty.
 
@@ -56,9 +97,26 @@ def save_figure(
         File stem, e.g. ``"fig4_utility_vs_delta"``; letters, digits, ``-`` and ``_`` only.
     directory : path or None
         Target folder, created if missing. Empty or None saves nothing (interactive use).
+    formats : tuple of str
+        File formats, each a matplotlib ``savefig`` format.
+    show : bool
+        Inside a Jupyter kernel, also show the figure inline and close it (:func:`show_figure`).
+        Outside a kernel this has no effect.
+
+    Returns
+    -------
+    list of Path
+        The files written.
     """
     if not name or any(not (c.isalnum() or c in "-_") for c in name):
         raise ValueError(f"figure name {name!r} may hold only letters, digits, '-' and '_'")
+    written = _write_figure(fig, name, directory, formats)
+    if show:
+        show_figure(fig)
+    return written
+
+
+def _write_figure(fig, name: str, directory, formats) -> list[Path]:
     if not directory:
         return []
     target = Path(directory)

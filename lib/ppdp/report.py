@@ -10,17 +10,33 @@ interval over the claim's per-seed rows when there are at least two. A check wit
 ``basis: interval`` holds only if the whole interval is on the claimed side (an ordering that is
 stable across seeds); by default (``basis: mean``) the check applies to the measured mean.
 
+The report opens with the provenance of its numbers: the environment of every notebook run (Python,
+key packages, the BLAS library and kernel, CPUs, git commit; ``results/<profile>/provenance/<run>.json``
+written by ``python -m ppdp.report provenance`` after the run) and its wall time
+(``results/<profile>/benchmarks/<run>.tsv`` written by Snakemake), flagging runs whose environments
+differ.
+
 Run it as ``python -m ppdp.report --claims claims.yaml --results results/default
---figures figures/default --profile default --output reports/default/reproduction.md``.
+--figures figures/default --profile default --config config/default.yaml --complete
+--output reports/default/reproduction.md``. ``--publish-figures DIR`` copies the linked figures
+(downscaled to at most 150 kB each) to ``DIR`` and links the copies, so that a committed report shows
+its figures.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import importlib.metadata
+import json
 import math
 import os
+import platform
+import subprocess
 import sys
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +49,24 @@ from ppdp.experiments.common import read_results
 OPS = (">=", "<=", ">", "<", "==", "approx")
 INTERVAL_OPS = (">=", "<=", ">", "<")
 CHECK_KEYS = ("op", "value", "rel_tol", "abs_tol", "basis")
-VERDICTS = ("reproduced", "not reproduced", "not yet run")
+VERDICTS = ("reproduced", "not reproduced", "not measured", "not yet run")
 REQUIRED_KEYS = ("id", "paper", "notebook", "where", "statement", "published", "check")
+OPTIONAL_KEYS = ("run", "unit", "figure", "note")
+# the packages whose versions a run's provenance records (distribution names; the first installed
+# of each tuple counts)
+PACKAGES = (
+    ("numpy",),
+    ("scipy",),
+    ("pandas",),
+    ("scikit-learn",),
+    ("cvxpy", "cvxpy-base"),
+    ("highspy",),
+    ("clarabel",),
+    ("torch",),
+    ("xgboost", "xgboost-cpu"),
+)
+# a published figure copied next to the committed report is downscaled to at most this size
+MAX_FIGURE_BYTES = 150_000
 PAPER_TITLES = {
     "datasets": "Datasets",
     "hyobscure": "HyObscure (hybrid generalization + obfuscation)",
@@ -107,7 +139,6 @@ class Claim:
     unit: str = ""
     figure: str | None = None
     note: str = ""
-    extra: dict = field(default_factory=dict)
 
 
 def load_claims(path: str | os.PathLike) -> list[Claim]:
@@ -115,92 +146,188 @@ def load_claims(path: str | os.PathLike) -> list[Claim]:
 
     Raises
     ------
+    FileNotFoundError
+        When ``path`` does not exist.
     ValueError
-        When an entry lacks a required key, repeats an id, or has an unknown check operator.
+        When the file holds no claims, or an entry (named by its position and id) lacks a required
+        key, has an unknown key, a key of the wrong type, repeats an id, or has an invalid check.
     """
     with open(path) as handle:
-        raw = yaml.safe_load(handle) or {}
-    entries = raw.get("claims", []) if isinstance(raw, dict) else raw
-    if not isinstance(entries, list):
-        raise ValueError(
-            f"{path}: expected a list of claims under 'claims', got {type(entries).__name__}"
-        )
+        raw = yaml.safe_load(handle)
+    if not isinstance(raw, dict) or set(raw) != {"claims"}:
+        keys = sorted(map(str, raw)) if isinstance(raw, dict) else type(raw).__name__
+        raise ValueError(f"{path}: expected a mapping with the single key 'claims', got {keys}")
+    entries = raw["claims"]
+    if not isinstance(entries, list) or not entries:
+        raise ValueError(f"{path}: 'claims' must be a non-empty list of claims, got {entries!r}")
     claims, seen = [], set()
     for position, entry in enumerate(entries):
         where = f"{path}: claim #{position + 1}"
         if not isinstance(entry, dict):
             raise ValueError(f"{where} must be a mapping, got {entry!r}")
+        where += f" ({entry.get('id', '?')})"
         missing = [k for k in REQUIRED_KEYS if k not in entry]
         if missing:
-            raise ValueError(f"{where} ({entry.get('id', '?')}) lacks the keys {missing}")
+            raise ValueError(f"{where} lacks the keys {missing}")
+        unknown = set(entry) - set(REQUIRED_KEYS) - set(OPTIONAL_KEYS)
+        if unknown:
+            raise ValueError(
+                f"{where}: unknown keys {sorted(map(str, unknown))}; allowed: "
+                f"{REQUIRED_KEYS + OPTIONAL_KEYS}"
+            )
+        for key in ("id", "paper", "notebook", "where", "statement", *OPTIONAL_KEYS):
+            if key in entry and not (isinstance(entry[key], str) and entry[key].strip()):
+                raise ValueError(f"{where}: {key!r} must be a non-empty string, got {entry[key]!r}")
+        published = entry["published"]
+        if isinstance(published, bool) or not isinstance(published, str | int | float):
+            raise ValueError(
+                f"{where}: 'published' must be a number or a string, got {published!r}"
+            )
         if entry["id"] in seen:
             raise ValueError(f"{where}: the id {entry['id']!r} appears twice")
         seen.add(entry["id"])
-        check = entry["check"]
-        if not isinstance(check, dict) or check.get("op") not in OPS or "value" not in check:
-            raise ValueError(
-                f"{where} ({entry['id']}): check must be {{op: one of {OPS}, value: number}}, got {check!r}"
-            )
-        if check["op"] == "approx" and not (check.get("rel_tol") or check.get("abs_tol")):
-            raise ValueError(f"{where} ({entry['id']}): an 'approx' check needs rel_tol or abs_tol")
-        unknown = set(check) - set(CHECK_KEYS)
-        if unknown:
-            # YAML 1.1 reads a bare `on`/`yes`/`no` key as a boolean: catch that and typos alike
-            raise ValueError(
-                f"{where} ({entry['id']}): unknown check keys {sorted(map(str, unknown))}; "
-                f"allowed: {CHECK_KEYS}"
-            )
-        basis = check.get("basis", "mean")
-        if basis not in ("mean", "interval") or (
-            basis == "interval" and check["op"] not in INTERVAL_OPS
-        ):
-            raise ValueError(
-                f"{where} ({entry['id']}): check 'basis' must be 'mean', or 'interval' with one "
-                f"of {INTERVAL_OPS}; got basis={basis!r} with op={check['op']!r}"
-            )
-        known = set(REQUIRED_KEYS) | {"unit", "figure", "note", "run"}
+        check = _load_check(entry["check"], where)
         claims.append(
             Claim(
-                id=str(entry["id"]),
-                paper=str(entry["paper"]),
-                notebook=str(entry["notebook"]),
-                where=str(entry["where"]),
-                statement=str(entry["statement"]),
-                published=entry["published"],
-                check=Check(
-                    op=check["op"],
-                    value=float(check["value"]),
-                    rel_tol=float(check.get("rel_tol", 0.0)),
-                    abs_tol=float(check.get("abs_tol", 0.0)),
-                    basis=basis,
-                ),
-                run=str(entry.get("run", entry["notebook"])),
-                unit=str(entry.get("unit", "")),
+                id=entry["id"],
+                paper=entry["paper"],
+                notebook=entry["notebook"],
+                where=entry["where"],
+                statement=entry["statement"],
+                published=published,
+                check=check,
+                run=entry.get("run", entry["notebook"]),
+                unit=entry.get("unit", ""),
                 figure=entry.get("figure"),
-                note=str(entry.get("note", "")),
-                extra={k: v for k, v in entry.items() if k not in known},
+                note=entry.get("note", ""),
             )
         )
     return claims
 
 
-def evaluate(claims: list[Claim], results_dir: str | os.PathLike) -> pd.DataFrame:
+def _load_check(check: Any, where: str) -> Check:
+    if not isinstance(check, dict) or check.get("op") not in OPS or "value" not in check:
+        raise ValueError(
+            f"{where}: check must be {{op: one of {OPS}, value: number}}, got {check!r}"
+        )
+    unknown = set(check) - set(CHECK_KEYS)
+    if unknown:
+        # YAML 1.1 reads a bare `on`/`yes`/`no` key as a boolean: catch that and typos alike
+        raise ValueError(
+            f"{where}: unknown check keys {sorted(map(str, unknown))}; allowed: {CHECK_KEYS}"
+        )
+    for key in ("value", "rel_tol", "abs_tol"):
+        number = check.get(key, 0.0)
+        if isinstance(number, bool) or not isinstance(number, int | float):
+            raise ValueError(f"{where}: check {key!r} must be a number, got {number!r}")
+        if not math.isfinite(number) or (key != "value" and number < 0):
+            raise ValueError(
+                f"{where}: check {key!r} must be finite{'' if key == 'value' else ' and >= 0'}, "
+                f"got {number!r}"
+            )
+    if check["op"] == "approx" and not (check.get("rel_tol") or check.get("abs_tol")):
+        raise ValueError(f"{where}: an 'approx' check needs rel_tol or abs_tol")
+    basis = check.get("basis", "mean")
+    if basis not in ("mean", "interval") or (
+        basis == "interval" and check["op"] not in INTERVAL_OPS
+    ):
+        raise ValueError(
+            f"{where}: check 'basis' must be 'mean', or 'interval' with one "
+            f"of {INTERVAL_OPS}; got basis={basis!r} with op={check['op']!r}"
+        )
+    return Check(
+        op=check["op"],
+        value=float(check["value"]),
+        rel_tol=float(check.get("rel_tol", 0.0)),
+        abs_tol=float(check.get("abs_tol", 0.0)),
+        basis=basis,
+    )
+
+
+def evaluate(
+    claims: list[Claim],
+    results_dir: str | os.PathLike,
+    *,
+    runs: Iterable[str] | None = None,
+    complete: bool = False,
+) -> pd.DataFrame:
     """Measured value, 95% interval and verdict of every claim.
 
     The measured value is the mean over the claim's rows (one per seed) in
-    ``results_dir/<run>.csv``; a missing file or a missing row gives "not yet run". The interval
-    is the run's own (``<id>.ci_low``/``<id>.ci_high`` rows) or a t-interval over the rows.
+    ``results_dir/<run>.csv``. The interval is the run's own (``<id>.ci_low``/``<id>.ci_high``
+    rows) or a t-interval over the rows.
+
+    Parameters
+    ----------
+    runs
+        The runs of the profile (its config's ``runs``). Every claim must name one of them. A run
+        without a CSV yet gives "not yet run" (a partial pipeline), unless ``complete``. When
+        ``None``, every claim's run must have its CSV in ``results_dir``.
+    complete
+        The pipeline's mode: every run must have its CSV and at least one claim.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per claim. A claim whose run has results but no value for it is "not measured".
+        ``attrs["warnings"]`` lists the CSVs with claims rows that ``claims`` does not list (a
+        truncated claims file, or a claim not yet written down).
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``results_dir`` does not exist, or (``complete``) a run's CSV is missing.
+    ValueError
+        When a claim names an unknown run, a CSV cannot be read as tidy results, or (``complete``)
+        a run has no claim; the message names the claims and the file.
     """
     results_dir = Path(results_dir)
-    cache: dict[str, pd.DataFrame | None] = {}
+    if not results_dir.is_dir():
+        raise FileNotFoundError(f"results folder {str(results_dir)!r} (--results) does not exist")
+    by_run: dict[str, list[str]] = {}
+    for claim in claims:
+        by_run.setdefault(claim.run, []).append(claim.id)
+    known = None if runs is None else list(runs)
+    for run, ids in by_run.items():
+        csv_path = results_dir / f"{run}.csv"
+        if known is not None and run not in known:
+            raise ValueError(
+                f"claim {ids[0]!r}{_more(ids)}: run {run!r} is not a run of this profile; "
+                f"its runs are {known}"
+            )
+        if known is None and not csv_path.exists():
+            raise ValueError(
+                f"claim {ids[0]!r}{_more(ids)}: run {run!r} has no results {str(csv_path)!r}; "
+                "pass the profile's runs (--config or --runs) to report runs not yet run"
+            )
+    frames: dict[str, pd.DataFrame | None] = {}
+    notes: list[str] = []
+    for run in known if known is not None else by_run:
+        csv_path = results_dir / f"{run}.csv"
+        ids = by_run.get(run, [])
+        if not csv_path.exists():
+            if complete:
+                raise FileNotFoundError(
+                    f"run {run!r}: its results {str(csv_path)!r} are missing "
+                    f"({len(ids)} claims need them)"
+                )
+            frames[run] = None
+            continue
+        if complete and not ids:
+            raise ValueError(f"run {run!r}: claims.yaml has no claim for it ({csv_path})")
+        frame = _read_claims_rows(csv_path, ids)
+        listed = {cid + suffix for cid in ids for suffix in ("", ".ci_low", ".ci_high")}
+        unlisted = sorted(set(frame["metric"]) - listed)
+        if unlisted:
+            notes.append(
+                f"{csv_path} has claims rows that claims.yaml does not list for run {run!r} "
+                f"(is claims.yaml truncated?): {', '.join(unlisted[:5])}"
+                + (f" and {len(unlisted) - 5} more" if len(unlisted) > 5 else "")
+            )
+        frames[run] = frame
     rows = []
     for claim in claims:
-        if claim.run not in cache:
-            csv = results_dir / f"{claim.run}.csv"
-            # only the claims rows matter here: filter each run's results once
-            frame = read_results(csv) if csv.exists() else None
-            cache[claim.run] = None if frame is None else frame[frame["experiment"] == "claims"]
-        frame = cache[claim.run]
+        frame = frames[claim.run]
         measured, count, detail = math.nan, 0, ""
         low = high = math.nan
         if frame is None:
@@ -210,7 +337,7 @@ def evaluate(claims: list[Claim], results_dir: str | os.PathLike) -> pd.DataFram
             count = len(hit)
             if count == 0:
                 verdict, detail = (
-                    "not yet run",
+                    "not measured",
                     f"run '{claim.run}' measured no value for this claim",
                 )
             else:
@@ -235,7 +362,26 @@ def evaluate(claims: list[Claim], results_dir: str | os.PathLike) -> pd.DataFram
                 "detail": detail,
             }
         )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table.attrs["warnings"] = notes
+    return table
+
+
+def _more(ids: list[str]) -> str:
+    return f" (and {len(ids) - 1} more)" if len(ids) > 1 else ""
+
+
+def _read_claims_rows(csv_path: Path, ids: list[str]) -> pd.DataFrame:
+    """The claims rows of a run's tidy results; an unreadable file names the file and its claims."""
+    try:
+        frame = read_results(csv_path)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, ValueError, KeyError) as error:
+        claims = f"claims {ids[:3]}{' ...' if len(ids) > 3 else ''}" if ids else "no claims"
+        raise ValueError(
+            f"{csv_path} ({claims}) cannot be read as tidy results: {error}"
+        ) from error
+    # only the claims rows matter here
+    return frame[frame["experiment"] == "claims"]
 
 
 def _interval(frame: pd.DataFrame, claim_id: str, values) -> tuple[float, float]:
@@ -256,6 +402,183 @@ def _interval(frame: pd.DataFrame, claim_id: str, values) -> tuple[float, float]
     return float(values.mean() - half), float(values.mean() + half)
 
 
+def collect_provenance(repo: str | os.PathLike | None = None) -> dict[str, Any]:
+    """The environment a computation runs in: Python, key packages, BLAS, CPUs, git state.
+
+    ``repo`` is the compendium's folder whose git commit is recorded ("unknown" without git or
+    outside a repository). Importing numpy and scipy loads their BLAS libraries, which
+    threadpoolctl then describes: the library, its version, the CPU kernel it selected and its
+    thread count, which together decide the last bits of every linear-algebra result.
+    """
+    import numpy  # noqa: F401  (loads its BLAS for threadpoolctl)
+    import scipy.linalg  # noqa: F401
+    from threadpoolctl import threadpool_info
+
+    packages = {}
+    for names in PACKAGES:
+        version = "not installed"
+        for name in names:
+            try:
+                version = importlib.metadata.version(name)
+                break
+            except importlib.metadata.PackageNotFoundError:
+                continue
+        packages[names[0]] = version
+    blas = []
+    for lib in threadpool_info():
+        if lib.get("user_api") != "blas":
+            continue
+        # the wheel that bundles the library (numpy.libs, scipy.libs), never a machine path
+        folder = Path(lib.get("filepath") or "").parent.name
+        blas.append(
+            {
+                "owner": folder.removesuffix(".libs") if folder.endswith(".libs") else "",
+                "internal_api": lib.get("internal_api"),
+                "version": lib.get("version"),
+                "kernel": lib.get("architecture") or lib.get("threading_layer") or "unknown",
+                "num_threads": lib.get("num_threads"),
+            }
+        )
+    blas.sort(key=lambda b: (b["owner"], str(b["internal_api"]), str(b["version"])))
+    affinity = getattr(os, "sched_getaffinity", None)
+    return {
+        "python": platform.python_version(),
+        "platform": f"{platform.system()} {platform.machine()}",
+        "packages": packages,
+        "blas": blas,
+        "cpu_count": os.cpu_count(),
+        "cpus_usable": len(affinity(0)) if affinity else os.cpu_count(),
+        "git": _git_state(repo),
+        "recorded_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+
+def _git_state(repo: str | os.PathLike | None) -> dict[str, Any]:
+    cmd = ["git", "-C", str(repo or ".")]
+    try:
+        head = subprocess.run(
+            [*cmd, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30
+        )
+        status = subprocess.run(
+            [*cmd, "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (FileNotFoundError, subprocess.TimeoutExpired):
+        return {"commit": "unknown", "clean": "unknown"}
+    if head.returncode != 0 or status.returncode != 0:
+        return {"commit": "unknown", "clean": "unknown"}
+    return {"commit": head.stdout.strip(), "clean": not status.stdout.strip()}
+
+
+def write_provenance(
+    output: str | os.PathLike, *, repo: str | os.PathLike | None = None, **fields: Any
+) -> dict[str, Any]:
+    """Write :func:`collect_provenance` of ``repo`` plus ``fields`` (run, profile, ...) as JSON,
+    atomically."""
+    record = {**fields, **collect_provenance(repo)}
+    _write_atomic(Path(output), json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return record
+
+
+def load_provenance(results_dir: str | os.PathLike, runs: Iterable[str]) -> dict[str, dict]:
+    """Each run's provenance (``provenance/<run>.json``) with its wall time in seconds
+    (``benchmarks/<run>.tsv``, column ``s``); ``{}`` for a run that recorded none."""
+    results_dir = Path(results_dir)
+    out = {}
+    for run in runs:
+        record: dict[str, Any] = {}
+        path = results_dir / "provenance" / f"{run}.json"
+        if path.exists():
+            try:
+                record = json.loads(path.read_text())
+            except json.JSONDecodeError as error:
+                raise ValueError(f"run {run!r}: {path} is not valid JSON: {error}") from error
+        bench = results_dir / "benchmarks" / f"{run}.tsv"
+        if bench.exists():
+            with open(bench, newline="") as handle:
+                rows = list(csv.DictReader(handle, delimiter="\t"))
+            try:
+                record["wall_s"] = float(rows[0]["s"])
+            except (IndexError, KeyError, ValueError) as error:
+                raise ValueError(f"run {run!r}: {bench} has no wall time 's': {error}") from error
+        out[run] = record
+    return out
+
+
+def _environment_rows(env: dict[str, Any]) -> dict[str, str]:
+    """The properties of an environment that the report compares, as display strings."""
+    if not env or "python" not in env:
+        return {}
+    git = env.get("git", {})
+    commit = str(git.get("commit", "unknown"))
+    if commit != "unknown":
+        commit = commit[:10] + ("" if git.get("clean") is True else " (uncommitted changes)")
+    blas = "; ".join(
+        f"{b['owner'] + ': ' if b.get('owner') else ''}{b.get('internal_api')} {b.get('version')} "
+        f"({b.get('kernel')}, {b.get('num_threads')} thread{'' if b.get('num_threads') == 1 else 's'})"
+        for b in env.get("blas", [])
+    )
+    rows = {"Python": f"{env['python']} ({env.get('platform', '')})"}
+    packages = env.get("packages", {})
+    rows["packages"] = ", ".join(
+        f"{name} {packages[name]}" for (name, *_) in PACKAGES if name in packages
+    )
+    rows["BLAS"] = blas or "none found"
+    rows["CPUs"] = f"{env.get('cpus_usable')} usable of {env.get('cpu_count')}"
+    rows["git commit"] = commit
+    return rows
+
+
+def render_provenance(provenance: dict[str, dict], report_env: dict[str, Any]) -> list[str]:
+    """Markdown lines: the runs' environment beside the report's, the runs that differ flagged,
+    and each run's wall time."""
+    runs = {run: _environment_rows(rec) for run, rec in provenance.items()}
+    recorded = {run: rows for run, rows in runs.items() if rows}
+    mine = _environment_rows(report_env)
+    lines = ["## Provenance", ""]
+    missing = sorted(set(runs) - set(recorded))
+    if missing:
+        lines += [f"Runs without a recorded environment: {', '.join(missing)}.", ""]
+    differ = []
+    lines += ["| | notebook runs | this report |", "|---|---|---|"]
+    for key, own in mine.items():
+        values: dict[str, list[str]] = {}
+        for run, rows in recorded.items():
+            values.setdefault(rows.get(key, "unknown"), []).append(run)
+        if len(values) > 1:
+            differ.append(key)
+            cell = "**differ**: " + "; ".join(
+                f"{value} ({', '.join(names)})" for value, names in values.items()
+            )
+        else:
+            cell = next(iter(values), "—")
+        lines.append(f"| {key} | {_cell(cell)} | {'same' if cell == own else _cell(own)} |")
+    walls = [
+        f"{run} {_duration(rec['wall_s'])}" if "wall_s" in rec else f"{run} unknown"
+        for run, rec in provenance.items()
+    ]
+    lines += ["", "Wall time per run: " + ", ".join(walls) + "."]
+    if differ:
+        lines += [
+            "",
+            f"**Warning:** the notebook runs did not all run in the same environment "
+            f"({', '.join(differ)}): a verdict that differs between runs may come from that.",
+        ]
+    lines.append("")
+    return lines
+
+
+def _duration(seconds: float) -> str:
+    seconds = round(seconds)
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
 def render(
     claims: list[Claim],
     table: pd.DataFrame,
@@ -263,8 +586,10 @@ def render(
     profile: str,
     figures_dir: str | os.PathLike | None = None,
     output: str | os.PathLike | None = None,
+    provenance: list[str] | None = None,
 ) -> str:
-    """Markdown report; figure links are relative to ``output``'s folder."""
+    """Markdown report; figure links are relative to ``output``'s folder; ``provenance``: the
+    lines of :func:`render_provenance`."""
     by_id = {c.id: c for c in claims}
     counts = table["verdict"].value_counts().reindex(list(VERDICTS), fill_value=0)
     lines = [
@@ -283,6 +608,13 @@ def render(
         + f" (of {len(table)} claims).",
         "",
     ]
+    if counts["not yet run"]:
+        lines += [
+            f"**Warning:** {counts['not yet run']} claims are not yet run: this report is partial.",
+            "",
+        ]
+    lines += [f"**Warning:** {_cell(note)}" + "\n" for note in table.attrs.get("warnings", [])]
+    lines += provenance or []
     base = Path(output).parent if output else Path(".")
     for paper, block in table.groupby("paper", sort=False):
         lines += [f"## {PAPER_TITLES.get(paper, paper)}", ""]
@@ -327,18 +659,124 @@ def render(
 
 
 def build_report(
-    claims_path, results_dir, output, *, profile: str, figures_dir=None
+    claims_path,
+    results_dir,
+    output,
+    *,
+    profile: str,
+    figures_dir=None,
+    runs: Iterable[str] | None = None,
+    complete: bool = False,
+    expected_claims: int | None = None,
+    publish_figures=None,
 ) -> pd.DataFrame:
-    """Load claims, evaluate them against ``results_dir`` and write the Markdown report atomically."""
+    """Load claims, evaluate them against ``results_dir`` and write the Markdown report atomically.
+
+    ``runs`` and ``complete`` are those of :func:`evaluate`. ``expected_claims`` guards against a
+    truncated claims file. ``publish_figures`` (a folder) receives a copy of every linked figure,
+    downscaled to at most :data:`MAX_FIGURE_BYTES`, and the report links the copies.
+
+    Raises
+    ------
+    ValueError, FileNotFoundError
+        See :func:`load_claims` and :func:`evaluate`; also when the number of claims differs from
+        ``expected_claims``, or a linked figure is missing while ``complete`` or publishing.
+    """
     claims = load_claims(claims_path)
-    table = evaluate(claims, results_dir)
-    text = render(claims, table, profile=profile, figures_dir=figures_dir, output=output)
-    target = Path(output)
+    if expected_claims is not None and len(claims) != expected_claims:
+        raise ValueError(
+            f"{claims_path} holds {len(claims)} claims, expected {expected_claims} "
+            "(--expected-claims): is it truncated?"
+        )
+    table = evaluate(claims, results_dir, runs=runs, complete=complete)
+    run_names = list(runs) if runs is not None else list(dict.fromkeys(c.run for c in claims))
+    if figures_dir is not None:
+        linked = sorted({(c.run, c.figure, c.id) for c in claims if c.figure})
+        missing = [
+            (cid, Path(figures_dir) / run / f"{fig}.png")
+            for run, fig, cid in linked
+            if not (Path(figures_dir) / run / f"{fig}.png").exists()
+        ]
+        if missing and (complete or publish_figures is not None):
+            cid, path = missing[0]
+            raise FileNotFoundError(
+                f"claim {cid!r}: its figure {str(path)!r} does not exist"
+                + (f" (and {len(missing) - 1} more missing figures)" if len(missing) > 1 else "")
+            )
+        if publish_figures is not None:
+            copy_figures({(run, fig) for run, fig, _ in linked}, figures_dir, publish_figures)
+            figures_dir = publish_figures
+    text = render(
+        claims,
+        table,
+        profile=profile,
+        figures_dir=figures_dir,
+        output=output,
+        provenance=render_provenance(
+            load_provenance(results_dir, run_names),
+            collect_provenance(Path(claims_path).resolve().parent),
+        ),
+    )
+    _write_atomic(Path(output), text)
+    return table
+
+
+def copy_figures(
+    figures: Iterable[tuple[str, str]],
+    source: str | os.PathLike,
+    target: str | os.PathLike,
+    max_bytes: int = MAX_FIGURE_BYTES,
+) -> int:
+    """Copy ``source/<run>/<name>.png`` to ``target/<run>/<name>.png`` for each (run, name),
+    downscaled when larger than ``max_bytes``; remove other PNGs under ``target``. Returns the
+    total size in bytes."""
+    source, target = Path(source), Path(target)
+    wanted = {target / run / f"{name}.png" for run, name in figures}
+    for stale in target.glob("*/*.png"):
+        if stale not in wanted:
+            stale.unlink()
+    total = 0
+    for run, name in sorted(figures):
+        dst = target / run / f"{name}.png"
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        data = _shrink_png(source / run / f"{name}.png", max_bytes)
+        tmp = dst.with_name(f".{dst.name}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, dst)
+        total += len(data)
+    return total
+
+
+def _shrink_png(path: Path, max_bytes: int) -> bytes:
+    """The PNG's bytes, or a palette-quantized and if need be downscaled copy of at most
+    ``max_bytes``."""
+    import io
+
+    from PIL import Image
+
+    data = path.read_bytes()
+    if len(data) <= max_bytes:
+        return data
+    with Image.open(path) as image:
+        image = image.convert("RGB")
+    scale = 1.0
+    for _ in range(12):
+        size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+        frame = image if scale == 1.0 else image.resize(size, Image.Resampling.LANCZOS)
+        buffer = io.BytesIO()
+        # a plot has few colours: a 256-colour palette keeps it legible at a fraction of the size
+        frame.quantize(colors=256, dither=Image.Dither.NONE).save(buffer, "PNG", optimize=True)
+        if buffer.tell() <= max_bytes:
+            return buffer.getvalue()
+        scale *= min(0.9, math.sqrt(max_bytes / buffer.tell()))
+    raise ValueError(f"{path}: cannot shrink below {max_bytes} bytes")
+
+
+def _write_atomic(target: Path, text: str) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.tmp")
     tmp.write_text(text)
     os.replace(tmp, target)
-    return table
 
 
 def _fmt(value: float) -> str:
@@ -357,22 +795,78 @@ def _relpath(target: Path, base: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["provenance"]:
+        return _main_provenance(argv[1:])
     parser = argparse.ArgumentParser(
-        prog="python -m ppdp.report", description=__doc__.splitlines()[0]
+        prog="python -m ppdp.report",
+        description=__doc__.splitlines()[0]
+        + " (`python -m ppdp.report provenance --help`: record a run's environment)",
     )
     parser.add_argument("--claims", required=True, help="claims.yaml")
     parser.add_argument("--results", required=True, help="folder with <run>.csv tidy results")
     parser.add_argument("--output", required=True, help="Markdown file to write")
     parser.add_argument("--profile", required=True, help="profile name shown in the title")
     parser.add_argument("--figures", default=None, help="folder with <run>/<figure>.png")
-    args = parser.parse_args(argv)
-    table = build_report(
-        args.claims, args.results, args.output, profile=args.profile, figures_dir=args.figures
+    runs = parser.add_mutually_exclusive_group()
+    runs.add_argument("--config", default=None, help="the profile's config: its runs")
+    runs.add_argument("--runs", nargs="+", default=None, help="the profile's runs")
+    parser.add_argument(
+        "--complete",
+        action="store_true",
+        help="every run must have its results and every claim a value (the pipeline's mode)",
     )
+    parser.add_argument("--expected-claims", type=int, default=None, help="number of claims")
+    parser.add_argument(
+        "--publish-figures", default=None, help="copy the linked figures here and link the copies"
+    )
+    args = parser.parse_args(argv)
+    try:
+        run_names = args.runs if args.config is None else _config_runs(args.config)
+        table = build_report(
+            args.claims,
+            args.results,
+            args.output,
+            profile=args.profile,
+            figures_dir=args.figures,
+            runs=run_names,
+            complete=args.complete,
+            expected_claims=args.expected_claims,
+            publish_figures=args.publish_figures,
+        )
+    except (ValueError, FileNotFoundError) as error:
+        print(f"python -m ppdp.report: error: {error}", file=sys.stderr)
+        return 1
     counts = table["verdict"].value_counts()
     print(
         f"{args.output}: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in VERDICTS), file=sys.stderr
     )
+    if counts.get("not yet run", 0):
+        print(f"warning: {counts['not yet run']} claims are not yet run", file=sys.stderr)
+    for note in table.attrs.get("warnings", []):
+        print(f"warning: {note}", file=sys.stderr)
+    return 0
+
+
+def _config_runs(path: str | os.PathLike) -> list[str]:
+    with open(path) as handle:
+        config = yaml.safe_load(handle)
+    if not isinstance(config, dict) or not isinstance(config.get("runs"), dict):
+        raise ValueError(f"--config {path}: expected a profile config with a 'runs' mapping")
+    return list(config["runs"])
+
+
+def _main_provenance(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m ppdp.report provenance",
+        description="Record the environment of a notebook run as JSON.",
+    )
+    parser.add_argument("--output", required=True, help="JSON file to write")
+    parser.add_argument("--run", required=True, help="the run's name")
+    parser.add_argument("--profile", required=True, help="the run's profile")
+    parser.add_argument("--repo", default=".", help="the compendium's folder (its git commit)")
+    args = parser.parse_args(argv)
+    write_provenance(args.output, run=args.run, profile=args.profile, repo=args.repo)
     return 0
 
 

@@ -126,17 +126,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     p_list = sub.add_parser("list", help="list the registered datasets and their cache state")
-    p_list.set_defaults(func=_cmd_list)
+    p_list.set_defaults(func=_cmd_list, subparser=p_list)
     p_fetch = sub.add_parser("fetch", help="fetch datasets into the cache")
     p_fetch.add_argument("names", nargs="*", metavar="NAME", help="dataset names")
     p_fetch.add_argument("--all", action="store_true", help="fetch every registered dataset")
     p_fetch.add_argument("--force", action="store_true", help="ignore the cache, fetch again")
     p_fetch.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p_fetch.set_defaults(func=_cmd_fetch)
+    p_fetch.set_defaults(func=_cmd_fetch, subparser=p_fetch)
     p_info = sub.add_parser("info", help="describe a dataset (or all) and its cache state")
     p_info.add_argument("name", nargs="?", metavar="NAME", help="dataset name (default: all)")
     p_info.add_argument("--json", action="store_true", help="print JSON")
-    p_info.set_defaults(func=_cmd_info)
+    p_info.set_defaults(func=_cmd_info, subparser=p_info)
     return parser
 
 
@@ -144,7 +144,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 ok, 1 data unavailable, 2 usage error)."""
     parser = _parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            # reported by the command's own parser, so the usage shown is that command's
+            args.subparser.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
     try:

@@ -9,9 +9,11 @@ claim's id in ``claims.yaml``.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import tempfile
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -160,3 +162,219 @@ def _round_value(value: float) -> float:
     if not math.isfinite(value) or value == 0:
         return value
     return float(f"{value:.{RESULT_DIGITS}g}")
+
+
+# ------------------------------------------------------------------------------------------------
+# Notebook parameters. Papermill injects whatever the command line or the profile gives, with the
+# type YAML or its own parsing guessed: ``-p datasets adult`` is a string (a notebook iterating it
+# would see letters), ``-p deltas 0.01`` a float where a list is expected, ``bins: 8.5`` a float
+# where an integer is. Each experiment module declares its notebook's parameters once with
+# :class:`Param`; the notebook checks them with one call right after its parameters cell.
+
+
+@dataclass(frozen=True)
+class Param:
+    """What one notebook parameter may hold.
+
+    Parameters
+    ----------
+    kind : {"int", "float", "str", "bool", "list", "dict", "any"}
+        ``"int"`` accepts integers and integral floats (``1e4``, returned as an int);
+        ``"float"`` any finite real number (an int is returned as it is); ``"list"`` a list or
+        tuple of ``item``, or one value that is a valid ``item`` (read as a one-element list);
+        ``"dict"`` a mapping with string keys (from ``keys`` if given) to ``item`` values.
+    low, high : float, optional
+        Bounds of a number, inclusive unless ``open_low`` / ``open_high``.
+    choices : tuple, optional
+        The allowed values.
+    item : Param, optional
+        The elements of a list or the values of a dict.
+    keys : tuple of str, optional
+        The allowed keys of a dict.
+    required : tuple of str
+        The keys a dict must have.
+    length : int, optional
+        The exact length of a list; otherwise a list needs at least one element.
+    none : bool
+        Whether ``None`` is allowed.
+    alternatives : tuple of Param, optional
+        With ``kind="any"``: the value must satisfy one of these.
+    """
+
+    kind: str
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    open_high: bool = False
+    choices: tuple | None = None
+    item: Param | None = None
+    keys: tuple[str, ...] | None = None
+    required: tuple[str, ...] = ()
+    length: int | None = None
+    none: bool = False
+    alternatives: tuple[Param, ...] = ()
+
+    def describe(self) -> str:
+        """The allowed values in words, for error messages."""
+        if self.choices is not None:
+            text = "one of " + ", ".join(repr(c) for c in self.choices)
+        elif self.alternatives:
+            text = " or ".join(a.describe() for a in self.alternatives)
+        elif self.kind in ("int", "float"):
+            text = ("an integer" if self.kind == "int" else "a number") + self._bounds()
+        elif self.kind == "list":
+            size = f"a list of {self.length} values" if self.length else "a non-empty list"
+            text = f"{size}, each {self.item.describe()}" if self.item else size
+        elif self.kind == "dict":
+            keys = f"keys from {list(self.keys)}" if self.keys else "string keys"
+            if self.required:
+                keys += f" including {list(self.required)}"
+            text = f"a dict with {keys}" + (
+                f", each value {self.item.describe()}" if self.item else ""
+            )
+        else:
+            text = {"str": "a string", "bool": "True or False", "any": "any value"}[self.kind]
+        return f"None or {text}" if self.none else text
+
+    def _bounds(self) -> str:
+        if self.low is not None and self.high is not None:
+            left, right = "(" if self.open_low else "[", ")" if self.open_high else "]"
+            return f" in {left}{self.low:g}, {self.high:g}{right}"
+        if self.low is not None:
+            return f" {'>' if self.open_low else '>='} {self.low:g}"
+        if self.high is not None:
+            return f" {'<' if self.open_high else '<='} {self.high:g}"
+        return ""
+
+    def check(self, name: str, value: Any) -> Any:
+        """Return ``value`` in canonical form, or raise naming ``name``, the value and the rule."""
+        if value is None and self.none:
+            return None
+        if self.alternatives:
+            for option in self.alternatives:
+                try:
+                    return option.check(name, value)
+                except (TypeError, ValueError):
+                    continue
+            raise self._error(name, value, ValueError)
+        checker = {
+            "int": self._check_int,
+            "float": self._check_float,
+            "str": self._check_str,
+            "bool": self._check_bool,
+            "list": self._check_list,
+            "dict": self._check_dict,
+            "any": lambda name, value: value,
+        }[self.kind]
+        out = checker(name, value)
+        if self.choices is not None and out not in self.choices:
+            raise self._error(name, value, ValueError)
+        return out
+
+    def _error(self, name: str, value: Any, cls: type[Exception]) -> Exception:
+        return cls(f"parameter {name}={value!r} is not allowed: expected {self.describe()}")
+
+    def _in_bounds(self, number: float) -> bool:
+        low_ok = self.low is None or (number > self.low if self.open_low else number >= self.low)
+        high_ok = self.high is None or (
+            number < self.high if self.open_high else number <= self.high
+        )
+        return low_ok and high_ok
+
+    def _check_int(self, name, value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise self._error(name, value, TypeError)
+        if not isinstance(value, numbers.Integral) and not (
+            math.isfinite(value) and float(value).is_integer()
+        ):
+            raise self._error(name, value, ValueError)
+        value = int(value)
+        if not self._in_bounds(value):
+            raise self._error(name, value, ValueError)
+        return value
+
+    def _check_float(self, name, value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise self._error(name, value, TypeError)
+        # an integer stays one: what the experiment computes and prints must not change with it
+        if not math.isfinite(value) or not self._in_bounds(value):
+            raise self._error(name, value, ValueError)
+        return value
+
+    def _check_str(self, name, value):
+        if not isinstance(value, str):
+            raise self._error(name, value, TypeError)
+        return value
+
+    def _check_bool(self, name, value):
+        if not isinstance(value, bool):
+            raise self._error(name, value, TypeError)
+        return value
+
+    def _check_list(self, name, value):
+        if not isinstance(value, list | tuple):
+            # one value where a list is expected is that one-element list, if it is a valid element
+            if isinstance(value, Mapping) or self.item is None or self.length not in (None, 1):
+                raise self._error(name, value, TypeError)
+            try:
+                return [self.item.check(name, value)]
+            except TypeError:
+                raise self._error(name, value, TypeError) from None
+        if (self.length is not None and len(value) != self.length) or not value:
+            raise self._error(name, value, ValueError)
+        if self.item is None:
+            return list(value)
+        return [self.item.check(f"{name}[{i}]", v) for i, v in enumerate(value)]
+
+    def _check_dict(self, name, value):
+        if not isinstance(value, Mapping):
+            raise self._error(name, value, TypeError)
+        for key in value:
+            if not isinstance(key, str) or (self.keys is not None and key not in self.keys):
+                raise ValueError(
+                    f"parameter {name} has key {key!r}, which is not allowed: expected "
+                    f"{f'one of {list(self.keys)}' if self.keys else 'string keys'}"
+                )
+        if any(key not in value for key in self.required):
+            raise self._error(name, value, ValueError)
+        if self.item is None:
+            return dict(value)
+        return {key: self.item.check(f"{name}[{key!r}]", v) for key, v in value.items()}
+
+
+#: The parameters every notebook takes: the profile's name, the base seed and where outputs go.
+COMMON_PARAMETERS: dict[str, Param] = {
+    "profile": Param("str"),
+    "seed": Param("int", low=0),
+    "results_csv": Param("str"),
+    "figures_dir": Param("str"),
+}
+
+
+def check_parameters(values: Mapping[str, Any], spec: Mapping[str, Param]) -> dict[str, Any]:
+    """Check a notebook's parameters against ``spec``; return them in canonical form.
+
+    Parameters
+    ----------
+    values : mapping
+        The notebook's namespace (``globals()`` right after its parameters cell) or any mapping
+        holding every name of ``spec``; other names are ignored.
+    spec : mapping of str to Param
+        The allowed values of each parameter.
+
+    Returns
+    -------
+    dict
+        Each parameter of ``spec``, with integral floats made ints where an integer is expected and
+        a single value where a list is expected made a one-element list; a notebook rebinds its
+        names with ``globals().update(...)``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the parameter, its value and what is allowed.
+    """
+    missing = [name for name in spec if name not in values]
+    if missing:
+        raise ValueError(f"parameters {missing} are not set; expected all of {list(spec)}")
+    return {name: rule.check(name, values[name]) for name, rule in spec.items()}

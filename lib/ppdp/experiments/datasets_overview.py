@@ -18,14 +18,16 @@ dataset                       private attribute       paper
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ppdp import datasets as ds
-from ppdp.experiments.common import tidy_frame, tidy_rows
+from ppdp.experiments.common import COMMON_PARAMETERS, Param, tidy_frame, tidy_rows
+from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.infotheory import normalized_mutual_information_from_samples
 
 
@@ -228,3 +230,23 @@ def size_claims(views: dict[str, PrivateView]) -> pd.DataFrame:
             },
         )
     return tidy_frame(rows)
+
+
+# ------------------------------------------------------------------------------------------------
+# Notebook parameters
+
+#: The parameters of notebooks/datasets.ipynb.
+PARAMETERS: dict[str, Param] = {
+    **COMMON_PARAMETERS,
+    "bins": Param("int", low=2),
+    "datasets": Param("list", item=Param("str", choices=tuple(VIEWS))),
+}
+
+
+def check_parameters(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The notebook's parameters checked against :data:`PARAMETERS`, in canonical form.
+
+    See :func:`ppdp.experiments.common.check_parameters`; the notebook calls
+    ``globals().update(check_parameters(globals()))`` right after its parameters cell.
+    """
+    return _check_parameters(values, PARAMETERS)

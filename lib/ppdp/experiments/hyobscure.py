@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 import tracemalloc
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +31,8 @@ import numpy as np
 import pandas as pd
 
 from ppdp.attacks.inference import InferenceAttack
-from ppdp.experiments.common import concat_tidy, tidy_frame, tidy_rows
+from ppdp.experiments.common import COMMON_PARAMETERS, Param, concat_tidy, tidy_frame, tidy_rows
+from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms import hyobscure as hy
 from ppdp.mechanisms.obfuscation import (
     DPObfuscation,
@@ -44,8 +46,10 @@ from ppdp.utility.recommendation import activity_map, cf_rmse
 __all__ = [
     "DATASET_DEFAULTS",
     "METHODS",
+    "PARAMETERS",
     "Population",
     "Split",
+    "check_parameters",
     "claims",
     "cluster_count_sweep",
     "constraint_sweep",
@@ -789,7 +793,10 @@ def claims(results: dict[str, pd.DataFrame], dataset: str) -> pd.DataFrame:
                 return 100 * (1 - hy_l / base_l) if base_l > 0 else float("nan")
 
             rows += boot.rows("hyobscure.fig4a_utility_saving", "HyObscure", saving)
-            rows += tidy_rows("claims", "HyObscure", {"hyobscure.fig4a_privacy_level": target})
+            # the privacy level at which the saving is read: context, not a claim of the paper
+            rows += tidy_rows(
+                "claim_context", "HyObscure", {"hyobscure.fig4a_privacy_level": target}
+            )
         # Fig. 5: HyObscure above XObf and YGen at equal utility (mean over a common utility range)
         if {"HyObscure", "XObf", "YGen"} <= set(curves):
 
@@ -1006,3 +1013,51 @@ def plot_convergence(frame: pd.DataFrame):
     ax.set_ylabel("privacy leakage I(Y; X^, Y~) (bits)")
     fig.tight_layout()
     return fig
+
+
+# ------------------------------------------------------------------------------------------------
+# Notebook parameters
+
+_KNOB_VALUE = Param("float")  # each mechanism checks the range of its own knob
+_CONSTRAINTS = ("n_groups", "k", "alpha", "l", "beta", "n_clusters")
+_PAIR = Param("list", item=Param("int", low=1), length=2)
+
+#: The parameters of notebooks/hyobscure.ipynb.
+PARAMETERS: dict[str, Param] = {
+    **COMMON_PARAMETERS,
+    "dataset": Param("str", choices=tuple(DATASET_DEFAULTS)),
+    "n_seeds": Param("int", low=1),
+    "n_draws": Param("int", low=1),
+    "n_estimators": Param("int", low=1),
+    "models": Param("list", item=Param("str", choices=("rf", "xgb"))),
+    "scenarios": Param("list", item=Param("str", choices=("I", "II"))),
+    "knobs": Param("dict", keys=METHODS, item=Param("list", item=_KNOB_VALUE)),
+    "sweep_budget": Param("float", low=0),
+    "convergence_budget": Param("float", low=0),
+    "fixed_knobs": Param("dict", keys=METHODS, item=_KNOB_VALUE),
+    "groups_list": Param(
+        "list",
+        item=Param(
+            "any",
+            alternatives=(
+                Param("int", low=1),
+                Param("dict", keys=_CONSTRAINTS, required=("n_groups",), item=Param("int", low=1)),
+            ),
+        ),
+    ),
+    "clusters_list": Param("list", item=Param("int", low=1)),
+    "k_alpha_list": Param("list", item=_PAIR),
+    "l_beta_list": Param("list", item=_PAIR),
+    "scaling_users": Param("list", item=Param("int", low=1)),
+    "overrides": Param("dict"),
+    "n_jobs": Param("int", low=1),
+}
+
+
+def check_parameters(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The notebook's parameters checked against :data:`PARAMETERS`, in canonical form.
+
+    See :func:`ppdp.experiments.common.check_parameters`; the notebook calls
+    ``globals().update(check_parameters(globals()))`` right after its parameters cell.
+    """
+    return _check_parameters(values, PARAMETERS)

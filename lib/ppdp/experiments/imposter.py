@@ -23,21 +23,30 @@ table, which is then split like the real one.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ppdp.experiments.common import format_parameters, tidy_frame, tidy_rows
+from ppdp.experiments.common import (
+    COMMON_PARAMETERS,
+    Param,
+    format_parameters,
+    tidy_frame,
+    tidy_rows,
+)
+from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms.imposter import Imposter, detect_implicit_privacy
 from ppdp.mechanisms.randomized_response import KaryRandomizedResponse
 from ppdp.utility.ml_efficacy import CLASSIFIERS, evaluate_setting, split_frame
 
 __all__ = [
     "LABEL",
+    "PARAMETERS",
     "PRIVATE",
     "PUBLISHED",
+    "check_parameters",
     "claims_rows",
     "imposter_release",
     "pairwise_nmi",
@@ -499,3 +508,31 @@ def wide_scores(
     else:
         values = 1.959963984540054 * grouped.std(ddof=1).fillna(0.0) / np.sqrt(grouped.count())
     return values.mul(scale).unstack(list(columns))
+
+
+# ------------------------------------------------------------------------------------------------
+# Notebook parameters
+
+#: The parameters of notebooks/imposter.ipynb.
+PARAMETERS: dict[str, Param] = {
+    **COMMON_PARAMETERS,
+    "n_rows": Param("int", low=10, none=True),
+    "n_seeds": Param("int", low=1),
+    "epochs": Param("int", low=1),
+    "batch_size": Param("int", low=2),
+    "lam": Param("float", low=0),
+    "theta": Param("float", low=0, high=1),
+    "thetas": Param("list", item=Param("float", low=0, high=1)),
+    "lambdas": Param("list", item=Param("float", low=0)),
+    "epsilons": Param("list", item=Param("float", low=0, open_low=True)),
+    "classifiers": Param("list", item=Param("str", choices=CLASSIFIERS)),
+}
+
+
+def check_parameters(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The notebook's parameters checked against :data:`PARAMETERS`, in canonical form.
+
+    See :func:`ppdp.experiments.common.check_parameters`; the notebook calls
+    ``globals().update(check_parameters(globals()))`` right after its parameters cell.
+    """
+    return _check_parameters(values, PARAMETERS)

@@ -19,7 +19,8 @@ Tidy rows (``experiment``, ``method``, ``parameters``, ``seed``, ``metric``, ``v
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -29,7 +30,8 @@ from ppdp.attacks.disclosure import (
     disclosure_randomized,
     draw_match_conditions,
 )
-from ppdp.experiments.common import tidy_frame, tidy_rows
+from ppdp.experiments.common import COMMON_PARAMETERS, Param, tidy_frame, tidy_rows
+from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms.anatomy import Anatomy
 from ppdp.mechanisms.mondrian import Mondrian
 from ppdp.mechanisms.mutual_cover import MutualCover
@@ -550,3 +552,35 @@ def plot_effect_of_l(frame: pd.DataFrame):
         ax.set_title(title)
     fig.tight_layout()
     return fig
+
+
+# ------------------------------------------------------------------------------------------------
+# Notebook parameters
+
+#: 1/delta: delta is a probability below 1 (the paper uses 1/5 to 1/10)
+_INVERSE_DELTA = Param("float", low=1, open_low=True)
+
+#: The parameters of notebooks/mutual_cover.ipynb.
+PARAMETERS: dict[str, Param] = {
+    **COMMON_PARAMETERS,
+    "n_rows": Param("int", low=1, none=True),
+    "inverse_deltas": Param("list", item=_INVERSE_DELTA),
+    "l": Param("int", low=2),
+    "l_values": Param("list", item=Param("int", low=2)),
+    "inverse_delta_for_l": _INVERSE_DELTA,
+    "p_match": Param("list", item=Param("float", low=0, high=1)),
+    "n_runs": Param("int", low=1),
+    "n_queries": Param("int", low=1),
+    "distance": Param("str", choices=("ordinal", "zero_one")),
+    "refine": Param("str", choices=("anatomy", "none")),
+    "solver": Param("str", choices=("ipm", "simplex")),
+}
+
+
+def check_parameters(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The notebook's parameters checked against :data:`PARAMETERS`, in canonical form.
+
+    See :func:`ppdp.experiments.common.check_parameters`; the notebook calls
+    ``globals().update(check_parameters(globals()))`` right after its parameters cell.
+    """
+    return _check_parameters(values, PARAMETERS)

@@ -21,11 +21,20 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ppdp.experiments.common import concat_tidy, parse_parameters, tidy_frame, tidy_rows
+from ppdp.experiments.common import (
+    COMMON_PARAMETERS,
+    Param,
+    concat_tidy,
+    parse_parameters,
+    tidy_frame,
+    tidy_rows,
+)
+from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms.relay import METHODS, RelayChain, RelayWarning
 
 __all__ = [
@@ -33,9 +42,11 @@ __all__ = [
     "ADULT_SENSITIVE",
     "GERMAN_SENSITIVE",
     "METHOD_LABELS",
+    "PARAMETERS",
     "adult_table",
     "all_rows",
     "chain_points",
+    "check_parameters",
     "claims_rows",
     "distinct_diversity",
     "fig2_example",
@@ -623,3 +634,34 @@ def plot_fig6(figs: pd.DataFrame, dataset: str = "german", ax=None, experiment: 
 def all_rows(*frames: pd.DataFrame) -> pd.DataFrame:
     """Concatenate tidy frames (chains, figures, claims)."""
     return concat_tidy(frames)
+
+
+# ------------------------------------------------------------------------------------------------
+# Notebook parameters
+
+_STEP = Param("float", low=0, open_low=True)
+
+#: The parameters of notebooks/relay_chains.ipynb.
+PARAMETERS: dict[str, Param] = {
+    **COMMON_PARAMETERS,
+    "german_rows": Param("int", low=1, none=True),
+    "adult_rows": Param("int", low=0, none=True),
+    "n_seeds": Param("int", low=1),
+    "deltas": Param("list", item=_STEP),
+    "hops": Param("int", low=1),
+    "fig5_delta": _STEP,
+    "fig6_delta": _STEP,
+    "max_hops": Param("int", low=1),
+    "fig6_top": _STEP,
+    "weighting": Param("str", choices=WEIGHTINGS),
+    "adult_weighting": Param("str", choices=WEIGHTINGS),
+}
+
+
+def check_parameters(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The notebook's parameters checked against :data:`PARAMETERS`, in canonical form.
+
+    See :func:`ppdp.experiments.common.check_parameters`; the notebook calls
+    ``globals().update(check_parameters(globals()))`` right after its parameters cell.
+    """
+    return _check_parameters(values, PARAMETERS)

@@ -21,7 +21,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ppdp.mechanisms.mondrian import validate_table
+from ppdp.guarantees import GuaranteeCheck, enforce
+from ppdp.mechanisms.mondrian import measure_k_anonymity, measure_l_diversity, validate_table
 
 __all__ = ["Anatomy", "anatomy_groups"]
 
@@ -99,7 +100,8 @@ class Anatomy:
     qit_ : DataFrame
         The quasi-identifier table: the QI columns unchanged plus ``group``.
     st_ : DataFrame
-        The sensitive table: ``group``, the sensitive value, ``count``.
+        The sensitive table: ``group``, the sensitive value (input dtype kept), ``count``.
+        ``qit_`` and ``st_`` are set only once the groups have passed :meth:`guarantee_checks`.
     """
 
     def __init__(self, qi: Sequence[str], sensitive: str, *, l: int):  # noqa: E741 (the paper's l)
@@ -135,14 +137,43 @@ class Anatomy:
                 f"the table is not {l_div}-eligible: the most frequent value of {self.sensitive!r} covers "
                 f"{counts.max()} of {n} tuples (more than n/l); Anatomy needs at most n/l"
             )
+        # nothing of an earlier fit may be released if this one fails its checks
+        self.__dict__.pop("qit_", None)
+        self.__dict__.pop("st_", None)
         groups = anatomy_groups(codes, l_div, order=rng.permutation(n), rng=rng)
         g = int(groups.max()) + 1
         self.groups_ = groups
         self.n_groups_ = g
         self.qi_ = qi
+        self.sensitive_codes_ = codes.astype(np.int64)
+        enforce(self.guarantee_checks())
         self.qit_ = table[qi].assign(group=groups)
-        st = pd.DataFrame({"group": groups, self.sensitive: table[self.sensitive].to_numpy()})
+        st = pd.DataFrame(
+            {"group": groups, self.sensitive: table[self.sensitive].reset_index(drop=True)}
+        )
+        # observed=True: a categorical sensitive column must not add zero-count rows
         self.st_ = (
-            st.groupby(["group", self.sensitive], sort=True).size().rename("count").reset_index()
+            st.groupby(["group", self.sensitive], sort=True, observed=True)
+            .size()
+            .rename("count")
+            .reset_index()
         )
         return self
+
+    def guarantee_checks(self) -> list[GuaranteeCheck]:
+        """l-diversity (Definition 2 of Mutual Cover) and the smallest group size of the groups.
+
+        Every group holds distinct sensitive values, so both measure at least ``l``.
+        """
+        if not hasattr(self, "groups_"):
+            raise RuntimeError("call fit(table, rng) before guarantee_checks()")
+        value, g_div = measure_l_diversity(self.groups_, self.sensitive_codes_)
+        size, g_size = measure_k_anonymity(self.groups_)
+        return [
+            GuaranteeCheck(
+                "Anatomy", "l-diversity", float(self.l), value, "at_least", f"group {g_div}"
+            ),
+            GuaranteeCheck(
+                "Anatomy", "group size", float(self.l), float(size), "at_least", f"group {g_size}"
+            ),
+        ]

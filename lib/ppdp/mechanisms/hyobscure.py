@@ -29,6 +29,11 @@ Conventions and choices (the paper leaves them open)
   Divergences are in bits.
 * The utility budget of Eq. (16) bounds the expectation over all users (``budget_scope="global"``);
   ``"group"`` bounds each group's expectation separately as in the authors' code.
+* Guarantees: the O-problem's solution is brought within the budget exactly
+  (:func:`repair_budget`), and :meth:`HyObscure.guarantee_checks` measures the budget and the
+  (k, alpha), (l, beta) and contiguity bounds the estimator was constructed with on the fitted
+  generalization and mappings; ``fit`` and ``sample`` raise
+  :class:`~ppdp.guarantees.GuaranteeViolation` instead of returning a violation.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from ppdp.guarantees import GuaranteeCheck, enforce
 from ppdp.infotheory import mutual_information, pairwise_js_divergence
 
 __all__ = [
@@ -62,6 +68,7 @@ __all__ = [
     "initial_generalization",
     "optimal_interval_partition",
     "private_domain",
+    "repair_budget",
     "solve_obfuscation",
 ]
 
@@ -103,6 +110,7 @@ def _check_constraints(k, alpha, l, beta):  # noqa: E741
 
 
 def _as_features(X: Any) -> np.ndarray:
+    _reject_non_numeric(X, "X")
     arr = np.asarray(X, dtype=np.float64)
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
         raise ValueError(
@@ -113,8 +121,41 @@ def _as_features(X: Any) -> np.ndarray:
     return arr
 
 
+def _reject_non_numeric(X: Any, name: str) -> None:
+    """A table with a text or object column cannot be cast silently: name the column and dtype."""
+    from pandas.api.types import is_numeric_dtype
+
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is not None and hasattr(dtypes, "items"):  # a DataFrame
+        for col, dtype in dtypes.items():
+            if not is_numeric_dtype(dtype):
+                raise TypeError(
+                    f"{name} must hold numeric feature values; column {col!r} has dtype {dtype}"
+                )
+        return
+    arr = np.asarray(X)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{name} must hold numeric feature values; got an array of dtype {arr.dtype}"
+        )
+
+
 def _as_private(y: Any, n: int | None = None) -> np.ndarray:
+    missing = _missing_mask(y)
+    if missing is not None and missing.any():
+        first = int(np.flatnonzero(missing)[0])
+        raise ValueError(
+            f"y must hold an exact private value for every user; {int(missing.sum())} values are "
+            f"missing (first at position {first})"
+        )
     arr = np.asarray(y)
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                "y must hold integer private values (ages, cell ids); got non-numeric entries"
+            ) from exc
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(
             f"y must be a non-empty 1-D array of exact private values; got shape {arr.shape}"
@@ -133,6 +174,80 @@ def _as_private(y: Any, n: int | None = None) -> np.ndarray:
     if n is not None and arr.size != n:
         raise ValueError(f"y has {arr.size} entries but X has {n} rows")
     return arr.astype(np.int64)
+
+
+def _missing_mask(y: Any) -> np.ndarray | None:
+    """Positions of missing values (None, NaN, pd.NA) in ``y``; None when ``y`` cannot hold any."""
+    import pandas as pd
+
+    if isinstance(y, pd.Series | pd.Index):
+        return np.asarray(pd.isna(y))
+    arr = np.asarray(y)
+    if arr.dtype == object:
+        return np.asarray(pd.isna(arr), dtype=bool).reshape(arr.shape).ravel()
+    if arr.dtype.kind == "f":
+        return np.isnan(arr).ravel()
+    return None
+
+
+def _check_solver(solver: Any) -> str:
+    if solver not in ("CLARABEL", "SCS"):
+        raise ValueError(f"solver must be 'CLARABEL' or 'SCS'; got {solver!r}")
+    return solver
+
+
+def _check_clusters(clusters: Any, n: int, name: str = "clusters") -> np.ndarray:
+    """Precomputed user clusters: one non-negative integer label per row of X."""
+    arr = np.asarray(clusters)
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(f"{name} must hold one label per row of X ({n}); got shape {arr.shape}")
+    if arr.dtype.kind == "f":
+        frac = ~np.isfinite(arr) | (arr != np.round(arr))
+        if frac.any():
+            first = int(np.flatnonzero(frac)[0])
+            raise TypeError(
+                f"{name} must hold integer cluster labels; {name}[{first}] = {float(arr[first])!r} is "
+                "not an integer"
+            )
+        raise TypeError(
+            f"{name} must hold integer cluster labels; got dtype {arr.dtype} (cast integral labels "
+            "with astype(int) first)"
+        )
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must hold integer cluster labels; got dtype {arr.dtype}")
+    if n and arr.min() < 0:
+        first = int(np.flatnonzero(arr < 0)[0])
+        raise ValueError(
+            f"{name} must be labels in [0, n_clusters); {name}[{first}] = {int(arr[first])}"
+        )
+    return arr.astype(np.int64)
+
+
+#: Largest deviation of a mapping row's sum from one accepted as rounding.
+_ROW_SUM_TOL = 1e-9
+
+
+def _check_mappings(mappings: Any, shape: tuple[int, int, int], name: str = "mappings"):
+    """Obfuscation mappings: shape ``(K, C, C)``, finite, non-negative, rows summing to one."""
+    arr = np.asarray(mappings, dtype=np.float64)
+    if arr.shape != shape:
+        raise ValueError(f"{name} must have shape (K, C, C) = {shape}; got {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} must be finite; it holds NaN or infinite entries")
+    if (arr < 0).any():
+        g, c, d = np.argwhere(arr < 0)[0]
+        raise ValueError(
+            f"{name} must be non-negative probabilities; {name}[{g}, {c}, {d}] = {arr[g, c, d]:.10g}"
+        )
+    sums = arr.sum(axis=2)
+    bad = np.abs(sums - 1.0) > _ROW_SUM_TOL
+    if bad.any():
+        g, c = np.argwhere(bad)[0]
+        raise ValueError(
+            f"every row of {name} must sum to 1 (within {_ROW_SUM_TOL:g}); row {name}[{g}, {c}] "
+            f"sums to {sums[g, c]:.12g}"
+        )
+    return arr
 
 
 # ------------------------------------------------------------------------------------------------
@@ -777,6 +892,80 @@ def expected_distance(
     return per_group / np.maximum(pcg.sum(axis=1), 1e-300)
 
 
+def _group_cluster_counts(counts_cy: np.ndarray, labels: np.ndarray, K: int) -> np.ndarray:
+    """Users per (group, cluster), shape (K, C)."""
+    onehot = np.zeros((counts_cy.shape[1], K))
+    onehot[np.arange(counts_cy.shape[1]), labels] = 1.0
+    return (counts_cy @ onehot).T
+
+
+def _nearest_mappings(pcg: np.ndarray, distances: np.ndarray, mappings: np.ndarray) -> np.ndarray:
+    """The cheapest mapping: each cluster present in a group sends all its mass to the closest
+    present cluster (itself when its own distance is the smallest). Rows of absent clusters are
+    copied from ``mappings``; they carry no user."""
+    out = mappings.copy()
+    for g in range(pcg.shape[0]):
+        present = np.flatnonzero(pcg[g] > 0)
+        if not len(present):
+            continue
+        D = distances[g][np.ix_(present, present)]
+        own = np.diagonal(D)
+        nearest = np.where(own <= D.min(axis=1), present, present[np.argmin(D, axis=1)])
+        out[g, present, :] = 0.0
+        out[g, present, nearest] = 1.0
+    return out
+
+
+def repair_budget(
+    counts_cy: np.ndarray,
+    labels: np.ndarray,
+    mappings: np.ndarray,
+    distances: np.ndarray,
+    budget: float,
+    scope: str = "global",
+) -> tuple[np.ndarray, float]:
+    """Bring mappings back within the utility budget of Eq. (16) exactly.
+
+    A convex solver meets the budget only up to its feasibility tolerance (Clarabel leaves up to
+    ~1e-9 bits; renormalizing rows after clipping negative round-off moves it again). The expected
+    distance is linear in the mapping, so the convex combination ``N + lam (O - N)`` with the
+    cheapest mapping ``N`` (:func:`_nearest_mappings`, within budget whenever the O-problem is
+    feasible) and ``lam = (budget - Q(N)) / (Q(O) - Q(N))`` meets the budget exactly; with
+    ``scope="group"`` each group over its budget gets its own ``lam``. Mappings within budget are
+    returned unchanged.
+
+    Returns
+    -------
+    mappings : ndarray (K, C, C)
+    excess : float
+        By how much the largest expected distance exceeded the budget before the repair (0 when
+        it did not).
+    """
+    loss = np.atleast_1d(expected_distance(counts_cy, labels, mappings, distances, scope))
+    excess = float(np.max(loss) - budget)
+    if excess <= 0:
+        return mappings, 0.0
+    K = mappings.shape[0]
+    pcg = _group_cluster_counts(np.asarray(counts_cy, dtype=np.float64), labels, K)
+    base = _nearest_mappings(pcg, distances, mappings)
+    base_loss = np.atleast_1d(expected_distance(counts_cy, labels, base, distances, scope))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.where(loss > budget, (budget - base_loss) / (loss - base_loss), 1.0)
+    lam = np.clip(np.nan_to_num(lam, nan=0.0), 0.0, 1.0)
+    # the last bits of the products can land above the budget: step further inside, by
+    # doubling relative amounts, down to the cheapest mapping itself (lam = 0)
+    for i in range(42):
+        lam_k = np.broadcast_to(lam, (K,))[:, None, None]
+        repaired = base + lam_k * (mappings - base)
+        after = np.atleast_1d(expected_distance(counts_cy, labels, repaired, distances, scope))
+        over = after > budget
+        if not over.any():
+            break
+        shrink = 1.0 - 2.0 ** min(i - 40, 0)
+        lam = np.where(over if scope == "group" else True, lam * shrink, lam)
+    return repaired, excess
+
+
 # ------------------------------------------------------------------------------------------------
 # O-problem (Algorithm 2)
 
@@ -919,6 +1108,7 @@ def solve_obfuscation(
         for c in present:
             full[c, np.setdiff1d(np.arange(C), present)] = 0.0
         mappings[g] = full
+    mappings, _ = repair_budget(counts_cy, labels, mappings, distances, budget, scope)
     return mappings, float(problem.value)
 
 
@@ -1176,7 +1366,7 @@ class HyObscure:
         self.max_iter = _int_param(max_iter, "max_iter", 1)
         self.max_moves = _int_param(max_moves, "max_moves", 0)
         self.n_init = _int_param(n_init, "n_init", 1)
-        self.solver = solver
+        self.solver = _check_solver(solver)
 
     # -- fitting ---------------------------------------------------------------------------------
     def _initial_generalization(self, y, rng):
@@ -1194,14 +1384,7 @@ class HyObscure:
         if clusters is None:
             clusters = cluster_users(X, self.n_clusters, rng)
         else:
-            clusters = np.asarray(clusters)
-            if (
-                clusters.shape != (X.shape[0],)
-                or not np.issubdtype(clusters.dtype, np.integer)
-                or clusters.min() < 0
-            ):
-                raise ValueError("clusters must be non-negative integer labels, one per row of X")
-            clusters = clusters.astype(np.int64)
+            clusters = _check_clusters(clusters, X.shape[0])
         if generalization is None:
             generalization = self._initial_generalization(y, rng)
         elif not isinstance(generalization, Generalization):
@@ -1261,7 +1444,8 @@ class HyObscure:
             iterator = tqdm(iterator, desc="HyObscure")
         fixed = mappings is not None
         if fixed:
-            mappings = np.asarray(mappings, dtype=np.float64)
+            C = counts.shape[0]
+            mappings = _check_mappings(mappings, (gen.n_groups, C, C))
         previous = math.inf
         for it in iterator:
             if self._do_o and not fixed:
@@ -1320,14 +1504,76 @@ class HyObscure:
             if fixed or not moves:
                 break
         self.generalization_ = gen
-        self.mappings_ = mappings
+        self.mappings_ = self._final_mappings(counts, gen.labels, mappings)
         self.groups_ = gen.labels[self._value_idx]
-        self.leakage_ = hybrid_leakage(counts, gen.labels, mappings)
+        self.leakage_ = hybrid_leakage(counts, gen.labels, self.mappings_)
         self.utility_loss_ = _scalar_loss(
-            counts, gen.labels, mappings, dist_model.all_groups(gen.labels), self.budget_scope
+            counts, gen.labels, self.mappings_, dist_model.all_groups(gen.labels), self.budget_scope
         )
         self.history_ = history
+        enforce(self.guarantee_checks())
         return self
+
+    def _final_mappings(self, counts, labels, mappings):
+        """The mappings to release. The O-problem's solution already meets the budget exactly
+        (:func:`repair_budget`) and accepted G-moves only lower the utility loss; given mappings
+        are released as they are, so the budget check raises if they break it."""
+        return mappings
+
+    def _budget_terms(self):
+        """Distances and scope in which the budget is declared: Eq. (16) inside the groups."""
+        return self._dist_model.all_groups(self.generalization_.labels), self.budget_scope
+
+    # -- guarantees ------------------------------------------------------------------------------
+    def guarantee_checks(self) -> list[GuaranteeCheck]:
+        """The declared bounds measured on the fitted generalization and obfuscation.
+
+        * ``utility budget``: the expected distance of Eq. (16) of :attr:`mappings_` on the
+          fitted groups, at most ``budget`` (over all users, or the worst group with
+          ``budget_scope="group"``);
+        * ``k-uniqueness`` / ``alpha-uniqueness``: the fewest / most users in a group
+          (Definition 2), at least ``k`` / at most ``alpha``;
+        * ``l-variety`` / ``beta-variety``: the fewest / most exact values in a group
+          (Definition 3), at least ``l`` / at most ``beta``;
+        * ``contiguity``: the most connected pieces of a group, at most 1.
+
+        The bounds are the ones this estimator was constructed with, whatever generalization
+        ``fit`` started from.
+        """
+        if not hasattr(self, "mappings_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        name = type(self).__name__
+        gen = self.generalization_
+        distances, scope = self._budget_terms()
+        loss = expected_distance(self.counts_, gen.labels, self.mappings_, distances, scope)
+        if scope == "group":
+            worst = int(np.argmax(loss))
+            measured, where = float(loss[worst]), f"group {worst}"
+        else:
+            measured, where = float(loss), "all users"
+        checks = [GuaranteeCheck(name, "utility budget", self.budget, measured, "at_most", where)]
+        labels = gen.labels
+        K = gen.n_groups
+        users = np.bincount(labels, weights=self.counts_.sum(axis=0), minlength=K)
+        nvals = np.bincount(labels, minlength=K)
+        pieces = np.zeros(K, dtype=np.int64)
+        for g in range(K):
+            members = np.flatnonzero(labels == g)
+            if len(members):
+                sub = gen.domain.adjacency[members][:, members]
+                pieces[g] = connected_components(sub, directed=False)[0]
+        for guarantee, values, bound, sense in (
+            ("k-uniqueness (users per group)", users, self.k, "at_least"),
+            ("alpha-uniqueness (users per group)", users, self.alpha, "at_most"),
+            ("l-variety (values per group)", nvals, self.l, "at_least"),
+            ("beta-variety (values per group)", nvals, self.beta, "at_most"),
+            ("contiguity (pieces per group)", pieces, 1, "at_most"),
+        ):
+            g = int(np.argmin(values) if sense == "at_least" else np.argmax(values))
+            checks.append(
+                GuaranteeCheck(name, guarantee, bound, float(values[g]), sense, f"group {g}")
+            )
+        return checks
 
     # -- releasing -------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator) -> Release:
@@ -1336,6 +1582,8 @@ class HyObscure:
             raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        # the bounds are properties of the fitted channel: a broken one is never sampled from
+        enforce(self.guarantee_checks())
         return sample_cluster_release(self.X_, self.clusters_, self.groups_, self.mappings_, rng)
 
 
@@ -1351,9 +1599,36 @@ class YGen(HyObscure):
     privacy-utility boosting of the generalization (G-problem), without re-optimizing it.
 
     ``fit`` takes ``mappings`` (K, C, C); without them PrivCheck's mapping is learned first.
+
+    The budget is PrivCheck's: the expected distance between a user's cluster and the published
+    one over all users, with distances between the clusters' aggregates over the whole population
+    (blind to the groups), not Eq. (16)'s distances inside the groups; :attr:`utility_loss_`
+    still reports the latter, for comparison with HyObscure. The G-problem's moves keep Eq. (16)'s
+    loss from rising, not PrivCheck's, so after them PrivCheck's mapping is brought back within
+    its budget by :func:`repair_budget`; given ``mappings`` are released as they are and must
+    meet the budget themselves.
     """
 
+    def _blind_distances(self, K: int) -> np.ndarray:
+        V = len(self.initial_generalization_.domain.values)
+        D = self._dist_model.group(np.ones(V, dtype=bool))
+        return np.broadcast_to(D, (K, *D.shape)).copy()
+
+    def _budget_terms(self):
+        return self._blind_distances(self.generalization_.n_groups), "global"
+
+    def _final_mappings(self, counts, labels, mappings):
+        self.budget_excess_ = 0.0
+        if not self._from_privcheck:
+            return mappings
+        D = self._blind_distances(mappings.shape[0])
+        repaired, self.budget_excess_ = repair_budget(
+            counts, labels, mappings, D, self.budget, "global"
+        )
+        return repaired
+
     def fit(self, X, y, *, rng, clusters=None, generalization=None, mappings=None, progress=False):
+        self._from_privcheck = mappings is None
         if mappings is None:
             from ppdp.mechanisms.obfuscation import PrivCheck
 

@@ -54,6 +54,8 @@ Choices where the paper is silent or loose (also stated in the notebook):
 
 from __future__ import annotations
 
+import numbers
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,7 +93,64 @@ def _check_frame(df: Any, name: str = "df") -> pd.DataFrame:
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(df).__name__}")
     if len(df) == 0 or df.shape[1] == 0:
         raise ValueError(f"{name} is empty (shape {df.shape}); it needs rows and columns")
+    duplicated = [c for c, n in Counter(df.columns).items() if n > 1]
+    if duplicated:
+        raise ValueError(f"{name} has duplicated column names {duplicated}; names must be unique")
     return df
+
+
+def _check_number(
+    value: Any, name: str, low: float, high: float | None = None, *, open_low: bool = False
+) -> float:
+    """A finite real number (numpy scalars included) in ``[low, high]`` (``(low, high]`` with
+    ``open_low``); the message names ``name``, the value and the range."""
+    if high is not None:
+        allowed = f"in {'(' if open_low else '['}{low:g}, {high:g}]"
+    else:
+        allowed = f"{'>' if open_low else '>='} {low:g}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number {allowed}, got {value!r}")
+    out = float(value)
+    below = out <= low if open_low else out < low
+    if not np.isfinite(out) or below or (high is not None and out > high):
+        raise ValueError(f"{name} must be a finite number {allowed}, got {value!r}")
+    return out
+
+
+def _check_integer(value: Any, name: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= {low}, got {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def _value_kinds(values: np.ndarray) -> list[str]:
+    return sorted(
+        {
+            "number"
+            if isinstance(v, numbers.Number) and not isinstance(v, bool | np.bool_)
+            else type(v).__name__
+            for v in values
+        }
+    )
+
+
+def _check_values(series: pd.Series, col: Any, *, allow_mixed: bool = False) -> None:
+    """Reject missing and infinite values and (unless ``allow_mixed``) mixed-type columns."""
+    if series.isna().any():
+        raise ValueError(f"column {col!r} has missing values; fill or drop them first")
+    if _is_numeric(series):
+        values = series.to_numpy(dtype=np.float64)
+        if not np.isfinite(values).all():
+            bad = [float(v) for v in pd.unique(values[~np.isfinite(values)])]
+            raise ValueError(f"column {col!r} holds non-finite values {bad}; give finite numbers")
+    elif series.dtype == object and not allow_mixed:
+        kinds = _value_kinds(pd.unique(series.to_numpy()))
+        if len(kinds) > 1:
+            raise TypeError(
+                f"column {col!r} mixes value types {kinds}; give it one type (e.g. .astype(str))"
+            )
 
 
 def check_private_attribute(df: pd.DataFrame, private: Any, label: Any = None) -> np.ndarray:
@@ -109,6 +168,7 @@ def check_private_attribute(df: pd.DataFrame, private: Any, label: Any = None) -
         )
     if df[private].isna().any():
         raise ValueError(f"private attribute {private!r} has missing values")
+    _check_values(df[private], private)
     values = np.sort(pd.unique(df[private].to_numpy()))
     if len(values) != 2:
         raise ValueError(
@@ -161,8 +221,7 @@ def discretize_for_information(
     A numeric column with more than ``max_categories`` distinct values is replaced by the index of
     its quantile bin (``n_bins`` bins, ties kept together, so there may be fewer).
     """
-    if series.isna().any():
-        raise ValueError(f"column {series.name!r} has missing values; fill or drop them first")
+    _check_values(series, series.name)
     if _is_numeric(series) and series.nunique() > max_categories:
         return _quantile_bins(series.to_numpy(dtype=float), n_bins)
     return series.to_numpy()
@@ -197,8 +256,8 @@ def attribute_correlations(
     values = check_private_attribute(df, private, label)
     exclude = [private] if label is None else [private, label]
     cols = _check_columns(df, columns, exclude)
-    if not isinstance(n_bins, int | np.integer) or n_bins < 2:
-        raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
+    n_bins = _check_integer(n_bins, "n_bins", 2)
+    max_categories = _check_integer(max_categories, "max_categories", 1)
     s = df[private].to_numpy()
     s01 = (s == values[1]).astype(float)
     rows = []
@@ -295,12 +354,13 @@ def detect_implicit_privacy(
     """
     if correlation not in CORRELATIONS:
         raise ValueError(f"correlation must be one of {CORRELATIONS}, got {correlation!r}")
-    if isinstance(theta, bool) or not isinstance(theta, int | float | np.integer | np.floating):
-        raise TypeError(f"theta must be a number in [0, 1], got {theta!r}")
-    if not 0.0 <= float(theta) <= 1.0:
-        raise ValueError(f"theta must lie in [0, 1], got {theta!r}")
-    if beta is not None and not 0.0 <= float(beta) <= 1.0:
-        raise ValueError(f"beta must lie in [0, 1] or be None, got {beta!r}")
+    theta = _check_number(theta, "theta", 0.0, 1.0)
+    if beta is not None:
+        beta = _check_number(beta, "beta", 0.0, 1.0)
+    if _check_number(test_size, "test_size", 0.0, 1.0, open_low=True) == 1.0:
+        raise ValueError(f"test_size must lie strictly between 0 and 1, got {test_size!r}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an integer, got {seed!r}")
     if metric not in ("accuracy", "f1"):
         raise ValueError(f"metric must be 'accuracy' or 'f1', got {metric!r}")
     scores = attribute_correlations(
@@ -370,10 +430,8 @@ class TableCodec:
         start = 0
         for col in self.columns_:
             series = df[col]
-            if series.isna().any():
-                raise ValueError(
-                    f"column {col!r} has missing values; fill or drop them before fitting"
-                )
+            # categories are ordered by their text, so a column may mix types here
+            _check_values(series, col, allow_mixed=True)
             self.dtypes_[col] = series.dtype
             if _is_numeric(series):
                 self.kinds_[col] = "numeric"
@@ -504,24 +562,16 @@ class Imposter:
         n_threads: int = 1,
         progress: bool = True,
     ):
-        if isinstance(lam, bool) or not isinstance(lam, int | float | np.integer | np.floating):
-            raise TypeError(f"lam must be a number >= 0, got {lam!r}")
-        if not np.isfinite(lam) or lam < 0:
-            raise ValueError(f"lam must be a finite number >= 0, got {lam!r}")
+        _check_number(lam, "lam", 0.0)
         for name, value, low in (
             ("epochs", epochs, 1),
             ("batch_size", batch_size, 2),
             ("latent_dim", latent_dim, 1),
             ("hidden", hidden, 1),
         ):
-            if isinstance(value, bool) or not isinstance(value, int | np.integer):
-                raise TypeError(f"{name} must be an integer >= {low}, got {value!r}")
-            if value < low:
-                raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-        if not (isinstance(lr, int | float) and lr > 0):
-            raise ValueError(f"lr must be a number > 0, got {lr!r}")
-        if not (isinstance(numeric_sigma, int | float) and numeric_sigma > 0):
-            raise ValueError(f"numeric_sigma must be a number > 0, got {numeric_sigma!r}")
+            _check_integer(value, name, low)
+        _check_number(lr, "lr", 0.0, open_low=True)
+        _check_number(numeric_sigma, "numeric_sigma", 0.0, open_low=True)
         if privacy_loss not in PRIVACY_LOSSES:
             raise ValueError(f"privacy_loss must be one of {PRIVACY_LOSSES}, got {privacy_loss!r}")
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
@@ -770,7 +820,7 @@ class Imposter:
         categories drawn from the softmax blocks with ``rng``.
         """
         self._check_fitted()
-        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
             raise ValueError(f"n must be an integer >= 1, got {n!r}")
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ppdp.guarantees import GuaranteeCheck, enforce
+
 __all__ = [
     "AttributeDomain",
     "GeneralizedTable",
@@ -39,6 +41,8 @@ __all__ = [
     "encode_table",
     "is_k_anonymous",
     "is_l_diverse",
+    "measure_k_anonymity",
+    "measure_l_diversity",
     "validate_table",
 ]
 
@@ -166,12 +170,18 @@ def validate_table(
     """Check a microdata table and its attribute roles; return ``(qi, categorical, hierarchies)``.
 
     Raises ``TypeError``/``ValueError`` naming the offending parameter and value: a table that is
-    not a DataFrame, an empty or duplicated QI list, a QI or sensitive column missing from the
-    table, NaN values, non-numeric values in a continuous QI, categorical values missing from a
-    hierarchy.
+    not a DataFrame or has duplicated column names, an empty or duplicated QI list, a QI or
+    sensitive column missing from the table, NaN or infinite values, non-numeric values in a
+    continuous QI, categorical values missing from a hierarchy.
     """
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"table must be a pandas DataFrame, got {type(table).__name__}")
+    duplicated = list(dict.fromkeys(table.columns[table.columns.duplicated()].tolist()))
+    if duplicated:
+        # table[name] would be a DataFrame and a release could not say which column is which
+        raise ValueError(
+            f"table has duplicated column names {duplicated}; every column needs a unique name"
+        )
     if isinstance(qi, str) or not isinstance(qi, Sequence) or len(qi) == 0:
         raise TypeError(f"qi must be a non-empty sequence of column names, got {qi!r}")
     qi = list(qi)
@@ -204,6 +214,18 @@ def validate_table(
             raise ValueError(
                 f"column {c!r} holds NaN/missing values (first rows {rows}); drop or impute them first"
             )
+    for c in qi:
+        col = table[c]
+        if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
+            # an infinite value would widen every range it falls in to "x-inf" and has no
+            # finite distance to the others
+            infinite = np.isinf(col.to_numpy(dtype=float))
+            if infinite.any():
+                rows = list(table.index[infinite][:5])
+                raise ValueError(
+                    f"QI column {c!r} holds infinite values (first rows {rows}); only finite "
+                    "numbers are allowed"
+                )
     for c in qi:
         if c in categorical:
             if c in hierarchies:
@@ -357,6 +379,33 @@ def is_k_anonymous(groups, k: int) -> bool:
     return bool(pd.Series(np.asarray(groups)).value_counts().min() >= k)
 
 
+def measure_k_anonymity(groups) -> tuple[int, int]:
+    """The smallest group size and the id of a group of that size (``groups``: ids ``0..G-1``)."""
+    sizes = np.bincount(np.asarray(groups, dtype=np.int64))
+    sizes = np.where(sizes > 0, sizes, np.iinfo(np.int64).max)
+    g = int(np.argmin(sizes))
+    return int(sizes[g]), g
+
+
+def measure_l_diversity(groups, sensitive_codes) -> tuple[float, int]:
+    """The largest ``l`` for which the partition is l-diverse in the sense of Definition 2.
+
+    A group of ``m`` tuples whose most frequent sensitive value occurs ``c`` times is l-diverse
+    for every ``l <= m / c``; the partition's value is the smallest ``m / c``. Returns that value
+    and the group where it is reached. ``groups`` are ids ``0..G-1`` and ``sensitive_codes``
+    integer codes ``0..S-1``.
+    """
+    groups = np.asarray(groups, dtype=np.int64)
+    codes = np.asarray(sensitive_codes, dtype=np.int64)
+    n_groups, n_codes = int(groups.max()) + 1, int(codes.max()) + 1
+    counts = np.bincount(groups * n_codes + codes, minlength=n_groups * n_codes)
+    counts = counts.reshape(n_groups, n_codes)
+    sizes, top = counts.sum(axis=1), counts.max(axis=1)
+    ratio = np.divide(sizes, top, out=np.full(n_groups, np.inf), where=top > 0)
+    g = int(np.argmin(ratio))
+    return float(ratio[g]), g
+
+
 # --------------------------------------------------------------------------------------------
 # Generalized table
 # --------------------------------------------------------------------------------------------
@@ -493,6 +542,12 @@ class Mondrian:
     codes_ : ndarray (n, d)
         QI codes of the fitted table.
     generalized_ : GeneralizedTable
+        Set only once the partition has passed :meth:`guarantee_checks`.
+
+    Notes
+    -----
+    The published QIs are text labels (``"28-33"``, ``"{a,b}"``, a hierarchy node), so their
+    input dtype cannot be kept; the sensitive column keeps its input dtype.
     """
 
     def __init__(
@@ -560,6 +615,8 @@ class Mondrian:
                         f"{self.sensitive!r} covers {top} of {n} tuples (more than 1/l); no l-diverse "
                         "partition exists"
                     )
+        # nothing of an earlier fit may be released if this one fails its checks
+        self.__dict__.pop("generalized_", None)
         self.groups_ = self._partition(codes, sens, domains, qi)
         if self.refine == "anatomy":
             self.groups_ = self._refine(self.groups_, sens)
@@ -567,9 +624,37 @@ class Mondrian:
         self.codes_ = codes
         self.domains_ = domains
         self.qi_ = qi
+        self.sensitive_codes_ = sens
+        enforce(self.guarantee_checks())
         sens_values = table[self.sensitive].to_numpy() if self.sensitive is not None else None
+        self.sensitive_dtype_ = table[self.sensitive].dtype if self.sensitive is not None else None
         self.generalized_ = generalize(codes, self.groups_, qi, domains, sens_values)
         return self
+
+    def guarantee_checks(self) -> list[GuaranteeCheck]:
+        """k-anonymity (smallest group) and l-diversity (Definition 2) of the fitted partition.
+
+        The generalized table publishes one region per group, so its equivalence classes are
+        the groups (or unions of groups with equal regions, which only makes them larger).
+        """
+        if not hasattr(self, "groups_"):
+            raise RuntimeError("call fit(table) before guarantee_checks()")
+        checks = []
+        if self.k is not None:
+            size, g = measure_k_anonymity(self.groups_)
+            checks.append(
+                GuaranteeCheck(
+                    "Mondrian", "k-anonymity", float(self.k), float(size), "at_least", f"group {g}"
+                )
+            )
+        if self.l is not None:
+            value, g = measure_l_diversity(self.groups_, self.sensitive_codes_)
+            checks.append(
+                GuaranteeCheck(
+                    "Mondrian", "l-diversity", float(self.l), value, "at_least", f"group {g}"
+                )
+            )
+        return checks
 
     def _accept(self, sens, part: np.ndarray, n_sens: int) -> bool:
         if len(part) == 0:
@@ -652,7 +737,14 @@ class Mondrian:
 
     def transform(self, sensitive_name: str | None = None) -> pd.DataFrame:
         """The generalized table (QIs as text, sensitive values unchanged), in the input row order."""
-        return self.generalized_.to_frame(sensitive_name or self.sensitive)
+        if not hasattr(self, "generalized_"):
+            raise RuntimeError("call fit(table) before transform()")
+        enforce(self.guarantee_checks())
+        name = sensitive_name or self.sensitive
+        frame = self.generalized_.to_frame(name)
+        if self.sensitive is not None and name:
+            frame[name] = frame[name].astype(self.sensitive_dtype_)
+        return frame
 
     def fit_transform(self, table: pd.DataFrame) -> pd.DataFrame:
         return self.fit(table).transform()

@@ -17,16 +17,21 @@ The random output table is the linear program of Section 4,
     \\quad p_{ij} \\ge 0,
 
 where the delta-probability constraint ``max_i p_ij / sum_i p_ij <= delta`` is written per entry,
-which makes it linear. It is solved with HiGHS.
+which makes it linear. It is solved with HiGHS and every solved table is then repaired so that it
+meets Definition 5 exactly (:func:`repair_table`): the interior-point method leaves residue of
+order ``1e-9`` that can put a whole column's tiny mass on one record, a ratio far above delta.
 
 Choices (each stated also in the notebook):
 
 * The partition is Algorithm 2 (``refine="none"``, default) or Algorithm 2 followed by the
   Anatomy-style split into groups of about ``l`` tuples of the authors' released code
   (``refine="anatomy"``); any other partition can be passed to :meth:`MutualCover.fit`.
-* Columns of a numeric QI are every integer between the group's minimum and maximum (Fig. 2 of the
-  paper has columns 28..41 including ages nobody in the group has); real-valued numeric QIs and
-  categorical QIs use the values present in the group.
+* Columns of an integer QI are every integer between the group's minimum and maximum (Fig. 2 of
+  the paper has columns 28..41 including ages nobody in the group has) as long as that range holds
+  at most ``max_range_columns`` (default 1000) integers; a wider range (an income in dollars) uses
+  the values present in the group, as real-valued and categorical QIs always do, because one LP
+  column per integer makes the LP grow with the range rather than the group
+  (``numeric_columns="auto"``). ``"range"`` and ``"observed"`` force one rule.
 * Records with the same original value are interchangeable in the LP, so it is solved with one row
   per distinct value weighted by its count. Averaging any optimum over the permutations of equal
   rows is feasible and optimal, so the optimum value is unchanged; the table returned gives equal
@@ -48,11 +53,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ppdp.guarantees import CHECK_TOL, GuaranteeCheck, enforce
 from ppdp.mechanisms.mondrian import (
     AttributeDomain,
     Hierarchy,
     Mondrian,
     build_domains,
+    measure_l_diversity,
     validate_table,
 )
 
@@ -60,11 +67,25 @@ __all__ = [
     "MutualCover",
     "RandomOutputTable",
     "random_output_table",
+    "repair_table",
     "solve_random_output_table",
+    "table_delta_ratio",
 ]
 
 #: Tolerance used when checking a solved table against its constraints.
 FEASIBILITY_TOL = 1e-7
+
+#: Column mass (in records) below which an interior-point column is solver residue: the
+#: interior-point method converges towards zero on columns outside the optimal face but stops at
+#: about 1e-9..1e-7. Emptying such a column moves the objective by at most its mass times the
+#: largest distance, and :func:`solve_random_output_table` checks the objective after the repair.
+RESIDUE_MASS = 1e-6
+
+#: Largest integer range of a group whose every integer becomes an LP column under
+#: ``numeric_columns="auto"``.
+MAX_RANGE_COLUMNS = 1000
+
+_NUMERIC_COLUMNS = ("auto", "range", "observed")
 
 
 @dataclass
@@ -99,10 +120,127 @@ class RandomOutputTable:
 
     def delta_ratio(self) -> float:
         """``max_j max_i p_ij / sum_i p_ij`` over columns with positive mass (Definition 5)."""
-        col_sum = self.counts @ self.probabilities
-        col_max = self.probabilities.max(axis=0)
-        mask = col_sum > 0
-        return float((col_max[mask] / col_sum[mask]).max())
+        return table_delta_ratio(self.probabilities, self.counts)
+
+
+def table_delta_ratio(probabilities: np.ndarray, counts: np.ndarray) -> float:
+    """Largest ``p_kj / sum_k' c_k' p_k'j`` over the columns with positive mass (Definition 5).
+
+    ``probabilities`` has one row per distinct value, ``counts`` the records of each row.
+    """
+    p = np.asarray(probabilities, dtype=float)
+    mass = np.asarray(counts, dtype=float) @ p
+    used = mass > 0
+    if not used.any():
+        return float("nan")
+    return float((p.max(axis=0)[used] / mass[used]).max())
+
+
+def _repair(q: np.ndarray, counts: np.ndarray, delta: float) -> np.ndarray | None:
+    """:func:`repair_table`, returning None when no verified table comes out."""
+    q = np.maximum(np.array(q, dtype=float), 0.0)
+    if not np.isfinite(q).all():
+        return None
+    m = counts.sum()
+    q[:, counts @ q < RESIDUE_MASS] = 0.0
+    rows = q.sum(axis=1)
+    if not np.all(rows > 0):
+        return None
+    q /= rows[:, None]
+    mass = counts @ q
+    excess = q - delta * mass[None, :]
+    bad = excess > 0
+    if bad.any():
+        # Mixing with the mean row keeps every row sum and column mass, and the mean row meets
+        # p_kj <= delta * mass_j with slack (delta - 1/m) * mass_j; t is the smallest weight
+        # that removes every excess (t = 1, equal rows, when delta = 1/m leaves no slack).
+        mean = mass / m
+        gap = (q - mean[None, :])[bad]
+        # gap <= excess only when delta sits at 1/m up to rounding: then only equal rows fit
+        t = float(np.max(np.divide(excess[bad], gap, out=np.ones_like(gap), where=gap > 0)))
+        # margin so that the rounding of the mix cannot cross delta again
+        t = min(1.0, t * (1.0 + 1e-6) + 1e-12)
+        q = (1.0 - t) * q + t * mean[None, :]
+        q /= q.sum(axis=1, keepdims=True)
+    if not table_delta_ratio(q, counts) <= delta + CHECK_TOL:
+        return None
+    return q
+
+
+def repair_table(probabilities, counts, delta: float) -> np.ndarray:
+    """A solved random output table made to meet Definition 5 exactly.
+
+    Negative entries (solver residue) become zero; columns whose total mass is below
+    ``RESIDUE_MASS`` records are emptied and the rows renormalized; any excess
+    ``p_kj - delta * sum_k' c_k' p_k'j > 0`` left is removed by mixing every row with the
+    count-weighted mean row by the smallest weight that suffices. The mix keeps row sums and
+    column masses, and changes the objective by that weight times the gap to the mean row's
+    objective (of order 1e-9 for residue).
+
+    Parameters
+    ----------
+    probabilities : ndarray (r, n)
+        A (nearly) feasible table, one row per distinct value.
+    counts : ndarray (r,)
+        Records per row.
+    delta : float
+        The bound, at least ``1 / counts.sum()``.
+
+    Returns
+    -------
+    ndarray (r, n)
+        Rows sum to one, no negative entry, ``table_delta_ratio <= delta`` up to ``CHECK_TOL``.
+
+    Raises
+    ------
+    ValueError
+        When the table cannot be repaired (a row without mass, non-finite entries).
+    """
+    q = np.asarray(probabilities, dtype=float)
+    counts = np.asarray(counts, dtype=float)
+    if q.ndim != 2 or counts.shape != (q.shape[0],) or np.any(counts <= 0):
+        raise ValueError(
+            f"probabilities must be (r, n) with r = len(counts) positive counts, got shapes "
+            f"{q.shape} and {counts.shape}"
+        )
+    if not (1.0 / counts.sum() - 1e-12 <= delta <= 1.0):
+        raise ValueError(f"delta={delta!r} must lie in [1/m, 1] for m={counts.sum():g} records")
+    repaired = _repair(q, counts, float(delta))
+    if repaired is None:
+        raise ValueError(
+            "probabilities cannot be repaired into a delta-probability table: a row has no "
+            "mass outside residue columns or holds non-finite values"
+        )
+    return repaired
+
+
+def _run_highs(lp, solver: str) -> tuple[np.ndarray, str]:
+    """Solve ``lp`` with HiGHS; returns the primal solution and the model status text."""
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("random_seed", 0)
+    if solver == "ipm":
+        h.setOptionValue("solver", "ipm")
+        h.setOptionValue("run_crossover", "off")
+    else:
+        h.setOptionValue("solver", "simplex")
+    h.passModel(lp)
+    h.run()
+    status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal and solver == "ipm":
+        # no interior to follow (e.g. delta = 1/m forces equal rows): finish with crossover
+        h.setOptionValue("run_crossover", "on")
+        h.run()
+        status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal:
+        h.setOptionValue("solver", "simplex")
+        h.run()
+        status = h.getModelStatus()
+    ok = status == highspy.HighsModelStatus.kOptimal
+    return np.asarray(h.getSolution().col_value), "" if ok else h.modelStatusToString(status)
 
 
 def solve_random_output_table(
@@ -131,8 +269,10 @@ def solve_random_output_table(
     Returns
     -------
     probabilities : ndarray (r, n)
-        Rows sum to one. Columns whose total mass is below ``1e-9`` (interior-point residue) are
-        set to zero before the rows are renormalized.
+        Rows sum to one and the table meets delta-probability exactly: the solution is passed
+        through :func:`repair_table`. If the repaired interior-point table cannot be verified or
+        costs more than ``1e-6`` (relative) above the solver's objective, the LP is solved again
+        with the simplex method and the better verified table is kept.
     objective : float
         Objective value of the returned table.
     """
@@ -179,46 +319,58 @@ def solve_random_output_table(
     lp.a_matrix_.start_ = start.astype(np.int32)
     lp.a_matrix_.index_ = np.concatenate([index_q, index_s]).astype(np.int32)
     lp.a_matrix_.value_ = np.concatenate([value_q, value_s])
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
-    h.setOptionValue("random_seed", 0)
-    if solver == "ipm":
-        h.setOptionValue("solver", "ipm")
-        h.setOptionValue("run_crossover", "off")
-    else:
-        h.setOptionValue("solver", "simplex")
-    h.passModel(lp)
-    h.run()
-    status = h.getModelStatus()
-    if status != highspy.HighsModelStatus.kOptimal and solver == "ipm":
-        # no interior to follow (e.g. delta = 1/m forces equal rows): finish with crossover
-        h.setOptionValue("run_crossover", "on")
-        h.run()
-        status = h.getModelStatus()
-    if status != highspy.HighsModelStatus.kOptimal:
-        h.setOptionValue("solver", "simplex")
-        h.run()
-        status = h.getModelStatus()
-    if status != highspy.HighsModelStatus.kOptimal:
+    cost = counts[:, None] * distance
+
+    def solve(method: str) -> tuple[np.ndarray | None, float]:
+        x, failure = _run_highs(lp, method)
+        if failure:
+            raise RuntimeError(
+                f"HiGHS did not solve the random-output-table LP: {failure} "
+                f"(r={r}, n={n}, m={m:g}, delta={delta})"
+            )
+        raw = np.maximum(x[:nq].reshape(r, n), 0.0)
+        return _repair(raw, counts, float(delta)), float(np.sum(cost * raw))
+
+    q, raw_objective = solve(solver)
+    slack = 1e-6 * max(1.0, abs(raw_objective))
+    if solver == "ipm" and (q is None or np.sum(cost * q) > raw_objective + slack):
+        q_vertex, _ = solve("simplex")
+        if q_vertex is not None and (q is None or np.sum(cost * q_vertex) < np.sum(cost * q)):
+            q = q_vertex
+    if q is None:
         raise RuntimeError(
-            f"HiGHS did not solve the random-output-table LP: {h.modelStatusToString(status)} "
-            f"(r={r}, n={n}, m={m:g}, delta={delta})"
+            "the solved random output table could not be repaired to meet delta-probability "
+            f"exactly (r={r}, n={n}, m={m:g}, delta={delta})"
         )
-    q = np.asarray(h.getSolution().col_value[:nq]).reshape(r, n)
-    q = np.maximum(q, 0.0)
-    q[:, counts @ q < 1e-9] = 0.0
-    q /= q.sum(axis=1, keepdims=True)
-    return q, float(np.sum(counts[:, None] * distance * q))
+    return q, float(np.sum(cost * q))
 
 
-def _columns_for(dom: AttributeDomain, codes: np.ndarray) -> np.ndarray:
-    """Output columns (as codes into an extended value array) for a group's codes."""
+def _columns_for(
+    dom: AttributeDomain,
+    codes: np.ndarray,
+    numeric_columns: str = "auto",
+    max_range_columns: int = MAX_RANGE_COLUMNS,
+) -> np.ndarray:
+    """Output values of a group's random output table (see the module notes)."""
     present = np.unique(codes)
-    if dom.kind == "numeric" and dom.integer:
+    if dom.kind == "numeric" and dom.integer and numeric_columns != "observed":
         lo, hi = dom.values[present[0]], dom.values[present[-1]]
-        return np.arange(lo, hi + 1, dtype=dom.values.dtype)
+        if numeric_columns == "range" or hi - lo + 1 <= max_range_columns:
+            return np.arange(lo, hi + 1, dtype=dom.values.dtype)
     return dom.values[present]
+
+
+def _check_numeric_columns(numeric_columns, max_range_columns) -> None:
+    if numeric_columns not in _NUMERIC_COLUMNS:
+        raise ValueError(
+            f"numeric_columns must be one of {_NUMERIC_COLUMNS}, got {numeric_columns!r}"
+        )
+    if (
+        isinstance(max_range_columns, bool)
+        or not isinstance(max_range_columns, int | np.integer)
+        or max_range_columns < 1
+    ):
+        raise ValueError(f"max_range_columns must be a positive integer, got {max_range_columns!r}")
 
 
 def random_output_table(
@@ -229,6 +381,8 @@ def random_output_table(
     columns=None,
     hierarchy: Hierarchy | None = None,
     solver: str = "ipm",
+    numeric_columns: str = "auto",
+    max_range_columns: int = MAX_RANGE_COLUMNS,
 ) -> RandomOutputTable:
     """Random output table of one group on one attribute (``calculate_table``, Section 4).
 
@@ -244,9 +398,14 @@ def random_output_table(
     solver : {"ipm", "simplex"}
         See :func:`solve_random_output_table`.
     columns : array-like, optional
-        Output values; default every integer between min and max for integer numeric values, the
-        distinct values otherwise.
+        Output values; default every integer between min and max for integer numeric values
+        (when that range holds at most ``max_range_columns`` integers, or always with
+        ``numeric_columns="range"``), the distinct values otherwise.
+    numeric_columns : {"auto", "range", "observed"}
+    max_range_columns : int
+        See :class:`MutualCover`.
     """
+    _check_numeric_columns(numeric_columns, max_range_columns)
     values = np.asarray(values)
     if values.ndim != 1 or len(values) == 0:
         raise ValueError(f"values must be a non-empty 1-d array, got shape {values.shape}")
@@ -254,6 +413,8 @@ def random_output_table(
         raise ValueError(f"kind must be 'numeric' or 'categorical', got {kind!r}")
     if pd.isna(values).any():
         raise ValueError("values hold NaN")
+    if kind == "numeric" and np.issubdtype(values.dtype, np.number) and np.isinf(values).any():
+        raise ValueError("values hold infinite numbers; only finite values are allowed")
     if kind == "numeric":
         if not np.issubdtype(values.dtype, np.number):
             raise TypeError(f"numeric values must be numbers, got dtype {values.dtype}")
@@ -263,7 +424,11 @@ def random_output_table(
         dom = AttributeDomain("values", "categorical", uniq, hierarchy)
     codes = dom.encode(values)
     uniq_codes, counts = np.unique(codes, return_counts=True)
-    cols = _columns_for(dom, codes) if columns is None else np.asarray(columns)
+    cols = (
+        _columns_for(dom, codes, numeric_columns, max_range_columns)
+        if columns is None
+        else np.asarray(columns)
+    )
     if kind == "numeric":
         dist = np.abs(dom.values[uniq_codes][:, None] - cols[None, :].astype(float))
     elif hierarchy is None:
@@ -298,11 +463,19 @@ class MutualCover:
     refine : {"none", "anatomy"}
         Partition step when :meth:`fit` computes it: Algorithm 2 as printed, or followed by the
         Anatomy-style split of the authors' code (see :class:`~ppdp.mechanisms.mondrian.Mondrian`).
+    numeric_columns : {"auto", "range", "observed"}
+        Output values of an integer QI's table: every integer of the group's range (``"range"``,
+        Fig. 2), the values present in the group (``"observed"``), or the range when it holds at
+        most ``max_range_columns`` integers and the present values otherwise (``"auto"``).
+    max_range_columns : int
+        The limit of ``"auto"`` (default 1000; the census QIs span at most 99).
     progress : bool
         Show a progress bar while solving the LPs.
 
     Attributes
     ----------
+    table_ : DataFrame
+        A copy of the fitted table; :meth:`sample` publishes this table and no other.
     groups_ : ndarray (n,)
         QI group of every row (for analysis; never part of the release).
     partition_ : Mondrian or None
@@ -315,6 +488,13 @@ class MutualCover:
         Number of LPs actually solved (the others came from the cache).
     n_unchanged_ : int, n_unchangeable_ : int
         Set by :meth:`sample`: tuples Algorithm 3 perturbed, and those it could not perturb.
+
+    Notes
+    -----
+    Before :meth:`sample` returns it checks (:meth:`guarantee_checks`) delta-probability of every
+    random output table exactly as it is sampled from, and the l-diversity of the partition, and
+    raises :class:`~ppdp.guarantees.GuaranteeViolation` instead of releasing a violation. Every
+    released column keeps its input dtype (nullable integers, categories, strings).
     """
 
     def __init__(
@@ -329,8 +509,11 @@ class MutualCover:
         randomize_unchanged: bool = True,
         solver: str = "ipm",
         refine: str = "none",
+        numeric_columns: str = "auto",
+        max_range_columns: int = MAX_RANGE_COLUMNS,
         progress: bool = False,
     ):
+        _check_numeric_columns(numeric_columns, max_range_columns)
         if refine not in ("none", "anatomy"):
             raise ValueError(f"refine must be 'none' or 'anatomy', got {refine!r}")
         if solver not in ("ipm", "simplex"):
@@ -356,6 +539,8 @@ class MutualCover:
         self.randomize_unchanged = randomize_unchanged
         self.solver = solver
         self.refine = refine
+        self.numeric_columns = numeric_columns
+        self.max_range_columns = max_range_columns
         self.progress = progress
 
     def fit(self, table: pd.DataFrame, groups=None) -> MutualCover:
@@ -375,6 +560,14 @@ class MutualCover:
             categorical=self.categorical,
             hierarchies=self.hierarchies,
         )
+        # nothing of an earlier fit may be sampled if this one fails
+        self.__dict__.pop("tables_", None)
+        sens_codes, sens_values = pd.factorize(table[self.sensitive], sort=False)
+        if self.l > len(sens_values):
+            raise ValueError(
+                f"l={self.l} is larger than the number of distinct sensitive values "
+                f"({len(sens_values)}) of column {self.sensitive!r}"
+            )
         domains = build_domains(table, qi, categorical, hierarchies)
         codes = np.column_stack([domains[c].encode(table[c].to_numpy()) for c in qi])
         if groups is None:
@@ -406,6 +599,7 @@ class MutualCover:
                 f"(Property 1); the smallest group has {sizes.min()}"
             )
         self.qi_, self.domains_, self.codes_, self.groups_ = qi, domains, codes, groups
+        self.sensitive_codes_ = sens_codes.astype(np.int64)
         self.n_groups_ = len(sizes)
         order = np.argsort(groups, kind="stable")
         self.group_rows_ = np.split(order, np.cumsum(sizes)[:-1])
@@ -421,18 +615,22 @@ class MutualCover:
             tables.append(
                 {c: self._table(domains[c], codes[rows, a], cache) for a, c in enumerate(qi)}
             )
-        self.tables_ = tables
         self.objective_ = float(sum(t.objective for g in tables for t in g.values()))
+        self.table_ = table.copy()
+        self.tables_ = tables
         self._prepare_sampling()
         return self
 
     def _table(self, dom: AttributeDomain, codes: np.ndarray, cache: dict) -> RandomOutputTable:
         uniq, counts = np.unique(codes, return_counts=True)
-        cols = _columns_for(dom, codes)
+        cols = _columns_for(dom, codes, self.numeric_columns, self.max_range_columns)
         vals = dom.values[uniq]
         if dom.kind == "numeric":
             offset = cols[0]
             key = ("n", tuple((vals - offset).tolist()), tuple(counts.tolist()), len(cols))
+            if len(cols) == len(vals):
+                # observed-value columns: the LP depends on the gaps between the values
+                key = ("o", tuple((vals - offset).tolist()), tuple(counts.tolist()))
         else:
             key = ("c", tuple(uniq.tolist()), tuple(counts.tolist()))
         hit = cache.get(key)
@@ -449,15 +647,23 @@ class MutualCover:
         return RandomOutputTable(cols, vals, counts, probs, obj)
 
     def _prepare_sampling(self) -> None:
-        """Per attribute: flattened cumulative rows and per-record pointers, for vectorized draws."""
+        """Per attribute: flattened cumulative rows and per-record pointers, for vectorized draws.
+
+        The flat probabilities the cumulative rows are built from are kept with a column-major
+        layout (``_perm``, ``_col_start``, ``_entry_w``) so that :meth:`guarantee_checks`
+        measures delta-probability on exactly what is sampled.
+        """
         n = len(self.groups_)
         d = len(self.qi_)
         self._cum, self._col_vals, self._row_start, self._row_len = [], [], [], []
+        self._prob, self._perm, self._col_start, self._entry_w = [], [], [], []
+        self._col_group, self._col_index = [], []
         self._weights = np.zeros((self.n_groups_, d))
         self._ncols = np.zeros((self.n_groups_, d), dtype=np.int64)
         for a, c in enumerate(self.qi_):
             dom = self.domains_[c]
-            cum_parts, val_parts = [], []
+            cum_parts, val_parts, prob_parts, perm_parts, w_parts = [], [], [], [], []
+            col_group, col_index = [], []
             start = np.empty(n, dtype=np.int64)
             length = np.empty(n, dtype=np.int64)
             pos = 0
@@ -465,9 +671,15 @@ class MutualCover:
             for g, rows in enumerate(self.group_rows_):
                 t = self.tables_[g][c]
                 r, k = t.probabilities.shape
-                cum = np.cumsum(t.probabilities, axis=1)
+                prob = np.asarray(t.probabilities, dtype=float)
+                cum = np.cumsum(prob, axis=1)
                 cum /= cum[:, -1:]
                 cum_parts.append(cum.ravel())
+                prob_parts.append(prob.ravel())
+                perm_parts.append(pos + (np.arange(r)[None, :] * k + np.arange(k)[:, None]).ravel())
+                w_parts.append(np.tile(np.asarray(t.counts, dtype=float), k))
+                col_group.append(np.full(k, g))
+                col_index.append(np.arange(k))
                 val_parts.append(
                     np.tile(t.columns, r)
                     if dom.kind == "numeric"
@@ -487,6 +699,58 @@ class MutualCover:
             self._col_vals.append(np.concatenate(val_parts))
             self._row_start.append(start)
             self._row_len.append(length)
+            self._prob.append(np.concatenate(prob_parts))
+            self._perm.append(np.concatenate(perm_parts))
+            self._entry_w.append(np.concatenate(w_parts))
+            # every column of a table holds r entries in the column-major layout
+            rows_per_col = np.concatenate(
+                [
+                    np.full(
+                        self.tables_[g][c].probabilities.shape[1], len(self.tables_[g][c].values)
+                    )
+                    for g in range(self.n_groups_)
+                ]
+            )
+            self._col_start.append(np.concatenate([[0], np.cumsum(rows_per_col)[:-1]]))
+            self._col_group.append(np.concatenate(col_group))
+            self._col_index.append(np.concatenate(col_index))
+
+    def guarantee_checks(self) -> list[GuaranteeCheck]:
+        """delta-probability of every random output table and l-diversity of the partition.
+
+        delta-probability is measured on the probabilities the cumulative rows of
+        :meth:`sample` are built from: the largest ``p_kj / sum_k' c_k' p_k'j`` over every group,
+        QI and column with positive mass (Definition 5). l-diversity is the largest ``l`` the
+        partition meets in the sense of Definition 2 (smallest group size over the count of its
+        most frequent sensitive value).
+        """
+        if not hasattr(self, "tables_"):
+            raise RuntimeError("call fit(table) before guarantee_checks()")
+        worst, where = -np.inf, ""
+        for a, c in enumerate(self.qi_):
+            p = self._prob[a][self._perm[a]]
+            starts = self._col_start[a]
+            col_max = np.maximum.reduceat(p, starts)
+            mass = np.add.reduceat(p * self._entry_w[a], starts)
+            ratio = np.divide(col_max, mass, out=np.zeros_like(mass), where=mass > 0)
+            # negative or non-finite entries can never be a release: make them the worst
+            bad = ~np.isfinite(ratio) | (np.minimum.reduceat(p, starts) < 0)
+            ratio[bad] = np.nan
+            j = int(np.argmax(ratio)) if not bad.any() else int(np.flatnonzero(bad)[0])
+            if np.isnan(ratio[j]) or ratio[j] > worst:
+                g, k = int(self._col_group[a][j]), int(self._col_index[a][j])
+                value = self.tables_[g][c].columns[k]
+                value = value.item() if isinstance(value, np.generic) else value
+                worst, where = float(ratio[j]), f"group {g}, {c} = {value!r}"
+                if np.isnan(worst):
+                    break
+        l_value, g_l = measure_l_diversity(self.groups_, self.sensitive_codes_)
+        return [
+            GuaranteeCheck("MutualCover", "delta-probability", self.delta, worst, "at_most", where),
+            GuaranteeCheck(
+                "MutualCover", "l-diversity", float(self.l), l_value, "at_least", f"group {g_l}"
+            ),
+        ]
 
     @staticmethod
     def _group_span(dom: AttributeDomain, t: RandomOutputTable) -> float:
@@ -497,18 +761,39 @@ class MutualCover:
             return float(h.n_leaves_under(h.lca(t.values.tolist())) - 1)
         return 1.0 if len(t.values) > 1 else 0.0
 
-    def sample(self, table: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
-        """Draw a release of ``table`` (the fitted one): same rows, same order, QIs replaced.
+    def sample(self, table: pd.DataFrame | None, rng: np.random.Generator) -> pd.DataFrame:
+        """Draw a release of the fitted table: same rows, same order, QIs replaced.
 
         Every row's value on each QI is drawn from its row of the group's random output table
         (``output_values``), then Algorithm 3 perturbs one QI of every tuple left unchanged.
+
+        Parameters
+        ----------
+        table : DataFrame or None
+            The table passed to :meth:`fit` (checked: same index, columns, dtypes and values), or
+            None. The release is always built from the fitted table, whose partition and random
+            output tables were computed on it.
+        rng : numpy.random.Generator
+
+        Raises
+        ------
+        GuaranteeViolation
+            If a random output table breaks delta-probability or the partition is not l-diverse;
+            nothing is released.
         """
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
         if not hasattr(self, "tables_"):
             raise RuntimeError("call fit(table) before sample()")
-        if not isinstance(table, pd.DataFrame) or len(table) != len(self.groups_):
-            raise ValueError(f"table must be the fitted DataFrame ({len(self.groups_)} rows)")
+        if table is not None and not (
+            isinstance(table, pd.DataFrame) and table.equals(self.table_)
+        ):
+            got = type(table).__name__ if not isinstance(table, pd.DataFrame) else "a DataFrame"
+            raise ValueError(
+                "table must be the table passed to fit (same index, columns, dtypes and values) "
+                f"or None; got {got} that differs from it"
+            )
+        table = self.table_
         n, d = len(self.groups_), len(self.qi_)
         u = rng.random((n, d))
         out_vals = []
@@ -520,7 +805,9 @@ class MutualCover:
             for k in np.unique(length):
                 sel = np.flatnonzero(length == k)
                 block = cum[start[sel][:, None] + np.arange(k)[None, :]]
-                j = (block < u[sel, a][:, None]).sum(axis=1)
+                # u in [0, 1): the first column whose cumulative probability exceeds u, so a
+                # column without mass (a flat step) is never drawn, not even for u = 0
+                j = (block <= u[sel, a][:, None]).sum(axis=1)
                 idx[sel] = start[sel] + np.minimum(j, k - 1)
             out_vals.append(self._col_vals[a][idx])
         released = table.copy()
@@ -534,6 +821,7 @@ class MutualCover:
         self.n_unchangeable_ = 0
         if self.randomize_unchanged and self.n_unchanged_:
             self._randomize_unchanged(released, np.flatnonzero(~changed), rng)
+        enforce(self.guarantee_checks())
         return released
 
     def _randomize_unchanged(
@@ -573,7 +861,7 @@ class MutualCover:
     def fit_sample(
         self, table: pd.DataFrame, rng: np.random.Generator, groups=None
     ) -> pd.DataFrame:
-        return self.fit(table, groups=groups).sample(table, rng)
+        return self.fit(table, groups=groups).sample(None, rng)
 
 
 def _sortable(values: np.ndarray, dom: AttributeDomain) -> np.ndarray:
@@ -583,7 +871,6 @@ def _sortable(values: np.ndarray, dom: AttributeDomain) -> np.ndarray:
     return dom.encode(values)
 
 
-def _as_column(values: np.ndarray, like: pd.Series) -> np.ndarray:
-    if pd.api.types.is_numeric_dtype(like) and not pd.api.types.is_bool_dtype(like):
-        return np.asarray(values).astype(like.dtype)
-    return np.asarray(values, dtype=object)
+def _as_column(values: np.ndarray, like: pd.Series):
+    """Released values as an array of ``like``'s dtype (numpy, nullable, category or string)."""
+    return pd.Series(np.asarray(values)).astype(like.dtype).array

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ppdp.guarantees import GuaranteeCheck, enforce
 from ppdp.infotheory import pairwise_js_divergence
 from ppdp.mechanisms.hyobscure import (
     DistanceSpec,
@@ -39,12 +40,17 @@ from ppdp.mechanisms.hyobscure import (
     Release,
     _as_features,
     _as_private,
+    _check_clusters,
+    _check_solver,
     _cluster_value_counts,
     _DistanceModel,
     _draw_categorical,
     _float_param,
+    _int_param,
     cluster_users,
+    expected_distance,
     hybrid_leakage,
+    repair_budget,
     sample_cluster_release,
     solve_obfuscation,
 )
@@ -227,8 +233,17 @@ class PrivCheck:
         The single obfuscation matrix (rows ``p(c^ | c)``).
     mappings_ : ndarray (K, C, C)
         The matrix as applied inside each group (rows renormalized over the clusters present).
+        Renormalizing can raise the expected distance above the budget; the released matrices
+        are then mixed with the cheapest mapping until it holds (:func:`repair_budget`).
+    budget_excess_ : float
+        By how much the renormalized matrices exceeded the budget before that repair (0 if not).
     leakage_ : float
         ``I(Y; C^, Y~)`` of the release, bits.
+
+    Notes
+    -----
+    ``n_clusters`` only matters when ``fit`` clusters the users itself; given ``clusters`` may
+    use any number of labels.
     """
 
     def __init__(
@@ -239,9 +254,13 @@ class PrivCheck:
         solver: str = "CLARABEL",
     ):
         self.budget = _float_param(budget, "budget")
-        self.n_clusters = n_clusters
+        self.n_clusters = _int_param(n_clusters, "n_clusters", 1)
+        if not (callable(distance) or distance in ("centroid_js", "mean_pairwise_js")):
+            raise ValueError(
+                f"distance must be 'centroid_js', 'mean_pairwise_js' or a callable; got {distance!r}"
+            )
         self.distance = distance
-        self.solver = solver
+        self.solver = _check_solver(solver)
 
     def fit(
         self,
@@ -257,7 +276,7 @@ class PrivCheck:
         gen = _check_generalization(generalization)
         if clusters is None:
             clusters = cluster_users(X, self.n_clusters, _check_rng(rng))
-        clusters = np.asarray(clusters, dtype=np.int64)
+        clusters = _check_clusters(clusters, X.shape[0])
         value_idx = gen.domain.index(y)
         V = len(gen.domain.values)
         C = int(clusters.max()) + 1
@@ -278,20 +297,43 @@ class PrivCheck:
             M = np.where(rows[:, None] > 0, M / np.where(rows > 0, rows, 1.0)[:, None], fallback)
             # a present cluster whose whole row falls on absent clusters keeps its own users
             mappings[g] = M
-        self.mappings_ = mappings
+        self.distances_ = np.broadcast_to(D[0], (K, C, C)).copy()
+        self.counts_ = counts
+        self.mappings_, self.budget_excess_ = repair_budget(
+            counts, gen.labels, mappings, self.distances_, self.budget, "global"
+        )
         self.X_ = X
         self.clusters_ = clusters
         self.groups_ = gen.labels[value_idx]
         self.generalization_ = gen
-        self.leakage_ = hybrid_leakage(counts, gen.labels, mappings)
+        self.leakage_ = hybrid_leakage(counts, gen.labels, self.mappings_)
+        enforce(self.guarantee_checks())
         return self
+
+    def guarantee_checks(self) -> list[GuaranteeCheck]:
+        """The distortion budget measured on the matrices the release draws from.
+
+        One check: the expected distance (over all users, cluster distances over the whole
+        population) of :attr:`mappings_` on the fitted groups, at most ``budget``. PrivCheck takes
+        its generalization as given and declares no (k, alpha) or (l, beta) bound.
+        """
+        if not hasattr(self, "mappings_"):
+            raise RuntimeError("PrivCheck is not fitted; call fit first")
+        measured = expected_distance(
+            self.counts_, self.generalization_.labels, self.mappings_, self.distances_, "global"
+        )
+        return [
+            GuaranteeCheck(
+                "PrivCheck", "utility budget", self.budget, float(measured), "at_most", "all users"
+            )
+        ]
 
     def sample(self, rng: np.random.Generator) -> Release:
         if not hasattr(self, "mappings_"):
             raise RuntimeError("PrivCheck is not fitted; call fit first")
-        return sample_cluster_release(
-            self.X_, self.clusters_, self.groups_, self.mappings_, _check_rng(rng)
-        )
+        rng = _check_rng(rng)
+        enforce(self.guarantee_checks())
+        return sample_cluster_release(self.X_, self.clusters_, self.groups_, self.mappings_, rng)
 
 
 def dp_epsilon(beta: float, d_max: float) -> float:

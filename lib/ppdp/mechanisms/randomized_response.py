@@ -10,25 +10,43 @@ two rows of its matrix differ by a factor of at most ``e^eps``.
 The alphabet of an attribute is the set of values observed when the mechanism is fitted (for a
 numeric attribute, its distinct values), so a randomized table only holds values of the original
 one and keeps every column's dtype.
+
+The channel actually applied differs from Eq. (1) in the last bits: a value is kept when a uniform
+draw of :meth:`numpy.random.Generator.random` (a multiple of ``2^-53``) falls below the keep
+probability, so only keep probabilities on that grid can be realized. We round the keep
+probability down to the grid (towards more privacy) until the realized channel's likelihood ratio
+is at most ``e^eps``. For moderate ``eps`` this moves it by a few multiples of ``2^-53``; for
+``eps`` above about ``37 + ln(k - 1)``, where Eq. (1)'s flip probability is below ``2^-53`` and a
+naive draw would never flip (an identity channel, with no finite ``eps``), the applied channel
+flips with probability ``2^-53`` and its ratio stays below ``e^eps``.
+:meth:`KaryRandomizedResponse.guarantee_checks` measures that applied channel.
 """
 
 from __future__ import annotations
 
+import numbers
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from ppdp.guarantees import GuaranteeCheck, enforce
+
 __all__ = [
     "KaryRandomizedResponse",
+    "krr_applied_keep",
     "krr_keep_probability",
     "krr_matrix",
     "randomize_codes",
 ]
 
+#: Resolution of ``Generator.random()``: its draws are the multiples of ``2^-53`` in ``[0, 1)``.
+_GRID = 2.0**-53
+
 
 def _check_epsilon(epsilon, name: str = "epsilon") -> float:
-    if isinstance(epsilon, bool) or not isinstance(epsilon, int | float | np.integer | np.floating):
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
         raise TypeError(f"{name} must be a positive real number, got {epsilon!r}")
     value = float(epsilon)
     if not np.isfinite(value) or value <= 0:
@@ -37,7 +55,7 @@ def _check_epsilon(epsilon, name: str = "epsilon") -> float:
 
 
 def _check_k(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, int | np.integer):
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
         raise TypeError(f"k must be an integer >= 1 (the alphabet size), got {k!r}")
     if k < 1:
         raise ValueError(f"k must be >= 1 (the alphabet size), got {k!r}")
@@ -65,11 +83,69 @@ def krr_matrix(k: int, epsilon: float) -> np.ndarray:
     return matrix
 
 
+def _keep_log_ratio(keep, k: int) -> np.ndarray:
+    """``|log(keep / flip)|`` of the k-RR channel keeping with ``keep``, flips uniform."""
+    keep = np.asarray(keep, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        return np.abs(np.log(keep) + np.log(k - 1) - np.log1p(-keep))
+
+
+def krr_applied_keep(k: int, epsilon: float) -> float:
+    """Keep probability :func:`randomize_codes` realizes: Eq. (1)'s on the ``2^-53`` grid.
+
+    The largest multiple ``t`` of ``2^-53`` not above Eq. (1)'s keep probability whose channel
+    (keep with ``t``, else a uniform other value) has likelihood ratio ``<= e^eps``; a draw
+    ``u = Generator.random()`` then keeps exactly when ``u < t``, with probability exactly ``t``.
+    """
+    k = _check_k(k)
+    epsilon = _check_epsilon(epsilon)
+    if k == 1:
+        return 1.0
+    # keep >= 1/k > 0, so the grid point below it is positive; the loop runs at most a few times
+    t = np.floor(krr_keep_probability(k, epsilon) / _GRID) * _GRID
+    while t > _GRID and _keep_log_ratio(t, k) > epsilon:
+        t -= _GRID
+    return float(t)
+
+
+def _krr_log_ratio_from_keep(keep: np.ndarray) -> float:
+    """Largest log likelihood ratio of the channel keeping value ``s`` with ``keep[s]`` and
+    moving to each other value with ``(1 - keep[s]) / (k - 1)``, in O(k) (no k x k matrix)."""
+    k = keep.size
+    if k == 1:
+        return 0.0
+    flip = (1.0 - keep) / (k - 1)
+    # column r holds keep[r] and flip[s] for s != r: extremes of flip without row r
+    order = np.argsort(flip, kind="stable")
+    top, second = order[-1], order[-2]
+    bottom, next_bottom = order[0], order[1]
+    index = np.arange(k)
+    high_flip = np.where(index == top, flip[second], flip[top])
+    low_flip = np.where(index == bottom, flip[next_bottom], flip[bottom])
+    high = np.maximum(keep, high_flip)
+    low = np.minimum(keep, low_flip)
+    with np.errstate(divide="ignore"):
+        ratio = np.where(high > 0, np.log(high) - np.log(low), 0.0)
+    return float(ratio.max())
+
+
+def _apply_keep(codes: np.ndarray, keep: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Keep code ``s`` when a uniform draw is below ``keep[s]``, else a uniform other code."""
+    k = keep.size
+    if k == 1:
+        return codes.copy()
+    flip = rng.random(codes.shape) >= keep[codes]
+    other = rng.integers(0, k - 1, size=codes.shape)
+    other = other + (other >= codes)
+    return np.where(flip, other, codes)
+
+
 def randomize_codes(codes, k: int, epsilon: float, rng: np.random.Generator) -> np.ndarray:
     """Apply k-RR to integer codes in ``{0, ..., k-1}``.
 
     With probability ``1 - keep`` a code is replaced by one of the other ``k - 1`` codes, drawn
-    uniformly: draw ``u`` in ``{0, ..., k-2}`` and report ``u + (u >= code)``.
+    uniformly: draw ``u`` in ``{0, ..., k-2}`` and report ``u + (u >= code)``. ``keep`` is
+    :func:`krr_applied_keep` (Eq. 1 on the grid of the uniform draws).
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
@@ -81,14 +157,48 @@ def randomize_codes(codes, k: int, epsilon: float, rng: np.random.Generator) -> 
         raise ValueError(
             f"codes must lie in [0, {k - 1}], got range [{codes.min()}, {codes.max()}]"
         )
-    keep = krr_keep_probability(k, epsilon)
+    keep = krr_applied_keep(k, epsilon)
     codes = codes.astype(np.int64, copy=False)
-    if k == 1:
-        return codes.copy()
-    flip = rng.random(codes.shape) >= keep
-    other = rng.integers(0, k - 1, size=codes.shape)
-    other = other + (other >= codes)
-    return np.where(flip, other, codes)
+    return _apply_keep(codes, np.full(k, keep), rng)
+
+
+def _value_kind(value) -> str:
+    if isinstance(value, numbers.Number) and not isinstance(value, bool | np.bool_):
+        return "number"
+    return type(value).__name__
+
+
+def _check_alphabet_column(series: pd.Series, col) -> np.ndarray:
+    """Observed values of one column, sorted; rejects missing, infinite and mixed-type values."""
+    if series.isna().any():
+        raise ValueError(f"column {col!r} holds missing values; k-RR needs complete columns")
+    values = pd.unique(series.to_numpy())
+    numeric = pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series)
+    if series.dtype == object:
+        kinds = sorted({_value_kind(v) for v in values})
+        if len(kinds) > 1:
+            raise TypeError(
+                f"column {col!r} mixes value types {kinds}; k-RR needs one type per column "
+                f"(convert it, e.g. with .astype(str))"
+            )
+        numeric = kinds == ["number"]
+    if numeric:
+        finite = np.isfinite(values.astype(np.float64))
+        if not finite.all():
+            bad = [float(v) for v in values[~finite][:3]]
+            raise ValueError(
+                f"column {col!r} holds non-finite values {bad}; k-RR needs finite values"
+            )
+    return np.sort(values)
+
+
+def _check_unique_columns(df: pd.DataFrame, columns) -> None:
+    duplicated = [c for c, n in Counter(df.columns).items() if n > 1 and c in set(columns)]
+    if duplicated:
+        raise ValueError(
+            f"df has duplicated column names {duplicated}; each randomized column needs a unique "
+            f"name"
+        )
 
 
 class KaryRandomizedResponse:
@@ -106,7 +216,9 @@ class KaryRandomizedResponse:
     columns_ : list of str
     domains_ : dict column -> numpy array of the observed values (the alphabet, sorted)
     epsilons_ : dict column -> float
-    matrices_ : dict column -> (k, k) channel of Eq. (1)
+    matrices_ : dict column -> (k, k) channel applied: Eq. (1) with the keep probability of
+        :func:`krr_applied_keep`. :meth:`randomize` keeps value ``s`` with probability
+        ``matrices_[col][s, s]`` and otherwise reports one of the other values uniformly.
     """
 
     def __init__(
@@ -121,21 +233,28 @@ class KaryRandomizedResponse:
             if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
                 raise TypeError(f"columns must be a sequence of column names, got {columns!r}")
             columns = list(columns)
+            repeated = sorted(c for c, n in Counter(columns).items() if n > 1)
+            if repeated:
+                raise ValueError(f"columns lists {repeated} more than once, got {columns!r}")
         self.epsilon = epsilon
         self.columns = columns
 
     def fit(self, df: pd.DataFrame) -> KaryRandomizedResponse:
         """Learn each column's alphabet (its observed values) and its channel."""
+        # a failed refit must not leave the previous table's channels in place
+        for name in ("columns_", "epsilons_", "domains_", "matrices_"):
+            self.__dict__.pop(name, None)
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
         if len(df) == 0:
             raise ValueError("df is empty: k-RR needs at least one row to learn the alphabets")
-        columns = list(df.columns) if self.columns is None else list(self.columns)
+        columns = list(dict.fromkeys(df.columns)) if self.columns is None else list(self.columns)
         missing = [c for c in columns if c not in df.columns]
         if missing:
             raise ValueError(f"columns {missing} are not in the table; it has {list(df.columns)}")
         if not columns:
             raise ValueError("columns is empty: give at least one column to randomize")
+        _check_unique_columns(df, columns)
         if isinstance(self.epsilon, Mapping):
             absent = [c for c in columns if c not in self.epsilon]
             if absent:
@@ -143,35 +262,73 @@ class KaryRandomizedResponse:
             epsilons = {c: float(self.epsilon[c]) for c in columns}
         else:
             epsilons = dict.fromkeys(columns, float(self.epsilon))
+        domains, matrices = {}, {}
+        for col in columns:
+            domains[col] = _check_alphabet_column(df[col], col)
+            k = len(domains[col])
+            keep = krr_applied_keep(k, epsilons[col])
+            matrix = np.full((k, k), (1.0 - keep) / (k - 1) if k > 1 else 0.0)
+            np.fill_diagonal(matrix, keep)
+            matrices[col] = matrix
         self.columns_ = columns
         self.epsilons_ = epsilons
-        self.domains_ = {}
-        self.matrices_ = {}
-        for col in columns:
-            values = df[col]
-            if values.isna().any():
-                raise ValueError(
-                    f"column {col!r} holds missing values; k-RR needs complete columns"
-                )
-            self.domains_[col] = np.sort(pd.unique(values.to_numpy()))
-            self.matrices_[col] = krr_matrix(len(self.domains_[col]), epsilons[col])
+        self.domains_ = domains
+        self.matrices_ = matrices
         return self
 
+    def guarantee_checks(self) -> list[GuaranteeCheck]:
+        """epsilon-LDP of each column's applied channel: the largest log likelihood ratio.
+
+        One check per randomized column: ``max_r max_{s, s'} log(Q(r | s) / Q(r | s'))`` of the
+        channel :meth:`randomize` applies (keep with the diagonal of ``matrices_``, otherwise a
+        uniform other value) against that column's ``epsilon`` (sense ``at_most``).
+        """
+        if not hasattr(self, "matrices_"):
+            raise ValueError("this KaryRandomizedResponse is not fitted yet; call fit(df) first")
+        return [
+            GuaranteeCheck(
+                mechanism=type(self).__name__,
+                guarantee="epsilon-LDP",
+                declared=self.epsilons_[col],
+                measured=_krr_log_ratio_from_keep(np.diag(self.matrices_[col]).astype(float)),
+                sense="at_most",
+                where=str(col),
+            )
+            for col in self.columns_
+        ]
+
     def randomize(self, df: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
-        """Return a copy of ``df`` whose fitted columns went through k-RR; other columns unchanged."""
+        """Return a copy of ``df`` whose fitted columns went through k-RR; other columns unchanged.
+
+        Raises :class:`ppdp.guarantees.GuaranteeViolation` (and randomizes nothing) if a fitted
+        channel's likelihood ratio exceeds its ``e^epsilon``.
+        """
         if not hasattr(self, "domains_"):
             raise ValueError("this KaryRandomizedResponse is not fitted yet; call fit(df) first")
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        missing = [c for c in self.columns_ if c not in df.columns]
+        if missing:
+            raise ValueError(f"columns {missing} were fitted but are not in the table")
+        _check_unique_columns(df, self.columns_)
+        enforce(self.guarantee_checks())
         out = df.copy()
         for col in self.columns_:
-            if col not in df.columns:
-                raise ValueError(f"column {col!r} was fitted but is not in the table")
             domain = self.domains_[col]
             values = df[col].to_numpy()
-            codes = np.searchsorted(domain, values)
+            if df[col].isna().any():
+                raise ValueError(
+                    f"column {col!r} holds missing values; k-RR needs complete columns"
+                )
+            try:
+                codes = np.searchsorted(domain, values)
+            except TypeError as err:
+                raise TypeError(
+                    f"column {col!r} holds values not comparable with its fitted alphabet "
+                    f"({domain.dtype}): {err}"
+                ) from None
             codes = np.clip(codes, 0, len(domain) - 1)
             unknown = domain[codes] != values
             if np.any(unknown):
@@ -179,7 +336,8 @@ class KaryRandomizedResponse:
                 raise ValueError(
                     f"column {col!r} holds values outside the fitted alphabet: {list(bad)}"
                 )
-            new = randomize_codes(codes, len(domain), self.epsilons_[col], rng)
+            keep = np.diag(self.matrices_[col]).astype(np.float64)
+            new = _apply_keep(codes.astype(np.int64), keep, rng)
             out[col] = pd.Series(domain[new], index=df.index).astype(df[col].dtype)
         return out
 

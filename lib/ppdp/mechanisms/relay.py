@@ -62,18 +62,33 @@ Choices where the paper is silent or ambiguous
   disclosure; if none exists, with the one whose union discloses least (so the loop terminates).
 * Ties are broken by row number (first row of a unit), so equal inputs give equal outputs
   (Theorem 2).
+* Classes as published. Two classes of a partition can have the same mean, and then the published
+  table shows them as one class (their rows are indistinguishable to a reader and to the next
+  participant). Counts and labels of published tables (``RelayChain.labels_``, ``n_classes_``)
+  are those of the published table; the merged class discloses no more than the worse of its
+  parts (the JS divergence is convex), so the bound still holds.
+
+Guarantee
+---------
+Every published table is measured before it leaves: :func:`sanitize` raises
+:class:`ppdp.guarantees.GuaranteeViolation` if ``P`` of the table it is about to return exceeds
+``delta``, and :class:`RelayChain` if any ``P(T_i)`` exceeds ``(l - i + 1) * delta``
+(:meth:`RelayChain.guarantee_checks`).
 """
 
 from __future__ import annotations
 
+import numbers
 import warnings
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy.spatial import cKDTree
 
+from ppdp.guarantees import CHECK_TOL, GuaranteeCheck, enforce
 from ppdp.infotheory import pairwise_js_divergence
 
 __all__ = [
@@ -95,8 +110,9 @@ __all__ = [
 #: Sanitization algorithms of the paper, by name.
 METHODS = ("bua", "tda", "fla")
 
-#: Slack on ``P <= delta`` comparisons (JS values are computed to about 1e-15).
-_TOL = 1e-12
+#: Slack on ``P <= delta`` comparisons (JS values are computed to about 1e-15); the same slack
+#: as the release check, so every partition the algorithms accept passes it.
+_TOL = CHECK_TOL
 
 
 class RelayWarning(UserWarning):
@@ -116,6 +132,8 @@ def _check_table(table) -> pd.DataFrame:
 
 
 def _check_columns(table: pd.DataFrame, sensitive, quasi_identifiers) -> list:
+    if not isinstance(sensitive, Hashable):
+        raise TypeError(f"sensitive must be a column label; got {sensitive!r}")
     if sensitive not in table.columns:
         raise ValueError(
             f"sensitive column {sensitive!r} is not in the table; columns are {list(table.columns)}"
@@ -145,6 +163,13 @@ def _check_columns(table: pd.DataFrame, sensitive, quasi_identifiers) -> list:
         raise ValueError(
             "the table needs at least one quasi-identifier column besides the sensitive one"
         )
+    used = {sensitive, *qis}
+    duplicated = [c for c, n in Counter(table.columns).items() if n > 1 and c in used]
+    if duplicated:
+        raise ValueError(
+            f"table has duplicated column names {duplicated}; the sensitive column and every "
+            f"quasi-identifier need a unique name"
+        )
     for c in qis:
         dtype = table[c].dtype
         if pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype):
@@ -162,6 +187,10 @@ def _check_weights(weights, d: int) -> np.ndarray:
         np.issubdtype(w.dtype, np.integer) or np.issubdtype(w.dtype, np.floating)
     ):
         raise TypeError(f"weights must be real numbers; got dtype {w.dtype}")
+    # weights given in a narrower float (e.g. float32) sum to 1 only up to that type's rounding;
+    # a common scale of the weights changes no decision and no loss ratio
+    eps = np.finfo(w.dtype).eps if np.issubdtype(w.dtype, np.floating) else 0.0
+    tol = max(1e-9, 4.0 * max(w.size, 1) * eps)
     w = w.astype(np.float64)
     if w.ndim != 1 or w.shape[0] != d:
         raise ValueError(
@@ -169,18 +198,23 @@ def _check_weights(weights, d: int) -> np.ndarray:
         )
     if not np.isfinite(w).all() or (w < 0).any():
         raise ValueError(f"weights must be finite and >= 0; got {w.tolist()}")
-    if abs(w.sum() - 1.0) > 1e-9:
-        raise ValueError(f"weights must sum to 1 (within 1e-9); got sum {w.sum()!r}")
+    if abs(w.sum() - 1.0) > tol:
+        raise ValueError(f"weights must sum to 1 (within {tol:.1g}); got sum {float(w.sum())!r}")
     return w
 
 
-def _check_delta(delta, name: str = "delta") -> float:
-    if isinstance(delta, bool) or not isinstance(delta, int | float | np.integer | np.floating):
+def _check_delta(delta, name: str = "delta", upper: float | None = None) -> float:
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
         raise TypeError(f"{name} must be a positive real number; got {delta!r}")
     value = float(delta)
     if not np.isfinite(value) or value <= 0:
         raise ValueError(
             f"{name} must be a finite number > 0 (a JS divergence bound in bits); got {delta!r}"
+        )
+    if upper is not None and value > upper:
+        raise ValueError(
+            f"{name} must lie in (0, {upper:g}] (a JS divergence in bits is at most 1); "
+            f"got {delta!r}"
         )
     return value
 
@@ -192,7 +226,7 @@ def _check_method(method) -> str:
 
 
 def _check_hops(hops) -> int:
-    if isinstance(hops, bool) or not isinstance(hops, int | np.integer):
+    if isinstance(hops, bool) or not isinstance(hops, numbers.Integral):
         raise TypeError(f"hops must be an integer >= 1; got {hops!r}")
     if hops < 1:
         raise ValueError(f"hops must be an integer >= 1 (the chain length l); got {hops!r}")
@@ -227,6 +261,28 @@ def _sensitive_codes(table: pd.DataFrame, sensitive) -> tuple[np.ndarray, int]:
     if col.isna().any():
         pos = int(np.flatnonzero(col.isna().to_numpy())[0])
         raise ValueError(f"sensitive column {sensitive!r} has a missing value at row {pos}")
+    if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
+        finite = np.isfinite(col.to_numpy(dtype=np.float64))
+        if not finite.all():
+            pos = int(np.flatnonzero(~finite)[0])
+            bad = float(col.iloc[pos])
+            raise ValueError(
+                f"sensitive column {sensitive!r} has a non-finite value {bad!r} at row {pos}"
+            )
+    elif col.dtype == object:
+        kinds = sorted(
+            {
+                "number"
+                if isinstance(v, numbers.Number) and not isinstance(v, bool)
+                else type(v).__name__
+                for v in pd.unique(col.to_numpy())
+            }
+        )
+        if len(kinds) > 1:
+            raise TypeError(
+                f"sensitive column {sensitive!r} mixes value types {kinds}; give it one type "
+                f"(e.g. .astype(str))"
+            )
     codes, labels = pd.factorize(col, sort=True)
     return codes.astype(np.int64), len(labels)
 
@@ -235,9 +291,8 @@ def _qi_matrix(table: pd.DataFrame, qis: list) -> np.ndarray:
     values = table[qis].to_numpy(dtype=np.float64)
     if not np.isfinite(values).all():
         r, c = np.argwhere(~np.isfinite(values))[0]
-        raise ValueError(
-            f"quasi-identifier {qis[c]!r} has a non-finite value {values[r, c]!r} at row {r}"
-        )
+        bad = float(values[r, c])
+        raise ValueError(f"quasi-identifier {qis[c]!r} has a non-finite value {bad!r} at row {r}")
     return values
 
 
@@ -796,10 +851,54 @@ def sanitize(
     The participant sees only ``table``; the output merges whole classes of it and replaces QIs by
     class means. ``next_delta`` is used by FLA only (look-ahead). Emits :class:`RelayWarning` when
     only the all-in-one table meets ``delta``.
+
+    Raises
+    ------
+    ppdp.guarantees.GuaranteeViolation
+        If ``P`` of the table about to be returned exceeds ``delta`` (nothing is returned).
     """
     method = _check_method(method)
     labels = _labels(table, delta, method, sensitive, quasi_identifiers, weights, next_delta)
-    return generalize(table, labels, sensitive=sensitive, quasi_identifiers=quasi_identifiers)
+    out = generalize(table, labels, sensitive=sensitive, quasi_identifiers=quasi_identifiers)
+    enforce(
+        [
+            _disclosure_check(
+                method.upper(), privacy_disclosure(out, sensitive, quasi_identifiers), delta, "T"
+            )
+        ]
+    )
+    return out
+
+
+def _disclosure_check(mechanism: str, measured: float, threshold: float, where: str):
+    return GuaranteeCheck(
+        mechanism=mechanism,
+        guarantee="privacy disclosure P(T) <= threshold",
+        declared=float(threshold),
+        measured=float(measured),
+        sense="at_most",
+        where=where,
+    )
+
+
+def _chain_checks(
+    tables: list[pd.DataFrame], thresholds: np.ndarray, sensitive, qis
+) -> tuple[list[GuaranteeCheck], np.ndarray]:
+    """The worst ``P(T_i) - (l - i + 1) delta`` of the chain as one check, and every ``P(T_i)``."""
+    privacy = np.array([privacy_disclosure(t, sensitive, qis) for t in tables])
+    i = int(np.argmax(privacy - thresholds))
+    check = GuaranteeCheck(
+        mechanism="RelayChain",
+        guarantee="P(T_i) <= (l - i + 1) * delta",
+        declared=float(thresholds[i]),
+        measured=float(privacy[i]),
+        sense="at_most",
+        where=f"T_{i + 1}",
+    )
+    return [check], privacy
+
+
+_FITTED = ("qis_", "tables_", "labels_", "thresholds_", "privacy_", "utility_loss_", "n_classes_")
 
 
 class RelayChain:
@@ -813,8 +912,8 @@ class RelayChain:
     method : {"bua", "tda", "fla"}
     hops : int >= 1
         Chain length ``l``.
-    delta : float > 0
-        Threshold step; the last table meets ``delta``, the first ``l * delta``.
+    delta : float in (0, 1]
+        Threshold step (bits); the last table meets ``delta``, the first ``l * delta``.
     sensitive : column label
     quasi_identifiers : list, optional
     weights : array_like, optional
@@ -827,7 +926,8 @@ class RelayChain:
     tables_ : list of pandas.DataFrame
         ``T_1, ..., T_l``.
     labels_ : list of numpy.ndarray
-        Class label per row of each table.
+        Class label per row of each table: its equivalence classes as published (rows with
+        identical published QI tuples share a label, numbered by first row).
     thresholds_ : numpy.ndarray
         ``(l - i + 1) * delta`` for ``i = 1..l``.
     privacy_ : numpy.ndarray
@@ -835,7 +935,14 @@ class RelayChain:
     utility_loss_ : numpy.ndarray
         ``UL(T_i)`` against ``T0``.
     n_classes_ : numpy.ndarray
-        Number of equivalence classes of each table.
+        Number of equivalence classes of each published table (distinct published QI tuples; two
+        classes of a partition with equal means count once).
+
+    Raises
+    ------
+    ppdp.guarantees.GuaranteeViolation
+        From :meth:`fit` if a table would break ``P(T_i) <= (l - i + 1) * delta``; no table is
+        exposed then.
     """
 
     def __init__(
@@ -851,7 +958,7 @@ class RelayChain:
     ):
         self.method = _check_method(method)
         self.hops = _check_hops(hops)
-        self.delta = _check_delta(delta)
+        self.delta = _check_delta(delta, upper=1.0)
         self.sensitive = sensitive
         self.quasi_identifiers = quasi_identifiers
         self.weights = weights
@@ -859,6 +966,9 @@ class RelayChain:
 
     def fit(self, table: pd.DataFrame) -> RelayChain:
         """Run the chain from ``T0 = table``."""
+        # a failed fit must not leave an earlier chain's tables looking like this one's
+        for name in _FITTED:
+            self.__dict__.pop(name, None)
         table = _check_table(table)
         qis = _check_columns(table, self.sensitive, self.quasi_identifiers)
         _check_weights(self.weights, len(qis))
@@ -872,7 +982,7 @@ class RelayChain:
 
             steps = tqdm(steps, desc=f"{self.method} chain", leave=False)
         current = table
-        tables, labels = [], []
+        tables = []
         for i in steps:
             nxt = (length - i) * delta if i < length else None
             label = _labels(
@@ -886,10 +996,12 @@ class RelayChain:
             )
             current = generalize(current, label, sensitive=self.sensitive, quasi_identifiers=qis)
             tables.append(current)
-            labels.append(label)
+        checks, privacy = _chain_checks(tables, self.thresholds_, self.sensitive, qis)
+        enforce(checks)
+        self.qis_ = qis
         self.tables_ = tables
-        self.labels_ = labels
-        self.privacy_ = np.array([privacy_disclosure(t, self.sensitive, qis) for t in tables])
+        self.labels_ = [equivalence_classes(t, self.sensitive, qis) for t in tables]
+        self.privacy_ = privacy
         self.utility_loss_ = np.array(
             [
                 utility_loss(
@@ -898,5 +1010,15 @@ class RelayChain:
                 for t in tables
             ]
         )
-        self.n_classes_ = np.array([int(lab.max()) + 1 for lab in labels])
+        self.n_classes_ = np.array([int(lab.max()) + 1 for lab in self.labels_])
         return self
+
+    def guarantee_checks(self) -> list[GuaranteeCheck]:
+        """``P(T_i) <= (l - i + 1) * delta`` measured on every table of the fitted chain.
+
+        One check: the table with the least slack (largest ``P(T_i) - (l - i + 1) delta``), its
+        threshold as ``declared`` and ``where = "T_i"``.
+        """
+        if not hasattr(self, "tables_"):
+            raise ValueError("this RelayChain is not fitted yet; call fit(table) first")
+        return _chain_checks(self.tables_, self.thresholds_, self.sensitive, self.qis_)[0]

@@ -17,6 +17,9 @@ Conventions
   ``(|B|, |B^|)``. The structured ones compute blocks on demand, so no ``|B| x |B^|`` array is ever
   materialized by :class:`SPPM`.
 * Leakage is in bits and always computed by :func:`ppdp.infotheory.leakage`.
+* Every fitted mapping meets the budget exactly: solver residue is removed by
+  :func:`repair_distortion`, and ``fit`` and ``sample`` check ``E[d(B, B^)] <= delta`` on the
+  mapping (``guarantee_checks``), raising :class:`~ppdp.guarantees.GuaranteeViolation` otherwise.
 
 Three solvers are provided:
 
@@ -42,6 +45,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ppdp import infotheory
+from ppdp.guarantees import GuaranteeCheck, enforce
 
 __all__ = [
     "SPPM",
@@ -56,6 +60,7 @@ __all__ = [
     "expected_distortion",
     "min_feasible_budget",
     "nearest_point_profile",
+    "repair_distortion",
     "sample_release",
     "solve_linear_step",
     "solve_linear_step_full",
@@ -84,6 +89,13 @@ def _check_columns_per_row(columns_per_row) -> None:
         or columns_per_row < 1
     ):
         raise ValueError(f"columns_per_row must be an integer >= 1, got {columns_per_row!r}")
+
+
+def _is_real(value) -> bool:
+    """A real number: Python or numpy int/float scalars (booleans are not numbers here)."""
+    return not isinstance(value, bool | np.bool_) and isinstance(
+        value, int | float | np.integer | np.floating
+    )
 
 
 def _check_delta(delta) -> None:
@@ -413,6 +425,82 @@ def _check_mapping_shape(mapping, n_rows):
         raise ValueError(
             f"mapping must have shape (|B|, |B^|) with |B| = {n_rows}, got {mapping.shape}"
         )
+
+
+def repair_distortion(p_ab, distortion, mapping, delta):
+    """Bring a mapping back within the distortion budget ``E[d(B, B^)] <= delta`` exactly.
+
+    Solvers meet the budget up to their feasibility tolerance (HiGHS's LP vertices up to ~1e-7
+    in scaled units, Clarabel's exponential-cone solution up to ~1e-6 relative, and clipping and
+    renormalizing its rows moves it again). The expected distortion is linear in the mapping, so
+    the convex combination ``N + lam (X - N)`` with the nearest-point mapping ``N`` (each ``b``
+    to its closest ``b^``, the cheapest mapping, within every admissible budget) and
+    ``lam = (delta - E_N) / (E_X - E_N)`` meets the budget exactly. A mapping within budget is
+    returned unchanged.
+
+    Returns
+    -------
+    mapping : same kind as the input (sparse stays sparse)
+    excess : float
+        By how much the mapping exceeded ``delta`` before the repair (0 when it did not).
+    """
+    dist = as_distortion(distortion)
+    value = expected_distortion(p_ab, dist, mapping)
+    excess = value - delta
+    if excess <= 0:
+        return mapping, 0.0
+    n, m = dist.shape
+    arg, _ = dist.row_min()
+    nearest = sp.csr_matrix((np.ones(n), (np.arange(n), arg)), shape=(n, m))
+    if not sp.issparse(mapping):
+        nearest = nearest.toarray()
+    base = expected_distortion(p_ab, dist, nearest)
+    lam = min(max((delta - base) / (value - base), 0.0), 1.0) if value > base else 0.0
+    # the last bits of the products can land above the budget: step further inside, by
+    # doubling relative amounts, down to the nearest-point mapping itself (lam = 0)
+    for i in range(42):
+        repaired = nearest * (1.0 - lam) + mapping * lam
+        if sp.issparse(repaired):
+            repaired = sp.csr_matrix(repaired)
+            repaired.eliminate_zeros()
+        if expected_distortion(p_ab, dist, repaired) <= delta or lam == 0.0:
+            break
+        lam *= 1.0 - 2.0 ** min(i - 40, 0)
+    return repaired, float(excess)
+
+
+def _budget_check(mechanism, p_ab, distortion, mapping, delta) -> GuaranteeCheck:
+    return GuaranteeCheck(
+        type(mechanism).__name__,
+        "distortion budget",
+        float(delta),
+        expected_distortion(p_ab, distortion, mapping),
+        "at_most",
+        "E[d(B, B^)] over all profiles",
+    )
+
+
+def _check_profiles(b, n: int) -> np.ndarray:
+    """Profile indices to release: integers (or integral floats) in ``[0, n)``."""
+    arr = np.asarray(b)
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
+        raise TypeError(f"b must hold integer profile indices; got dtype {arr.dtype}")
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr) | (arr != np.round(arr))
+        if bad.any():
+            first = int(np.flatnonzero(bad.ravel())[0])
+            raise ValueError(
+                f"b must hold integer profile indices; b[{first}] = {float(arr.ravel()[first])!r} is "
+                "not an integer"
+            )
+    arr = arr.astype(np.int64)
+    if arr.size and (arr.min() < 0 or arr.max() >= n):
+        first = int(np.flatnonzero(((arr < 0) | (arr >= n)).ravel())[0])
+        raise ValueError(
+            f"b must hold profile indices in [0, {n}); b[{first}] = {arr.ravel()[first]} "
+            f"(range [{arr.min()}, {arr.max()}])"
+        )
+    return arr
 
 
 def synthetic_problem(m: int):
@@ -1171,11 +1259,11 @@ class SPPM:
         self.active_set = active_set
         if isinstance(n_steps, bool) or not isinstance(n_steps, int | np.integer) or n_steps < 0:
             raise ValueError(f"n_steps must be an integer >= 0, got {n_steps!r}")
-        if not (isinstance(floor, int | float) and 0 < floor < 1):
+        if not (_is_real(floor) and 0 < floor < 1):
             raise ValueError(f"floor must be a number in (0, 1), got {floor!r}")
-        if not (isinstance(tol, int | float) and tol >= 0):
+        if not (_is_real(tol) and tol >= 0):
             raise ValueError(f"tol must be a number >= 0, got {tol!r}")
-        if not (isinstance(cg_tol, int | float) and cg_tol > 0):
+        if not (_is_real(cg_tol) and cg_tol > 0):
             raise ValueError(f"cg_tol must be a number > 0, got {cg_tol!r}")
         _check_columns_per_row(columns_per_row)
         if drop_after is not None and (
@@ -1193,7 +1281,9 @@ class SPPM:
         self.tol = float(tol)
         self.cg_tol = float(cg_tol)
         if blas_threads is not None and (
-            isinstance(blas_threads, bool) or not isinstance(blas_threads, int) or blas_threads < 1
+            isinstance(blas_threads, bool)
+            or not isinstance(blas_threads, int | np.integer)
+            or blas_threads < 1
         ):
             raise ValueError(f"blas_threads must be None or an integer >= 1, got {blas_threads!r}")
         self.blas_threads = blas_threads
@@ -1322,6 +1412,11 @@ class SPPM:
                 callback(step, X)
             if self.tol > 0 and gap <= self.tol:
                 break
+        # every vertex meets the budget only up to HiGHS's feasibility tolerance
+        X, self.budget_excess_ = repair_distortion(p, dist, X, delta)
+        if self.budget_excess_ > 0:
+            f = float(infotheory.leakage(p, X))
+        self.p_ab_, self._distortion = p, dist
         self.mapping_ = X
         self.leakage_ = f
         self.distortion_ = expected_distortion(p, dist, X)
@@ -1331,11 +1426,24 @@ class SPPM:
         self.pricing_seconds_ = solver.price_time
         self.lp_seconds_ = solver.lp_time
         self.priced_entries_ = solver.n_priced
+        enforce(self.guarantee_checks())
         return self
+
+    def guarantee_checks(self) -> list[GuaranteeCheck]:
+        """The distortion budget ``E[d(B, B^)] <= delta`` measured on :attr:`mapping_`, the
+        mapping :meth:`sample` draws from (repaired after the last step, see
+        :func:`repair_distortion`; :attr:`budget_excess_` is what the repair removed)."""
+        if not hasattr(self, "mapping_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        return [_budget_check(self, self.p_ab_, self._distortion, self.mapping_, self.delta)]
 
     def sample(self, b, rng: np.random.Generator):
         """Release ``b^ ~ p(. | b)`` for each profile index in ``b``."""
-        return sample_release(self.mapping_, b, rng)
+        if not hasattr(self, "mapping_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        out = sample_release(self.mapping_, b, rng)
+        enforce(self.guarantee_checks())
+        return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -1439,14 +1547,28 @@ class ExactMapping:
         Xv = np.asarray(X.value, dtype=float)
         Xv = np.where(Xv > 0, Xv, 0.0)
         Xv /= Xv.sum(axis=1, keepdims=True)
+        Xv, self.budget_excess_ = repair_distortion(p, dist, Xv, delta)
+        self.p_ab_, self._distortion = p, dist
         self.mapping_ = Xv
         self.objective_ = float(problem.value) / math.log(2)
         self.leakage_ = float(infotheory.leakage(p, Xv))
         self.distortion_ = expected_distortion(p, dist, Xv)
+        enforce(self.guarantee_checks())
         return self
 
+    def guarantee_checks(self) -> list[GuaranteeCheck]:
+        """The distortion budget measured on :attr:`mapping_` (after :func:`repair_distortion`)."""
+        if not hasattr(self, "mapping_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        return [_budget_check(self, self.p_ab_, self._distortion, self.mapping_, self.delta)]
+
     def sample(self, b, rng: np.random.Generator):
-        return sample_release(self.mapping_, b, rng)
+        """Release ``b^ ~ p(. | b)`` for each profile index in ``b``."""
+        if not hasattr(self, "mapping_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        out = sample_release(self.mapping_, b, rng)
+        enforce(self.guarantee_checks())
+        return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -1487,9 +1609,11 @@ class ExponentialMechanism:
                 or not (math.isfinite(val) and val >= 0)
             ):
                 raise ValueError(f"{name} must be a finite number >= 0, got {val!r}")
+        if not (_is_real(rtol) and 0 < rtol < 1):
+            raise ValueError(f"rtol must be a number in (0, 1), got {rtol!r}")
         self.beta = beta
         self.delta = delta
-        self.rtol = rtol
+        self.rtol = float(rtol)
 
     @staticmethod
     def expected_distortion_at(p_ab, distortion, beta) -> float:
@@ -1521,7 +1645,30 @@ class ExponentialMechanism:
             for rows in dist.chunks():
                 joint += p[:, rows] @ _gibbs_block(dist, rows, self.beta_)[0]
             self.leakage_ = float(infotheory.mutual_information(joint))
+        self.p_ab_, self._distortion = p, dist
+        enforce(self.guarantee_checks())
         return self
+
+    def guarantee_checks(self) -> list[GuaranteeCheck]:
+        """With a budget ``delta``: the expected distortion of :attr:`mapping_` (of ``beta_``
+        when fitted with ``mapping=False``), at most ``delta``. With ``beta`` alone no budget is
+        declared and the list is empty; ``epsilon_`` follows from ``beta`` by construction."""
+        if not hasattr(self, "beta_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        if self.delta is None:
+            return []
+        if hasattr(self, "mapping_"):
+            return [_budget_check(self, self.p_ab_, self._distortion, self.mapping_, self.delta)]
+        return [
+            GuaranteeCheck(
+                type(self).__name__,
+                "distortion budget",
+                float(self.delta),
+                self.distortion_,
+                "at_most",
+                "E[d(B, B^)] over all profiles",
+            )
+        ]
 
     def _solve_beta(self, p, dist, delta):
         f = lambda b: self.expected_distortion_at(p, dist, b)  # noqa: E731
@@ -1547,7 +1694,14 @@ class ExponentialMechanism:
         return hi
 
     def sample(self, b, rng: np.random.Generator):
-        return sample_release(self.mapping_, b, rng)
+        """Release ``b^ ~ p(. | b)`` for each profile index in ``b``."""
+        if not hasattr(self, "mapping_"):
+            raise RuntimeError(
+                f"{type(self).__name__} has no mapping; call fit (with mapping=True) first"
+            )
+        out = sample_release(self.mapping_, b, rng)
+        enforce(self.guarantee_checks())
+        return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -1559,10 +1713,8 @@ def sample_release(mapping, b, rng: np.random.Generator) -> np.ndarray:
     """Draw ``b^ ~ p(. | b)`` for each index in ``b`` (dense or sparse mapping)."""
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    b = np.asarray(b, dtype=np.int64)
     n = mapping.shape[0]
-    if b.size and (b.min() < 0 or b.max() >= n):
-        raise ValueError(f"profile indices must lie in [0, {n}), got range [{b.min()}, {b.max()}]")
+    b = _check_profiles(b, n)
     u = rng.random(b.size)
     out = np.empty(b.size, dtype=np.int64)
     M = sp.csr_matrix(mapping)

@@ -1,0 +1,239 @@
+"""Bad input to HyObscure, its baselines and SPPM: a clear error naming the parameter."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ppdp.mechanisms import hyobscure as hy
+from ppdp.mechanisms import sppm as S
+from ppdp.mechanisms.obfuscation import DPObfuscation, PrivCheck, RandomObfuscation
+
+SMALL = {"n_groups": 3, "k": 30, "alpha": 100, "l": 3, "beta": 8, "budget": 0.05, "n_clusters": 3}
+
+
+def _population(seed=0, n=160, n_values=16, m=15, C=3):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(20, 20 + n_values, n)
+    base = rng.gamma(1.0, 1.0, (C, m))
+    clusters = rng.integers(0, C, n)
+    X = rng.poisson(base[clusters] * (1 + (y[:, None] > 20 + n_values // 2))) + 0.0
+    X[:, 0] += 1.0
+    return X, y, clusters
+
+
+X, Y, CLUSTERS = _population()
+GEN = hy.HyObscure(**SMALL)._initial_generalization(Y, np.random.default_rng(0))
+
+
+def _good_mappings():
+    return np.broadcast_to(np.eye(3), (GEN.n_groups, 3, 3)).copy()
+
+
+def _mappings(edit):
+    M = _good_mappings()
+    edit(M)
+    return M
+
+
+def _fit_mappings(M):
+    return hy.HyObscure(**SMALL).fit(
+        X, Y, rng=np.random.default_rng(0), clusters=CLUSTERS, generalization=GEN, mappings=M
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# HyObscure: given mappings
+
+
+def _scale_row(factor):
+    def edit(M):
+        M[1, 2] *= factor
+
+    return edit
+
+
+def _negative(M):
+    M[0, 1] = [0.5, 0.7, -0.2]
+
+
+def _nan(M):
+    M[0, 0, 0] = np.nan
+
+
+@pytest.mark.parametrize(
+    ("M", "match"),
+    [
+        (_mappings(_scale_row(1.5)), r"row mappings\[1, 2\] sums to 1\.5"),
+        (_mappings(_scale_row(0.3)), r"row mappings\[1, 2\] sums to 0\.3"),
+        (_mappings(_negative), r"mappings must be non-negative.*mappings\[0, 1, 2\] = -0\.2"),
+        (_mappings(_nan), "mappings must be finite"),
+        (np.ones((1, 3, 3)) / 3, r"mappings must have shape \(K, C, C\)"),
+    ],
+    ids=["row-sum-1.5", "row-sum-0.3", "negative", "nan", "shape"],
+)
+def test_hyobscure_rejects_bad_mappings(M, match):
+    with pytest.raises(ValueError, match=match):
+        _fit_mappings(M)
+
+
+def test_hyobscure_valid_mappings_give_the_right_loss():
+    m = _fit_mappings(_good_mappings())
+    # the identity publishes every user's own cluster: zero centroid distance, zero loss
+    assert m.utility_loss_ == 0.0
+
+
+# ------------------------------------------------------------------------------------------------
+# clusters (PrivCheck and HyObscure)
+
+
+@pytest.mark.parametrize(
+    ("clusters", "exc", "match"),
+    [
+        (np.where(CLUSTERS == 2, -1, CLUSTERS), ValueError, r"clusters.*clusters\[\d+\] = -1"),
+        (CLUSTERS[:-5], ValueError, "clusters must hold one label per row of X"),
+        (CLUSTERS + 0.5, TypeError, r"clusters must hold integer.*is not an integer"),
+        (CLUSTERS.astype(float), TypeError, "clusters must hold integer cluster labels.*astype"),
+        (CLUSTERS.astype(str), TypeError, "clusters must hold integer cluster labels"),
+    ],
+    ids=["negative", "short", "fractional", "integral-float", "strings"],
+)
+@pytest.mark.parametrize("who", ["PrivCheck", "HyObscure"])
+def test_bad_clusters_are_rejected(clusters, exc, match, who):
+    with pytest.raises(exc, match=match):
+        if who == "PrivCheck":
+            PrivCheck(budget=0.05).fit(X, Y, generalization=GEN, clusters=clusters)
+        else:
+            hy.HyObscure(**SMALL).fit(
+                X, Y, rng=np.random.default_rng(0), clusters=clusters, generalization=GEN
+            )
+
+
+# ------------------------------------------------------------------------------------------------
+# X and y
+
+
+def test_string_uid_column_in_x_names_the_column():
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    frame.insert(0, "uid", [f"u{i}" for i in range(len(frame))])
+    with pytest.raises(TypeError, match=r"X must hold numeric.*column 'uid' has dtype"):
+        hy.HyObscure(**SMALL).fit(frame, Y, rng=np.random.default_rng(0), clusters=CLUSTERS)
+
+
+@pytest.mark.parametrize(
+    "y",
+    [
+        pd.Series(Y, dtype="Int64").mask(np.arange(len(Y)) == 7, pd.NA),
+        np.where(np.arange(len(Y)) == 7, np.nan, Y.astype(float)),
+        [None if i == 7 else int(v) for i, v in enumerate(Y)],
+    ],
+    ids=["pd.NA", "nan", "None"],
+)
+def test_missing_private_values_are_counted_and_located(y):
+    with pytest.raises(
+        ValueError, match=r"y must hold.*1 values are missing \(first at position 7\)"
+    ):
+        hy.HyObscure(**SMALL).fit(X, y, rng=np.random.default_rng(0), clusters=CLUSTERS)
+
+
+def test_nullable_y_without_missing_values_is_accepted():
+    y = pd.Series(Y, dtype="Int64")
+    a = hy.HyObscure(**SMALL).fit(X, y, rng=np.random.default_rng(0), clusters=CLUSTERS)
+    b = hy.HyObscure(**SMALL).fit(X, Y, rng=np.random.default_rng(0), clusters=CLUSTERS)
+    np.testing.assert_array_equal(a.mappings_, b.mappings_)
+
+
+# ------------------------------------------------------------------------------------------------
+# hyper-parameters
+
+
+@pytest.mark.parametrize(
+    ("make", "exc", "match"),
+    [
+        (lambda: hy.HyObscure(budget=-0.1), ValueError, r"budget must be a finite number >= 0"),
+        (lambda: hy.HyObscure(budget=math.nan), ValueError, r"budget.*nan"),
+        (lambda: hy.HyObscure(budget=math.inf), ValueError, r"budget.*inf"),
+        (lambda: hy.HyObscure(budget="0.1"), TypeError, "budget must be a number"),
+        (lambda: hy.HyObscure(k=0), ValueError, "k must be >= 1"),
+        (lambda: hy.HyObscure(k=10, alpha=5), ValueError, "alpha must be >= k"),
+        (lambda: hy.HyObscure(l=5, beta=4), ValueError, "beta must be >= l"),
+        (lambda: hy.HyObscure(solver="MOSEK"), ValueError, "solver must be 'CLARABEL' or 'SCS'"),
+        (lambda: hy.HyObscure(budget_scope="user"), ValueError, "budget_scope"),
+        (lambda: PrivCheck(budget=-1.0), ValueError, "budget"),
+        (lambda: PrivCheck(solver="ECOS"), ValueError, "solver must be"),
+        (lambda: PrivCheck(n_clusters=0), ValueError, "n_clusters must be >= 1"),
+        (lambda: PrivCheck(distance="euclid"), ValueError, "distance must be"),
+        (lambda: RandomObfuscation(p_rand=1.5), ValueError, r"p_rand must lie in \[0, 1\]"),
+        (lambda: S.SPPM(math.nan), ValueError, "delta must be a finite number >= 0"),
+        (lambda: S.SPPM(-1.0), ValueError, "delta must be a finite number >= 0"),
+        (lambda: S.SPPM(1.0, floor=1.5), ValueError, r"floor must be a number in \(0, 1\)"),
+        (lambda: S.ExactMapping(1.0, solver="MOSEK"), ValueError, "solver must be"),
+        (lambda: S.ExponentialMechanism(delta=math.inf), ValueError, "delta must be"),
+        (lambda: S.ExponentialMechanism(delta=1.0, rtol=0.0), ValueError, r"rtol.*\(0, 1\)"),
+    ],
+)
+def test_bad_hyper_parameters(make, exc, match):
+    with pytest.raises(exc, match=match):
+        make()
+
+
+def test_k_above_the_number_of_users():
+    with pytest.raises(ValueError, match=r"k=500 exceeds the number of users \|U\|=160"):
+        hy.HyObscure(**{**SMALL, "k": 500, "alpha": 600}).fit(
+            X, Y, rng=np.random.default_rng(0), clusters=CLUSTERS
+        )
+
+
+# ------------------------------------------------------------------------------------------------
+# numpy scalars are numbers
+
+
+def test_numpy_scalars_are_accepted_wherever_numbers_are():
+    f32 = np.float32
+    params = {**SMALL, "budget": f32(0.05), "k": np.int32(30), "threshold": f32(1e-4)}
+    a = hy.HyObscure(**params).fit(X, Y, rng=np.random.default_rng(0), clusters=CLUSTERS)
+    b = hy.HyObscure(**SMALL).fit(X, Y, rng=np.random.default_rng(0), clusters=CLUSTERS)
+    assert a.budget == pytest.approx(0.05) and a.leakage_ == pytest.approx(b.leakage_, abs=1e-6)
+    assert PrivCheck(budget=f32(0.05), n_clusters=np.int64(3)).budget == pytest.approx(0.05)
+    assert RandomObfuscation(p_rand=f32(0.25)).p_rand == 0.25
+    assert DPObfuscation(beta=f32(2.0)).beta == 2.0
+    p, d = S.synthetic_problem(np.int64(3))
+    model = S.SPPM(
+        f32(0.5), n_steps=np.int32(5), floor=f32(0.01), tol=f32(0.0), cg_tol=f32(1e-9)
+    ).fit(p, d)
+    ref = S.SPPM(0.5, n_steps=5).fit(p, d)
+    assert model.leakage_ == pytest.approx(ref.leakage_, abs=1e-9)
+    assert S.ExponentialMechanism(delta=f32(0.5)).fit(p, d).distortion_ <= 0.5
+
+
+# ------------------------------------------------------------------------------------------------
+# SPPM releases
+
+
+@pytest.mark.parametrize(
+    ("b", "exc", "match"),
+    [
+        (np.array([0.0, 1.5, 2.0]), ValueError, r"b\[1\] = 1\.5 is not an integer"),
+        (np.array([0, 8]), ValueError, r"b must hold profile indices in \[0, 8\); b\[1\] = 8"),
+        (np.array([-1, 0]), ValueError, r"b\[0\] = -1"),
+        (np.array(["a", "b"]), TypeError, "b must hold integer profile indices"),
+        (np.array([True, False]), TypeError, "b must hold integer profile indices"),
+    ],
+    ids=["fractional", "above", "negative", "strings", "booleans"],
+)
+def test_sppm_sample_rejects_bad_profile_ids(b, exc, match):
+    p, d = S.synthetic_problem(3)
+    model = S.SPPM(0.5, n_steps=3).fit(p, d)
+    with pytest.raises(exc, match=match):
+        model.sample(b, np.random.default_rng(0))
+
+
+def test_sppm_sample_takes_integral_floats_as_indices():
+    p, d = S.synthetic_problem(3)
+    model = S.SPPM(0.5, n_steps=3).fit(p, d)
+    a = model.sample(np.array([0.0, 3.0, 7.0]), np.random.default_rng(1))
+    b = model.sample(np.array([0, 3, 7]), np.random.default_rng(1))
+    np.testing.assert_array_equal(a, b)
