@@ -1,8 +1,8 @@
-# Two commands for a fresh machine with Python 3.11.5 or newer:
+# Two commands for a fresh machine with Python 3.11 or newer:
 #   make reproduce   create .venv if missing, install, run the default reproduction
 #   make test        same set-up, then lint, unit/property tests, pipeline checks and nbval
-# Other targets: make install, make notebooks (re-execute the committed notebooks in place),
-# make reproduce PROFILE=paper, make benchmarks, make clean.
+# Other targets: make install, make lab (JupyterLab on notebooks/), make notebooks (re-execute the
+# committed notebooks in place), make reproduce PROFILE=paper, make benchmarks, make clean.
 
 PYTHON ?= python3
 VENV ?= .venv

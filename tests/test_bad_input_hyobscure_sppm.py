@@ -8,24 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from populations import SMALL, hyobscure_population
 from ppdp.mechanisms import hyobscure as hy
 from ppdp.mechanisms import sppm as S
 from ppdp.mechanisms.obfuscation import DPObfuscation, PrivCheck, RandomObfuscation
 
-SMALL = {"n_groups": 3, "k": 30, "alpha": 100, "l": 3, "beta": 8, "budget": 0.05, "n_clusters": 3}
-
-
-def _population(seed=0, n=160, n_values=16, m=15, C=3):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(20, 20 + n_values, n)
-    base = rng.gamma(1.0, 1.0, (C, m))
-    clusters = rng.integers(0, C, n)
-    X = rng.poisson(base[clusters] * (1 + (y[:, None] > 20 + n_values // 2))) + 0.0
-    X[:, 0] += 1.0
-    return X, y, clusters
-
-
-X, Y, CLUSTERS = _population()
+X, Y, CLUSTERS = hyobscure_population(0)
 GEN = hy.HyObscure(**SMALL)._initial_generalization(Y, np.random.default_rng(0))
 
 

@@ -8,24 +8,13 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from populations import SMALL
+from populations import hyobscure_population as _population
 from ppdp import infotheory
 from ppdp.guarantees import GuaranteeViolation, guarantee_report
 from ppdp.mechanisms import hyobscure as hy
 from ppdp.mechanisms import sppm as S
 from ppdp.mechanisms.obfuscation import PrivCheck
-
-#: Constraints and budget for the 160-user populations below (as in test_hyobscure).
-SMALL = {"n_groups": 3, "k": 30, "alpha": 100, "l": 3, "beta": 8, "budget": 0.05, "n_clusters": 3}
-
-
-def _population(seed, n=160, n_values=16, m=15, C=3):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(20, 20 + n_values, n)
-    base = rng.gamma(1.0, 1.0, (C, m))
-    clusters = rng.integers(0, C, n)
-    X = rng.poisson(base[clusters] * (1 + (y[:, None] > 20 + n_values // 2))) + 0.0
-    X[:, 0] += 1.0
-    return X, y, clusters
 
 
 def _expected_distance_loops(X, y, clusters, labels_of_value, domain, mappings, scope):

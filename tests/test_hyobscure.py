@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from functools import partial
 
 import numpy as np
 import pytest
@@ -11,18 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
+from populations import hyobscure_population
 from ppdp.infotheory import mutual_information_from_samples
 from ppdp.mechanisms import hyobscure as hy
 
-
-def _population(seed, n=120, n_values=12, m=15, C=3):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(20, 20 + n_values, n)
-    base = rng.gamma(1.0, 1.0, (C, m))
-    clusters = rng.integers(0, C, n)
-    X = rng.poisson(base[clusters] * (1 + (y[:, None] > 20 + n_values // 2))) + 0.0
-    X[:, 0] += 1.0  # no empty rows
-    return X, y, clusters
+_population = partial(hyobscure_population, n=120, n_values=12)
 
 
 def _eq6_bruteforce(counts_cy, labels, mappings):
