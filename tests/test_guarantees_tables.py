@@ -141,8 +141,8 @@ def test_repair_at_delta_one_over_m_gives_equal_rows():
     assert per_record_ratio(repaired, counts) <= 0.25 + 1e-12
 
 
-def test_residue_injected_into_the_solver_is_repaired_before_sampling(monkeypatch):
-    """The LP solution carries residue on a far column; the sampled tables still meet delta."""
+def _solver_with_residue(mass, *, keep_row_sum):
+    """HiGHS as used by Mutual Cover, with ``mass`` added to the first row's last column."""
     real = mc_module._run_highs
 
     def with_residue(lp, solver):
@@ -151,11 +151,18 @@ def test_residue_injected_into_the_solver_is_repaired_before_sampling(monkeypatc
         r = lp.num_row_ - lp.num_col_
         n = lp.num_col_ // (r + 1)
         q = x[: r * n].reshape(r, n)
-        q[0, -1] += 5e-9  # one record carries a near-empty column
-        q[0, :-1] *= 1 - 5e-9
+        q[0, -1] += mass
+        if keep_row_sum:
+            q[0, :-1] *= 1 - mass
         return x, failure
 
-    monkeypatch.setattr(mc_module, "_run_highs", with_residue)
+    return with_residue
+
+
+def test_residue_injected_into_the_solver_is_repaired_before_sampling(monkeypatch):
+    """The LP solution carries residue on a far column; the sampled tables still meet delta."""
+    # one record carries a near-empty column
+    monkeypatch.setattr(mc_module, "_run_highs", _solver_with_residue(5e-9, keep_row_sum=True))
     table = census_like(1)
     mc = MutualCover(QI, "INCWAGE", delta=1 / 5, l=5).fit(table)
     released = mc.sample(None, np.random.default_rng(0))
@@ -227,18 +234,8 @@ def test_mutual_cover_withholds_a_table_that_breaks_delta(monkeypatch):
         q = np.maximum(q, 0.0)
         return q / q.sum(axis=1, keepdims=True)
 
-    real = mc_module._run_highs
-
-    def with_residue(lp, solver):
-        x, failure = real(lp, solver)
-        x = x.copy()
-        r = lp.num_row_ - lp.num_col_
-        n = lp.num_col_ // (r + 1)
-        x[: r * n].reshape(r, n)[0, -1] += 1e-8
-        return x, failure
-
     monkeypatch.setattr(mc_module, "_repair", no_repair)
-    monkeypatch.setattr(mc_module, "_run_highs", with_residue)
+    monkeypatch.setattr(mc_module, "_run_highs", _solver_with_residue(1e-8, keep_row_sum=False))
     table = census_like(5)
     mc = MutualCover(QI, "INCWAGE", delta=1 / 5, l=5).fit(table)
     released = None
