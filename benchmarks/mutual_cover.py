@@ -24,8 +24,9 @@ import numpy as np
 import pandas as pd
 
 from ppdp.experiments import mutual_cover as mcx
-from ppdp.mechanisms.mondrian import Mondrian, generalize
+from ppdp.mechanisms.mondrian import Mondrian
 from ppdp.mechanisms.mutual_cover import MutualCover
+from ppdp.tabular import generalize
 from ppdp.utility.information_loss import iloss_generalized, iloss_randomized
 
 OUT = Path(__file__).resolve().parent / "results"

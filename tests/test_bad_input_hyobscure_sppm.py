@@ -11,7 +11,7 @@ import pytest
 from populations import SMALL, hyobscure_population
 from ppdp.mechanisms import hyobscure as hy
 from ppdp.mechanisms import sppm as S
-from ppdp.mechanisms.obfuscation import DPObfuscation, PrivCheck, RandomObfuscation
+from ppdp.mechanisms.hyobscure import DPObfuscation, PrivCheck, RandomObfuscation
 
 X, Y, CLUSTERS = hyobscure_population(0)
 GEN = hy.HyObscure(**SMALL)._initial_generalization(Y, np.random.default_rng(0))

@@ -14,7 +14,8 @@ from ppdp import infotheory
 from ppdp.guarantees import GuaranteeViolation, guarantee_report
 from ppdp.mechanisms import hyobscure as hy
 from ppdp.mechanisms import sppm as S
-from ppdp.mechanisms.obfuscation import PrivCheck
+from ppdp.mechanisms.hyobscure import PrivCheck
+from ppdp.mechanisms.hyobscure.leakage import cluster_value_counts
 
 
 def _expected_distance_loops(X, y, clusters, labels_of_value, domain, mappings, scope):
@@ -207,7 +208,7 @@ def test_o_problem_solution_meets_the_budget_exactly(seed, budget):
     labels = np.repeat([0, 1], [5, len(domain.values) - 5])
     gen = hy.Generalization(domain, labels)
     D = hy.cluster_distances(X, clusters, y, gen)
-    counts = hy._cluster_value_counts(clusters, domain.index(y), 3, len(domain.values))
+    counts = cluster_value_counts(clusters, domain.index(y), 3, len(domain.values))
     maps, _ = hy.solve_obfuscation(counts, labels, D, budget)
     assert hy.expected_distance(counts, labels, maps, D) <= budget
 

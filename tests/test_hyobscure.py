@@ -15,6 +15,8 @@ from scipy.optimize import minimize
 from populations import hyobscure_population
 from ppdp.infotheory import mutual_information_from_samples
 from ppdp.mechanisms import hyobscure as hy
+from ppdp.mechanisms.hyobscure import leakage
+from ppdp.mechanisms.hyobscure.leakage import DistanceModel, cluster_value_counts
 
 _population = partial(hyobscure_population, n=120, n_values=12)
 
@@ -83,7 +85,7 @@ def test_leakage_matches_empirical_mutual_information_of_releases():
     groups = gen.transform(y)
     rng = np.random.default_rng(0)
     mappings = rng.dirichlet(np.ones(3) * 2, size=(2, 3))
-    counts = hy._cluster_value_counts(clusters, domain.index(y), 3, 6)
+    counts = cluster_value_counts(clusters, domain.index(y), 3, 6)
     for g in range(2):  # no mass on clusters absent from a group
         absent = counts[:, gen.labels == g].sum(axis=1) == 0
         mappings[g][:, absent] = 0
@@ -192,7 +194,7 @@ def test_o_problem_group_scope_bounds_each_group():
     domain = hy.private_domain(y)
     gen = hy.initial_generalization(y, domain, 3, 20, 60, 3, 5, np.random.default_rng(0))
     D = hy.cluster_distances(X, clusters, y, gen)
-    counts = hy._cluster_value_counts(clusters, domain.index(y), 3, len(domain.values))
+    counts = cluster_value_counts(clusters, domain.index(y), 3, len(domain.values))
     maps, _ = hy.solve_obfuscation(counts, gen.labels, D, 0.02, scope="group")
     per = hy.expected_distance(counts, gen.labels, maps, D, scope="group")
     assert (per <= 0.02 + 1e-6).all()
@@ -325,8 +327,8 @@ def test_every_g_move_keeps_constraints_and_improves_both():
     domain = hy.private_domain(y)
     gen = hy.initial_generalization(y, domain, 3, 30, 100, 3, 8, np.random.default_rng(1))
     idx = domain.index(y)
-    counts = hy._cluster_value_counts(clusters, idx, 3, len(domain.values))
-    model = hy._DistanceModel(X, clusters, idx, 3, len(domain.values), "centroid_js")
+    counts = cluster_value_counts(clusters, idx, 3, len(domain.values))
+    model = DistanceModel(X, clusters, idx, 3, len(domain.values), "centroid_js")
     maps, _ = hy.solve_obfuscation(counts, gen.labels, model.all_groups(gen.labels), 0.05)
     labels = gen.labels.copy()
     new, records = hy.improve_generalization(
@@ -444,7 +446,6 @@ def test_o_problem_fallbacks_settle_a_numerically_hard_instance(monkeypatch):
     import warnings
 
     from ppdp.experiments import hyobscure as E
-    from ppdp.mechanisms import obfuscation as ob
 
     pop = E.load_population("foursquare")
     cfg = E._config(pop, {"kmeans_n_init": 4})
@@ -452,16 +453,16 @@ def test_o_problem_fallbacks_settle_a_numerically_hard_instance(monkeypatch):
     gen = ctx.gen0(cfg["n_groups"], cfg["k"], cfg["alpha"], cfg["l"], cfg["beta"])
     value_idx = gen.domain.index(ctx.yp)
     V, C = len(gen.domain.values), int(ctx.cp.max()) + 1
-    counts = ob._cluster_value_counts(ctx.cp, value_idx, C, V)
-    D = ob._DistanceModel(ctx.Xp, ctx.cp, value_idx, C, V, "centroid_js").group(
-        np.ones(V, dtype=bool)
-    )[None]
+    counts = cluster_value_counts(ctx.cp, value_idx, C, V)
+    D = DistanceModel(ctx.Xp, ctx.cp, value_idx, C, V, "centroid_js").group(np.ones(V, dtype=bool))[
+        None
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # cvxpy's note on the failed attempts
         _, value = hy.solve_obfuscation(counts, gen.labels, D, 0.05, shared=True)
         # the same program solved by SCS alone, without acceleration
-        last = hy._solver_plan("CLARABEL")[-1]
-        monkeypatch.setattr(hy, "_solver_plan", lambda solver: [last])
+        last = leakage._solver_plan("CLARABEL")[-1]
+        monkeypatch.setattr(leakage, "_solver_plan", lambda solver: [last])
         _, reference = hy.solve_obfuscation(counts, gen.labels, D, 0.05, shared=True)
     assert 0 < value < 0.1
     assert value == pytest.approx(reference, abs=1e-5)

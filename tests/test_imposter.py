@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ppdp.classifiers import evaluate_setting, split_frame
 from ppdp.mechanisms.imposter import (
     Imposter,
     TableCodec,
@@ -17,7 +18,6 @@ from ppdp.mechanisms.imposter import (
     detect_implicit_privacy,
     discretize_for_information,
 )
-from ppdp.utility.ml_efficacy import evaluate_setting, split_frame
 
 pytest.importorskip("torch")
 

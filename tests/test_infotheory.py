@@ -136,6 +136,26 @@ def test_nmi_degenerate_cases_match_sklearn():
     assert it.normalized_mutual_information([[0, 0], [0, 5]]) == 1.0
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    counts=st.lists(st.integers(1, 1000), min_size=2, max_size=8),
+    average=st.sampled_from(AVERAGES),
+    transpose=st.booleans(),
+)
+def test_nmi_of_a_table_with_one_constant_marginal_is_zero(counts, average, transpose):
+    # one row (or column) of counts: X is constant, so I(X; Y) = 0 and sklearn gives 0, whatever
+    # the floating residue of normalizing the counts (e.g. [[29, 36, 35]] sums to 1 - 2**-53)
+    table = np.array([counts])
+    table = table.T if transpose else table
+    labels = np.repeat(np.arange(len(counts)), counts)
+    constant = np.zeros_like(labels)
+    a, b = (labels, constant) if transpose else (constant, labels)
+    expected = normalized_mutual_info_score(a, b, average_method=average)
+    assert expected == 0.0
+    assert it.normalized_mutual_information(table, average=average) == 0.0
+    assert it.normalized_mutual_information_from_samples(a, b, average=average) == 0.0
+
+
 def test_contingency_labels_and_pandas():
     x = pd.Series(["b", "a", "b", "c"])
     y = [(1, 2), (1, 2), (3, 4), (1, 2)]

@@ -7,13 +7,8 @@ import pandas as pd
 import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
-from ppdp.utility.ml_efficacy import (
-    CLASSIFIERS,
-    evaluate_setting,
-    make_classifier,
-    ml_efficacy,
-    split_frame,
-)
+from ppdp.classifiers import CLASSIFIERS, evaluate_setting, make_classifier, split_frame
+from ppdp.utility.ml_efficacy import ml_efficacy
 
 
 def toy(n: int = 400, seed: int = 0, flip: float = 0.05) -> pd.DataFrame:

@@ -7,7 +7,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from ppdp.guarantees import guarantee_report
-from ppdp.mechanisms.mondrian import Hierarchy, Mondrian, is_k_anonymous, is_l_diverse
+from ppdp.mechanisms.mondrian import Mondrian
+from ppdp.tabular import Hierarchy, is_k_anonymous, is_l_diverse
 
 pycanon = pytest.importorskip("pycanon.anonymity")
 pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning", "ignore:.*keys of .groups.*")

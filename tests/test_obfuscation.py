@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from ppdp.infotheory import pairwise_js_divergence
 from ppdp.mechanisms import hyobscure as hy
-from ppdp.mechanisms.obfuscation import (
+from ppdp.mechanisms.hyobscure import (
     DPObfuscation,
     Frapp,
     PrivCheck,
@@ -19,6 +19,7 @@ from ppdp.mechanisms.obfuscation import (
     Similarity,
     dp_epsilon,
 )
+from ppdp.mechanisms.hyobscure.leakage import cluster_value_counts
 
 
 def _data(seed=0, n=90, n_values=9):
@@ -109,7 +110,7 @@ def test_privcheck_optimizes_ignoring_groups_and_releases_in_group():
     assert np.array_equal(r.groups[r.source], r.groups)
     # XObf solves min I(Y; C^, Y~) under the in-group expected distance; PrivCheck's in-group
     # mappings are one feasible point of that program at their own cost, so they cannot leak less.
-    counts = hy._cluster_value_counts(clusters, gen.domain.index(y), 3, len(gen.domain.values))
+    counts = cluster_value_counts(clusters, gen.domain.index(y), 3, len(gen.domain.values))
     D = hy.cluster_distances(X, clusters, y, gen)
     q = hy.expected_distance(counts, gen.labels, pc.mappings_, D)
     xo = hy.XObf(n_groups=3, k=1, alpha=150, l=1, beta=9, budget=q + 1e-9, n_clusters=3).fit(

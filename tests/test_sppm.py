@@ -13,6 +13,9 @@ from hypothesis import strategies as st
 
 from ppdp import infotheory
 from ppdp.mechanisms import sppm as S
+from ppdp.mechanisms.sppm import column_generation
+from ppdp.mechanisms.sppm.column_generation import PRICE_BLOCK, PRICE_ROWS, BlockBounds, StepSolver
+from ppdp.mechanisms.sppm.frank_wolfe import gradient
 
 
 def random_problem(rng, n_a=2, n_b=5, diag_zero=True, sparse_joint=False):
@@ -66,7 +69,7 @@ def test_factored_gradient_matches_infotheory_and_paper_formula():
     p, _ = random_problem(rng, n_a=3, n_b=6)
     X = rng.random((6, 6)) + 0.05
     X /= X.sum(axis=1, keepdims=True)
-    grad = S._gradient(p, sp.csr_matrix(X), 1e-6)
+    grad = gradient(p, sp.csr_matrix(X), 1e-6)
     ours = grad.block(np.arange(6))
     np.testing.assert_allclose(ours, full_cost(p, X), rtol=1e-12, atol=1e-12)
     # the paper's two-term formula (Sec. 3.4), in bits. As printed, its last factor is p(a, b_j);
@@ -93,7 +96,7 @@ def test_gradient_of_unused_column_is_the_one_sided_limit():
     p, _ = random_problem(rng, n_a=2, n_b=4)
     X = np.zeros((4, 5))
     X[np.arange(4), np.arange(4)] = 1.0  # column 4 unused
-    grad = S._gradient(p, sp.csr_matrix(X), 1e-6)
+    grad = gradient(p, sp.csr_matrix(X), 1e-6)
     ours = grad.block(np.arange(4))[:, 4]
     eps = 1e-7
     for b in range(4):
@@ -145,10 +148,10 @@ def test_factored_pricing_matches_full_lp(kind):
     p /= p.sum()
     X = rng.random((n, n))
     X /= X.sum(axis=1, keepdims=True)
-    grad = S._gradient(p, sp.csr_matrix(X), 1e-2)
+    grad = gradient(p, sp.csr_matrix(X), 1e-2)
     cost = grad.block(np.arange(n))
     delta = 0.2 * S.expected_distortion(p, dist, X)
-    solver = S._StepSolver(p, dist, delta)
+    solver = StepSolver(p, dist, delta)
     step = solver.solve(grad)
     _, full_value = S.solve_linear_step_full(cost, p, dist.toarray(), delta)
     assert step.value == pytest.approx(full_value, rel=1e-6, abs=1e-9)
@@ -219,11 +222,11 @@ def test_dropping_columns_keeps_every_lp_optimum(kind):
     p = rng.random((3, n)) + 0.01
     p /= p.sum()
     delta = 0.2 * S.expected_distortion(p, D, np.full((n, n), 1 / n))
-    solver = S._StepSolver(p, dist, delta, active_set="keep", columns_per_row=3, drop_after=1)
+    solver = StepSolver(p, dist, delta, active_set="keep", columns_per_row=3, drop_after=1)
     dropped = 0
     X = sp.identity(n, format="csr")
     for _ in range(6):
-        grad = S._gradient(p, X, 1e-2)
+        grad = gradient(p, X, 1e-2)
         cost = grad.block(np.arange(n))
         step = solver.solve(grad)
         _, full_value = S.solve_linear_step_full(cost, p, D, delta)
@@ -238,13 +241,13 @@ def test_dropping_columns_keeps_every_lp_optimum(kind):
 
 def test_block_bounds_are_lower_bounds():
     rng = np.random.default_rng(5)
-    n, m, r = 23, 3 * S._PRICE_BLOCK + 7, 5  # a partial last block
+    n, m, r = 23, 3 * PRICE_BLOCK + 7, 5  # a partial last block
     L = rng.normal(size=(n, r))
     R = np.cumsum(rng.normal(size=(r, m)), axis=1)  # neighbouring columns alike, as for points
     red = L @ R
-    bounds = S._BlockBounds(R)
+    bounds = BlockBounds(R)
     L2 = bounds.split(L)
-    starts = np.arange(0, m, S._PRICE_BLOCK)
+    starts = np.arange(0, m, PRICE_BLOCK)
     true_min = np.minimum.reduceat(red, starts, axis=1)
     assert np.all(L2 @ bounds.lohi <= true_min + 1e-12)
     for cutoff in (np.quantile(red, 0.002), np.quantile(red, 0.05)):
@@ -255,13 +258,14 @@ def test_block_bounds_are_lower_bounds():
             assert np.isin(below, cols).all()
 
 
-@pytest.mark.parametrize("price_rows", [8, S._PRICE_ROWS])
+@pytest.mark.parametrize("price_rows", [8, PRICE_ROWS])
 @pytest.mark.parametrize("kind", ["squared1d", "squared2d", "hamming"])
 def test_bounded_factored_pricing_matches_full_lp(kind, price_rows, monkeypatch):
     """Pricing that skips blocks by their lower bound still finds the LP optimum."""
-    monkeypatch.setattr(S, "_PRICE_ROWS", price_rows)  # small row chunks: blocks get skipped
+    # small row chunks: blocks get skipped
+    monkeypatch.setattr(column_generation, "PRICE_ROWS", price_rows)
     rng = np.random.default_rng(8)
-    n = 6 * S._PRICE_BLOCK + 5
+    n = 6 * PRICE_BLOCK + 5
     if kind == "squared1d":
         dist = S.SquaredDistortion(np.arange(1.0, n + 1))
     elif kind == "squared2d":
@@ -273,11 +277,11 @@ def test_bounded_factored_pricing_matches_full_lp(kind, price_rows, monkeypatch)
     p[1, n // 2 :] = rng.random(n - n // 2) + 0.1
     p /= p.sum()
     X = sp.identity(n, format="csr")
-    grad = S._gradient(p, X, 1e-2)
+    grad = gradient(p, X, 1e-2)
     cost = grad.block(np.arange(n))
     D = dist.toarray()
     delta = 0.05 * S.expected_distortion(p, D, np.full((n, n), 1 / n))
-    solver = S._StepSolver(p, dist, delta)
+    solver = StepSolver(p, dist, delta)
     step = solver.solve(grad)
     _, full_value = S.solve_linear_step_full(cost, p, D, delta)
     assert step.value == pytest.approx(full_value, rel=1e-7, abs=1e-10)

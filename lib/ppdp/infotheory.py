@@ -135,6 +135,17 @@ def _entropy_normalized(p: np.ndarray, axis: int | None = None) -> np.ndarray | 
     return -_xlog2x(p).sum(axis=axis)
 
 
+def _marginal_entropy(p: np.ndarray) -> float:
+    """Entropy (bits) of a normalized marginal; exactly 0 when it has a single non-zero cell.
+
+    A marginal summed from a normalized table can total ``1 - 2**-53``, whose entropy is ``1e-16``
+    rather than 0; NMI's degenerate cases are decided by the support, not by that residue.
+    """
+    if np.count_nonzero(p) <= 1:
+        return 0.0
+    return _nonneg(_entropy_normalized(p))
+
+
 def _nonneg(value: float) -> float:
     return max(float(value), 0.0)
 
@@ -291,8 +302,8 @@ def normalized_mutual_information(joint: Any, average: str = "arithmetic") -> fl
     """
     avg = _check_average(average)
     p = _distribution(joint, "joint", ndim=2)
-    hx = _nonneg(_entropy_normalized(p.sum(axis=1)))
-    hy = _nonneg(_entropy_normalized(p.sum(axis=0)))
+    hx = _marginal_entropy(p.sum(axis=1))
+    hy = _marginal_entropy(p.sum(axis=0))
     return _nmi(_nonneg(_mi_table(p)), hx, hy, avg)
 
 
@@ -472,8 +483,8 @@ def normalized_mutual_information_from_samples(
     avg = _check_average(average)
     cx, lx, cy, ly = _paired_codes(x, y, "x", "y")
     mi, px, py = _mi_counts(cx, lx.shape[0], cy, ly.shape[0])
-    hx = _nonneg(_entropy_normalized(px))
-    hy = _nonneg(_entropy_normalized(py))
+    hx = _marginal_entropy(px)
+    hy = _marginal_entropy(py)
     return _nmi(mi, hx, hy, avg)
 
 

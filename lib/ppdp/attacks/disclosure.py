@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ppdp.mechanisms.mondrian import GeneralizedTable
+from ppdp.tabular import GeneralizedTable
 
 __all__ = [
     "carrier_count_distribution",

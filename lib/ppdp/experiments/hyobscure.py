@@ -34,7 +34,7 @@ from ppdp.attacks.inference import InferenceAttack
 from ppdp.experiments.common import COMMON_PARAMETERS, Param, concat_tidy, tidy_frame, tidy_rows
 from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms import hyobscure as hy
-from ppdp.mechanisms.obfuscation import (
+from ppdp.mechanisms.hyobscure import (
     DPObfuscation,
     Frapp,
     PrivCheck,

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ppdp.classifiers import CLASSIFIERS, evaluate_setting, split_frame
 from ppdp.experiments.common import (
     COMMON_PARAMETERS,
     Param,
@@ -39,7 +40,6 @@ from ppdp.experiments.common import (
 from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms.imposter import Imposter, detect_implicit_privacy
 from ppdp.mechanisms.randomized_response import KaryRandomizedResponse
-from ppdp.utility.ml_efficacy import CLASSIFIERS, evaluate_setting, split_frame
 
 __all__ = [
     "LABEL",

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp.guarantees import GuaranteeCheck, enforce
-from ppdp.mechanisms.mondrian import measure_k_anonymity, measure_l_diversity, validate_table
+from ppdp.tabular import measure_k_anonymity, measure_l_diversity, validate_table
 
 __all__ = ["Anatomy", "anatomy_groups"]
 

@@ -349,7 +349,7 @@ def detect_implicit_privacy(
     label : class label, excluded from the candidates (it is not a public attribute).
     correlation : ``"nmi"`` (default) or ``"pearson"``.
     metric : ``"accuracy"`` or ``"f1"`` for ``tau``.
-    classifier : name from :data:`ppdp.utility.ml_efficacy.CLASSIFIERS` used as ``f``.
+    classifier : name from :data:`ppdp.classifiers.CLASSIFIERS` used as ``f``.
     test_size, seed : held-out split for ``tau``.
     """
     if correlation not in CORRELATIONS:
@@ -377,7 +377,7 @@ def detect_implicit_privacy(
     candidates = [str(a) for a in scores.index[scores["selected"]]]
     performance = None
     if beta is not None and candidates:
-        from ppdp.utility.ml_efficacy import evaluate_setting, split_frame
+        from ppdp.classifiers import evaluate_setting, split_frame
 
         train, test = split_frame(
             df[[*candidates, private]], test_size=test_size, seed=seed, stratify=private

@@ -54,10 +54,10 @@ import numpy as np
 import pandas as pd
 
 from ppdp.guarantees import CHECK_TOL, GuaranteeCheck, enforce
-from ppdp.mechanisms.mondrian import (
+from ppdp.mechanisms.mondrian import Mondrian
+from ppdp.tabular import (
     AttributeDomain,
     Hierarchy,
-    Mondrian,
     build_domains,
     measure_l_diversity,
     validate_table,

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ppdp.mechanisms.mondrian import GeneralizedTable, Hierarchy, build_domains, validate_table
+from ppdp.tabular import GeneralizedTable, Hierarchy, build_domains, validate_table
 
 __all__ = ["iloss_generalized", "iloss_randomized"]
 

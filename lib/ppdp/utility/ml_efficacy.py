@@ -11,181 +11,20 @@ Section 5.3): XGBoost, GBDT, random forest, multi-layer perceptron and logistic 
 Scores are accuracy (Eq. 17) and binary F1 (Eq. 18) of a chosen positive class (by default the
 minority class of the real training target, e.g. "Female" for sex and ">50K" for income on Adult).
 
-Classifier choices: "MLP" has one hidden layer of 32 units, mini-batches of 512 and early
-stopping (at most 50 epochs), which keeps it to seconds on Adult; "GBDT" is scikit-learn's histogram gradient boosting (the same model family as
-Friedman's GBDT, much faster on tens of thousands of rows); every model runs single-threaded (also through ``threadpoolctl``) with
-its defaults except where noted in :func:`make_classifier`. Features: categoricals one-hot,
-numerics standardised (trees are indifferent to the scaling).
+The classifiers, their settings and the single evaluation are those of :mod:`ppdp.classifiers`.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
-from typing import Any
 
-import numpy as np
 import pandas as pd
 
-__all__ = [
-    "CLASSIFIERS",
-    "SETTINGS",
-    "evaluate_setting",
-    "make_classifier",
-    "ml_efficacy",
-    "split_frame",
-]
+from ppdp.classifiers import CLASSIFIERS, evaluate_setting
 
-CLASSIFIERS = ("XGBoost", "GBDT", "RF", "MLP", "LR")
+__all__ = ["SETTINGS", "ml_efficacy"]
+
 SETTINGS = ("A", "B", "C")
-
-
-def make_classifier(name: str, seed: int = 0):
-    """An unfitted classifier of the suite (deterministic for ``seed``)."""
-    if name == "XGBoost":
-        from xgboost import XGBClassifier
-
-        return XGBClassifier(
-            n_estimators=100,
-            max_depth=6,
-            learning_rate=0.3,
-            tree_method="hist",
-            n_jobs=1,
-            random_state=seed,
-        )
-    if name == "GBDT":
-        from sklearn.ensemble import HistGradientBoostingClassifier
-
-        return HistGradientBoostingClassifier(max_iter=100, early_stopping=False, random_state=seed)
-    if name == "RF":
-        from sklearn.ensemble import RandomForestClassifier
-
-        return RandomForestClassifier(
-            n_estimators=100, min_samples_leaf=2, n_jobs=1, random_state=seed
-        )
-    if name == "MLP":
-        from sklearn.neural_network import MLPClassifier
-
-        return MLPClassifier(
-            hidden_layer_sizes=(32,),
-            batch_size=512,
-            max_iter=50,
-            early_stopping=True,
-            n_iter_no_change=5,
-            random_state=seed,
-        )
-    if name == "LR":
-        from sklearn.linear_model import LogisticRegression
-
-        return LogisticRegression(max_iter=1000)
-    raise ValueError(f"classifier must be one of {CLASSIFIERS}, got {name!r}")
-
-
-def split_frame(
-    df: pd.DataFrame, *, test_size: float = 0.3, seed: int = 0, stratify: str | None = None
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Random train/test split (stratified on a column if given), indices reset."""
-    from sklearn.model_selection import train_test_split
-
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
-    if len(df) < 4:
-        raise ValueError(f"df needs at least 4 rows to split, got {len(df)}")
-    if not 0.0 < test_size < 1.0:
-        raise ValueError(f"test_size must lie in (0, 1), got {test_size!r}")
-    strat = None
-    if stratify is not None:
-        if stratify not in df.columns:
-            raise ValueError(f"stratify column {stratify!r} is not in the table")
-        counts = df[stratify].value_counts()
-        strat = df[stratify] if counts.min() >= 2 else None
-    train, test = train_test_split(df, test_size=test_size, random_state=seed, stratify=strat)
-    return train.reset_index(drop=True), test.reset_index(drop=True)
-
-
-def _design(train: pd.DataFrame, test: pd.DataFrame, features: Sequence[str]):
-    """One-hot categoricals (categories of both frames) and standardised numerics."""
-    numeric = [
-        c
-        for c in features
-        if pd.api.types.is_numeric_dtype(train[c]) and not pd.api.types.is_bool_dtype(train[c])
-    ]
-    categorical = [c for c in features if c not in numeric]
-    parts_train, parts_test = [], []
-    if numeric:
-        a = train[numeric].to_numpy(dtype=float)
-        b = test[numeric].to_numpy(dtype=float)
-        mean, std = a.mean(axis=0), a.std(axis=0)
-        std = np.where(std > 0, std, 1.0)
-        parts_train.append((a - mean) / std)
-        parts_test.append((b - mean) / std)
-    for col in categorical:
-        cats = pd.unique(pd.concat([train[col], test[col]], ignore_index=True).astype(str))
-        cats = np.sort(cats)
-        ca = pd.Categorical(train[col].astype(str), categories=cats).codes
-        cb = pd.Categorical(test[col].astype(str), categories=cats).codes
-        parts_train.append(np.eye(len(cats))[ca])
-        parts_test.append(np.eye(len(cats))[cb])
-    return np.hstack(parts_train), np.hstack(parts_test)
-
-
-def evaluate_setting(
-    train: pd.DataFrame,
-    test: pd.DataFrame,
-    *,
-    features: Sequence[str],
-    target: str,
-    classifier: str = "GBDT",
-    seed: int = 0,
-    positive: Any = None,
-) -> dict[str, float]:
-    """Train ``classifier`` on ``train[features] -> train[target]``; accuracy and F1 on ``test``.
-
-    ``positive`` is the class scored by F1 (default: the minority class of ``train[target]``).
-    When the training target has a single class the model predicts that class (accuracy and F1
-    follow from it), because no classifier can be fitted on one class.
-    """
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.metrics import accuracy_score, f1_score
-    from threadpoolctl import threadpool_limits
-
-    for name, frame in (("train", train), ("test", test)):
-        if not isinstance(frame, pd.DataFrame):
-            raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
-        if len(frame) == 0:
-            raise ValueError(f"{name} is empty")
-        missing = [c for c in [*features, target] if c not in frame.columns]
-        if missing:
-            raise ValueError(f"{name} lacks the columns {missing}")
-    if not features:
-        raise ValueError("features is empty: give at least one feature column")
-    if target in features:
-        raise ValueError(f"target {target!r} must not be among the features")
-    if classifier not in CLASSIFIERS:
-        raise ValueError(f"classifier must be one of {CLASSIFIERS}, got {classifier!r}")
-    if positive is None:
-        counts = train[target].value_counts(sort=False).sort_index()
-        positive = counts.idxmin()
-    y_train = (train[target] == positive).to_numpy().astype(int)
-    y_test = (test[target] == positive).to_numpy().astype(int)
-    if np.unique(y_train).size < 2:
-        pred = np.full(len(test), y_train[0])
-    else:
-        x_train, x_test = _design(train, test, list(features))
-        model = make_classifier(classifier, seed)
-        if classifier == "MLP":
-            # early stopping holds out 10% for validation; the batch must fit in the rest
-            model.set_params(batch_size=min(512, max(1, int(0.8 * len(x_train)))))
-        # one thread: OpenMP/BLAS pools on a shared two-core machine spin far more than they gain
-        with threadpool_limits(limits=1), warnings.catch_warnings():
-            # an MLP or LR stopped at its iteration cap is still a valid (if weaker) classifier
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            model.fit(x_train, y_train)
-            pred = np.asarray(model.predict(x_test)).astype(int)
-    return {
-        "accuracy": float(accuracy_score(y_test, pred)),
-        "f1": float(f1_score(y_test, pred, zero_division=0.0)),
-    }
 
 
 def ml_efficacy(

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ppdp.mechanisms.mondrian import GeneralizedTable
+from ppdp.tabular import GeneralizedTable
 
 __all__ = [
     "OPERATORS",

@@ -34,26 +34,28 @@ import numpy as np
 
 from ppdp.guarantees import GuaranteeCheck, enforce
 from ppdp.infotheory import pairwise_js_divergence
-from ppdp.mechanisms.hyobscure import (
+from ppdp.mechanisms.exponential import exponential_epsilon, exponential_weights
+
+from .checks import (
+    as_features,
+    as_private,
+    check_clusters,
+    check_solver,
+    float_param,
+    int_param,
+)
+from .domain import Generalization
+from .leakage import (
+    DistanceModel,
     DistanceSpec,
-    Generalization,
-    Release,
-    _as_features,
-    _as_private,
-    _check_clusters,
-    _check_solver,
-    _cluster_value_counts,
-    _DistanceModel,
-    _draw_categorical,
-    _float_param,
-    _int_param,
     cluster_users,
+    cluster_value_counts,
     expected_distance,
     hybrid_leakage,
     repair_budget,
-    sample_cluster_release,
     solve_obfuscation,
 )
+from .release import Release, draw_categorical, sample_cluster_release
 
 __all__ = ["DPObfuscation", "Frapp", "PrivCheck", "RandomObfuscation", "Similarity", "dp_epsilon"]
 
@@ -91,8 +93,8 @@ class _UserLevel:
 
         ``clusters`` and ``rng`` are accepted for a uniform interface and not used.
         """
-        X = _as_features(X)
-        y = _as_private(y, X.shape[0])
+        X = as_features(X)
+        y = as_private(y, X.shape[0])
         gen = _check_generalization(generalization)
         groups = gen.transform(y)
         self.X_ = X
@@ -116,7 +118,7 @@ class _UserLevel:
         rng = _check_rng(rng)
         source = np.empty(len(self.groups_), dtype=np.int64)
         for members, M in zip(self.members_, self.matrices_, strict=True):
-            source[members] = members[_draw_categorical(M, rng)]
+            source[members] = members[draw_categorical(M, rng)]
         return Release(features=self.X_[source], groups=self.groups_.copy(), source=source)
 
 
@@ -124,7 +126,7 @@ class RandomObfuscation(_UserLevel):
     """ "Random": keep own features with probability ``1 - p_rand``, else a uniform other member."""
 
     def __init__(self, p_rand: float = 0.5):
-        p_rand = _float_param(p_rand, "p_rand")
+        p_rand = float_param(p_rand, "p_rand")
         if p_rand > 1:
             raise ValueError(f"p_rand must lie in [0, 1]; got {p_rand}")
         self.p_rand = p_rand
@@ -142,7 +144,7 @@ class Frapp(_UserLevel):
     """FRAPP gamma-diagonal obfuscation: ``p(self) = gamma e``, ``p(other) = e``."""
 
     def __init__(self, gamma: float = 10.0):
-        gamma = _float_param(gamma, "gamma")
+        gamma = float_param(gamma, "gamma")
         if gamma < 1:
             raise ValueError(
                 f"gamma must be >= 1 (self at least as likely as another user); got {gamma}"
@@ -161,7 +163,7 @@ class Similarity(_UserLevel):
     """ "Simp": another member drawn proportionally to cosine similarity, with probability ``p_obf``."""
 
     def __init__(self, p_obf: float = 0.5):
-        p_obf = _float_param(p_obf, "p_obf")
+        p_obf = float_param(p_obf, "p_obf")
         if p_obf > 1:
             raise ValueError(f"p_obf must lie in [0, 1]; got {p_obf}")
         self.p_obf = p_obf
@@ -196,22 +198,19 @@ class DPObfuscation(_UserLevel):
     """
 
     def __init__(self, beta: float = 5.0):
-        self.beta = _float_param(beta, "beta")
+        self.beta = float_param(beta, "beta")
 
     def _group_matrix(self, Xg):
         D = pairwise_js_divergence(Xg)
         self.distances_.append(D)
-        logits = -self.beta * D
-        logits -= logits.max(axis=1, keepdims=True)
-        W = np.exp(logits)
-        return W / W.sum(axis=1, keepdims=True)
+        return exponential_weights(D, self.beta)
 
     def fit(self, X, y, *, generalization, clusters=None, rng=None):
         self.distances_ = []
         super().fit(X, y, generalization=generalization, clusters=clusters, rng=rng)
         d_max = max(float(D.max()) for D in self.distances_)
         self.d_max_ = d_max
-        self.epsilon_ = 2.0 * self.beta * d_max
+        self.epsilon_ = exponential_epsilon(self.beta, d_max)
         return self
 
 
@@ -253,14 +252,14 @@ class PrivCheck:
         distance: DistanceSpec = "centroid_js",
         solver: str = "CLARABEL",
     ):
-        self.budget = _float_param(budget, "budget")
-        self.n_clusters = _int_param(n_clusters, "n_clusters", 1)
+        self.budget = float_param(budget, "budget")
+        self.n_clusters = int_param(n_clusters, "n_clusters", 1)
         if not (callable(distance) or distance in ("centroid_js", "mean_pairwise_js")):
             raise ValueError(
                 f"distance must be 'centroid_js', 'mean_pairwise_js' or a callable; got {distance!r}"
             )
         self.distance = distance
-        self.solver = _check_solver(solver)
+        self.solver = check_solver(solver)
 
     def fit(
         self,
@@ -271,17 +270,17 @@ class PrivCheck:
         clusters: Any = None,
         rng: np.random.Generator | None = None,
     ) -> PrivCheck:
-        X = _as_features(X)
-        y = _as_private(y, X.shape[0])
+        X = as_features(X)
+        y = as_private(y, X.shape[0])
         gen = _check_generalization(generalization)
         if clusters is None:
             clusters = cluster_users(X, self.n_clusters, _check_rng(rng))
-        clusters = _check_clusters(clusters, X.shape[0])
+        clusters = check_clusters(clusters, X.shape[0])
         value_idx = gen.domain.index(y)
         V = len(gen.domain.values)
         C = int(clusters.max()) + 1
-        counts = _cluster_value_counts(clusters, value_idx, C, V)
-        model = _DistanceModel(X, clusters, value_idx, C, V, self.distance)
+        counts = cluster_value_counts(clusters, value_idx, C, V)
+        model = DistanceModel(X, clusters, value_idx, C, V, self.distance)
         D = model.group(np.ones(V, dtype=bool))[None]
         shared, _ = solve_obfuscation(
             counts, gen.labels, D, self.budget, shared=True, solver=self.solver
@@ -338,4 +337,4 @@ class PrivCheck:
 
 def dp_epsilon(beta: float, d_max: float) -> float:
     """Privacy level ``2 beta d_max`` of the exponential obfuscation (Sect. IV-A5)."""
-    return 2.0 * _float_param(beta, "beta") * _float_param(d_max, "d_max")
+    return exponential_epsilon(float_param(beta, "beta"), float_param(d_max, "d_max"))

@@ -1,0 +1,80 @@
+"""One protocol for every mechanism: ``fit(df)``, ``release(random_state)``, ``fit_release``.
+
+Modelled on scikit-learn and diffprivlib. A mechanism's constructor stores its hyper-parameters as
+given; :meth:`ReleaseMixin.fit` checks them and learns from a pandas DataFrame, returning ``self``;
+learned state ends in ``_``; :meth:`ReleaseMixin.release` draws one protected table, a DataFrame
+with the fitted table's columns (values generalized, perturbed or generated), after checking the
+mechanism's declared guarantee on it (:mod:`ppdp.guarantees`)::
+
+    mech = MutualCover(qi=["age", "zip"], sensitive="disease", delta=0.5, l=2)
+    released = mech.fit(df).release(random_state=0)
+
+``random_state`` is None (fresh entropy), an int seed, or a :class:`numpy.random.Generator`, which is
+used as is and advanced, as in scikit-learn. The same int gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
+
+__all__ = ["NotFittedError", "ReleaseMixin", "check_fitted", "check_frame", "check_random_state"]
+
+
+def check_random_state(random_state: Any, name: str = "random_state") -> np.random.Generator:
+    """A :class:`numpy.random.Generator` from None, an int seed >= 0 or a Generator.
+
+    A Generator is returned as is (the caller's stream advances); an int seeds a new one; None
+    draws fresh entropy from the operating system. scikit-learn's own helper returns the legacy
+    ``RandomState``, which this library does not use.
+    """
+    if random_state is None or isinstance(random_state, np.random.Generator):
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"{name} must be an int >= 0, got {random_state!r}")
+        return np.random.default_rng(int(random_state))
+    raise TypeError(
+        f"{name} must be None, an int >= 0 or a numpy.random.Generator, "
+        f"got {type(random_state).__name__} {random_state!r}"
+    )
+
+
+def check_frame(df: Any, name: str = "df") -> pd.DataFrame:
+    """``df`` itself if it is a non-empty DataFrame with unique string column names."""
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(df).__name__}")
+    if len(df) == 0:
+        raise ValueError(f"{name} has no rows; a release needs at least one")
+    duplicated = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+    if duplicated:
+        raise ValueError(f"{name} repeats the column names {duplicated}; names must be unique")
+    return df
+
+
+def check_fitted(mechanism: Any, attributes: str | list[str] | None = None) -> None:
+    """Raise :class:`sklearn.exceptions.NotFittedError` unless ``fit`` has run."""
+    check_is_fitted(
+        mechanism,
+        attributes,
+        msg=f"this {type(mechanism).__name__} is not fitted yet; call fit(df) before release()",
+    )
+
+
+class ReleaseMixin:
+    """``fit_release`` for a mechanism that defines ``fit(df, ...)`` and ``release(random_state)``."""
+
+    def fit(self, df: pd.DataFrame, *args: Any, **kwargs: Any):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def release(self, random_state: Any = None) -> pd.DataFrame:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def fit_release(self, df: pd.DataFrame, random_state: Any = None, **fit_params: Any):
+        """``fit(df, **fit_params).release(random_state)``: one protected copy of ``df``."""
+        return self.fit(df, **fit_params).release(random_state=random_state)

@@ -1,0 +1,178 @@
+"""Parameter and input checks shared by the modules of :mod:`ppdp.mechanisms.hyobscure`."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+
+def int_param(value: Any, name: str, low: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{name} must be an int; got {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}; got {value!r}")
+    return int(value)
+
+
+def float_param(value: Any, name: str, low: float = 0.0) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise TypeError(f"{name} must be a number; got {value!r}")
+    value = float(value)
+    if not math.isfinite(value) or value < low:
+        raise ValueError(f"{name} must be a finite number >= {low}; got {value!r}")
+    return value
+
+
+def check_constraints(k, alpha, l, beta):  # noqa: E741
+    k = int_param(k, "k", 1)
+    alpha = int_param(alpha, "alpha", 1)
+    l = int_param(l, "l", 1)  # noqa: E741
+    beta = int_param(beta, "beta", 1)
+    if alpha < k:
+        raise ValueError(f"alpha must be >= k (Definition 2); got k={k}, alpha={alpha}")
+    if beta < l:
+        raise ValueError(f"beta must be >= l (Definition 3); got l={l}, beta={beta}")
+    return k, alpha, l, beta
+
+
+def as_features(X: Any) -> np.ndarray:
+    _reject_non_numeric(X, "X")
+    arr = np.asarray(X, dtype=np.float64)
+    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(
+            f"X must be a non-empty 2-D array (users x features); got shape {arr.shape}"
+        )
+    if not np.isfinite(arr).all() or (arr < 0).any():
+        raise ValueError("X must hold finite, non-negative feature values (ratings or counts)")
+    return arr
+
+
+def _reject_non_numeric(X: Any, name: str) -> None:
+    """A table with a text or object column cannot be cast silently: name the column and dtype."""
+    from pandas.api.types import is_numeric_dtype
+
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is not None and hasattr(dtypes, "items"):  # a DataFrame
+        for col, dtype in dtypes.items():
+            if not is_numeric_dtype(dtype):
+                raise TypeError(
+                    f"{name} must hold numeric feature values; column {col!r} has dtype {dtype}"
+                )
+        return
+    arr = np.asarray(X)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{name} must hold numeric feature values; got an array of dtype {arr.dtype}"
+        )
+
+
+def as_private(y: Any, n: int | None = None) -> np.ndarray:
+    missing = _missing_mask(y)
+    if missing is not None and missing.any():
+        first = int(np.flatnonzero(missing)[0])
+        raise ValueError(
+            f"y must hold an exact private value for every user; {int(missing.sum())} values are "
+            f"missing (first at position {first})"
+        )
+    arr = np.asarray(y)
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                "y must hold integer private values (ages, cell ids); got non-numeric entries"
+            ) from exc
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(
+            f"y must be a non-empty 1-D array of exact private values; got shape {arr.shape}"
+        )
+    if not np.issubdtype(arr.dtype, np.integer):
+        if (
+            np.issubdtype(arr.dtype, np.floating)
+            and np.all(np.isfinite(arr))
+            and np.all(arr == np.round(arr))
+        ):
+            arr = arr.astype(np.int64)
+        else:
+            raise TypeError(
+                f"y must hold integer private values (ages, cell ids); got dtype {arr.dtype}"
+            )
+    if n is not None and arr.size != n:
+        raise ValueError(f"y has {arr.size} entries but X has {n} rows")
+    return arr.astype(np.int64)
+
+
+def _missing_mask(y: Any) -> np.ndarray | None:
+    """Positions of missing values (None, NaN, pd.NA) in ``y``; None when ``y`` cannot hold any."""
+    import pandas as pd
+
+    if isinstance(y, pd.Series | pd.Index):
+        return np.asarray(pd.isna(y))
+    arr = np.asarray(y)
+    if arr.dtype == object:
+        return np.asarray(pd.isna(arr), dtype=bool).reshape(arr.shape).ravel()
+    if arr.dtype.kind == "f":
+        return np.isnan(arr).ravel()
+    return None
+
+
+def check_solver(solver: Any) -> str:
+    if solver not in ("CLARABEL", "SCS"):
+        raise ValueError(f"solver must be 'CLARABEL' or 'SCS'; got {solver!r}")
+    return solver
+
+
+def check_clusters(clusters: Any, n: int, name: str = "clusters") -> np.ndarray:
+    """Precomputed user clusters: one non-negative integer label per row of X."""
+    arr = np.asarray(clusters)
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(f"{name} must hold one label per row of X ({n}); got shape {arr.shape}")
+    if arr.dtype.kind == "f":
+        frac = ~np.isfinite(arr) | (arr != np.round(arr))
+        if frac.any():
+            first = int(np.flatnonzero(frac)[0])
+            raise TypeError(
+                f"{name} must hold integer cluster labels; {name}[{first}] = {float(arr[first])!r} is "
+                "not an integer"
+            )
+        raise TypeError(
+            f"{name} must hold integer cluster labels; got dtype {arr.dtype} (cast integral labels "
+            "with astype(int) first)"
+        )
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must hold integer cluster labels; got dtype {arr.dtype}")
+    if n and arr.min() < 0:
+        first = int(np.flatnonzero(arr < 0)[0])
+        raise ValueError(
+            f"{name} must be labels in [0, n_clusters); {name}[{first}] = {int(arr[first])}"
+        )
+    return arr.astype(np.int64)
+
+
+#: Largest deviation of a mapping row's sum from one accepted as rounding.
+_ROW_SUM_TOL = 1e-9
+
+
+def check_mappings(mappings: Any, shape: tuple[int, int, int], name: str = "mappings"):
+    """Obfuscation mappings: shape ``(K, C, C)``, finite, non-negative, rows summing to one."""
+    arr = np.asarray(mappings, dtype=np.float64)
+    if arr.shape != shape:
+        raise ValueError(f"{name} must have shape (K, C, C) = {shape}; got {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} must be finite; it holds NaN or infinite entries")
+    if (arr < 0).any():
+        g, c, d = np.argwhere(arr < 0)[0]
+        raise ValueError(
+            f"{name} must be non-negative probabilities; {name}[{g}, {c}, {d}] = {arr[g, c, d]:.10g}"
+        )
+    sums = arr.sum(axis=2)
+    bad = np.abs(sums - 1.0) > _ROW_SUM_TOL
+    if bad.any():
+        g, c = np.argwhere(bad)[0]
+        raise ValueError(
+            f"every row of {name} must sum to 1 (within {_ROW_SUM_TOL:g}); row {name}[{g}, {c}] "
+            f"sums to {sums[g, c]:.12g}"
+        )
+    return arr

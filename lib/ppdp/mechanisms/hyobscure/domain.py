@@ -1,0 +1,457 @@
+"""The private domain, generalizations and the I-problem (Algorithm 1) of HyObscure."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from .checks import as_private, check_constraints, int_param
+
+# ------------------------------------------------------------------------------------------------
+# private domain and generalization
+
+
+@dataclass(frozen=True)
+class PrivateDomain:
+    """The distinct exact private values, their coordinates and their neighbourhood graph.
+
+    Attributes
+    ----------
+    values : ndarray, shape (V,)
+        Sorted distinct exact values.
+    coords : ndarray, shape (V, d)
+        Coordinates used by the k-means of the I-problem (the age itself; ``(row, col)`` of a cell).
+    adjacency : scipy.sparse.csr_matrix, shape (V, V)
+        Symmetric neighbour relation: which values may share a boundary between two groups.
+    kind : str
+        ``"interval"`` or ``"grid"``.
+    """
+
+    values: np.ndarray
+    coords: np.ndarray
+    adjacency: sp.csr_matrix
+    kind: str
+    grid_width: int | None = None
+
+    def index(self, y: np.ndarray) -> np.ndarray:
+        """Position of each exact value in :attr:`values`; unknown values raise ValueError."""
+        y = np.asarray(y)
+        idx = np.searchsorted(self.values, y)
+        idx_c = np.clip(idx, 0, len(self.values) - 1)
+        bad = self.values[idx_c] != y
+        if bad.any():
+            raise ValueError(
+                f"private value {y[bad][0]!r} is not in the domain of {len(self.values)} values"
+            )
+        return idx_c
+
+
+def private_domain(values: Any, kind: str = "interval", grid_width: int = 60) -> PrivateDomain:
+    """Build the domain of exact private values.
+
+    Parameters
+    ----------
+    values : array_like of int
+        Exact private values (duplicates allowed).
+    kind : {"interval", "grid"}
+        ``"interval"``: ordered values (ages); neighbours are consecutive distinct values.
+        ``"grid"``: cell ids ``row * grid_width + col`` of a 1 km grid (home cells); neighbours are
+        the edges of the Delaunay triangulation of the occupied cells (consecutive cells when they
+        are collinear), so that a contiguous area may skip unoccupied cells.
+    grid_width : int
+        Number of columns of the grid (60 for the Foursquare NYC grid).
+    """
+    vals = np.unique(as_private(values))
+    n = len(vals)
+    if kind == "interval":
+        coords = vals.astype(np.float64)[:, None]
+        rows = np.arange(n - 1)
+        edges = np.stack([rows, rows + 1], axis=1)
+    elif kind == "grid":
+        grid_width = int_param(grid_width, "grid_width", 1)
+        coords = np.stack([vals // grid_width, vals % grid_width], axis=1).astype(np.float64)
+        edges = _delaunay_edges(coords)
+    else:
+        raise ValueError(f"kind must be 'interval' or 'grid'; got {kind!r}")
+    adj = sp.coo_matrix(
+        (
+            np.ones(2 * len(edges)),
+            (np.r_[edges[:, 0], edges[:, 1]], np.r_[edges[:, 1], edges[:, 0]]),
+        ),
+        shape=(n, n),
+    ).tocsr()
+    adj.data[:] = 1.0
+    return PrivateDomain(
+        values=vals,
+        coords=coords,
+        adjacency=adj,
+        kind=kind,
+        grid_width=grid_width if kind == "grid" else None,
+    )
+
+
+def _delaunay_edges(coords: np.ndarray) -> np.ndarray:
+    n = len(coords)
+    if n < 2:
+        return np.zeros((0, 2), dtype=np.int64)
+    centred = coords - coords.mean(axis=0)
+    if n < 3 or np.linalg.matrix_rank(centred) < 2:
+        order = np.lexsort(coords.T[::-1])
+        return np.stack([order[:-1], order[1:]], axis=1)
+    from scipy.spatial import Delaunay
+
+    tri = Delaunay(coords)
+    simplices = tri.simplices
+    pairs = np.concatenate([simplices[:, [0, 1]], simplices[:, [1, 2]], simplices[:, [0, 2]]])
+    pairs.sort(axis=1)
+    return np.unique(pairs, axis=0)
+
+
+@dataclass(frozen=True)
+class Generalization:
+    """A generalization function ``G(y~|y)``: each exact value belongs to exactly one group.
+
+    Attributes
+    ----------
+    domain : PrivateDomain
+    labels : ndarray, shape (V,)
+        Group (0..K-1) of each value of ``domain.values``.
+    """
+
+    domain: PrivateDomain
+    labels: np.ndarray
+
+    @property
+    def n_groups(self) -> int:
+        return int(self.labels.max()) + 1
+
+    def transform(self, y: Any) -> np.ndarray:
+        """Generalized value (group index) of each exact value in ``y``."""
+        return self.labels[self.domain.index(as_private(y))]
+
+    def transform_nearest(self, y: Any) -> np.ndarray:
+        """Like :meth:`transform`, but a value outside the domain takes the group of the nearest
+        domain value (by coordinates; ties to the smaller value). Used for users who were not
+        part of the generalized population, e.g. an attacker's own training users."""
+        y = as_private(y)
+        vals = self.domain.values
+        idx = np.searchsorted(vals, y)
+        idx_c = np.clip(idx, 0, len(vals) - 1)
+        known = vals[idx_c] == y
+        out = np.empty(len(y), dtype=np.int64)
+        out[known] = self.labels[idx_c[known]]
+        if (~known).any():
+            if self.domain.kind == "interval":
+                pts = y[~known].astype(np.float64)[:, None]
+            else:
+                w = int(self.domain.grid_width)
+                pts = np.stack([y[~known] // w, y[~known] % w], axis=1).astype(np.float64)
+            d = ((pts[:, None, :] - self.domain.coords[None, :, :]) ** 2).sum(axis=2)
+            out[~known] = self.labels[np.argmin(d, axis=1)]
+        return out
+
+    def intervals(self) -> list[tuple[int, int]]:
+        """For an interval domain, ``(min, max)`` exact value of each group."""
+        return [
+            (
+                int(self.domain.values[self.labels == g].min()),
+                int(self.domain.values[self.labels == g].max()),
+            )
+            for g in range(self.n_groups)
+        ]
+
+
+def check_generalization(
+    labels: np.ndarray,
+    value_counts: np.ndarray,
+    domain: PrivateDomain,
+    k: int,
+    alpha: int,
+    l: int,  # noqa: E741
+    beta: int,
+) -> list[str]:
+    """Violations of (k, alpha)-uniqueness, (l, beta)-variety and contiguity (empty when none).
+
+    Parameters
+    ----------
+    labels : ndarray, shape (V,)
+        Group of each value.
+    value_counts : ndarray, shape (V,)
+        Number of users holding each value (Definition 2 counts users, Definition 3 values).
+    """
+    labels = np.asarray(labels)
+    problems = []
+    n_groups = int(labels.max()) + 1
+    users = np.bincount(labels, weights=value_counts, minlength=n_groups)
+    nvals = np.bincount(labels, minlength=n_groups)
+    for g in range(n_groups):
+        if nvals[g] == 0:
+            problems.append(f"group {g} is empty")
+            continue
+        if not k <= users[g] <= alpha:
+            problems.append(
+                f"group {g} has {int(users[g])} users, outside [k, alpha] = [{k}, {alpha}]"
+            )
+        if not l <= nvals[g] <= beta:
+            problems.append(
+                f"group {g} has {int(nvals[g])} values, outside [l, beta] = [{l}, {beta}]"
+            )
+        members = np.flatnonzero(labels == g)
+        if len(members) > 1:
+            sub = domain.adjacency[members][:, members]
+            ncomp, _ = connected_components(sub, directed=False)
+            if ncomp > 1:
+                problems.append(f"group {g} is not contiguous ({ncomp} pieces)")
+    return problems
+
+
+# ------------------------------------------------------------------------------------------------
+# I-problem (Algorithm 1)
+
+
+def _one_kmeans_run(counts, domain, K, k, alpha, l, beta, rng, max_iter):  # noqa: E741
+    """One constraint-aware k-means run (Algorithm 1) from random centres; None when stuck."""
+    V = len(counts)
+    coords = domain.coords
+    adj = domain.adjacency.tolil().rows
+    present = np.flatnonzero(counts > 0)
+    if len(present) < K:
+        return None
+    # random initial centres (line 5), spread by user-weighted k-means++ seeding
+    chosen = [int(rng.choice(present, p=counts[present] / counts[present].sum()))]
+    for _ in range(1, K):
+        d2 = (
+            ((coords[present][:, None, :] - coords[chosen][None, :, :]) ** 2)
+            .sum(axis=2)
+            .min(axis=1)
+        )
+        w = counts[present] * d2
+        if w.sum() <= 0:
+            return None
+        chosen.append(int(rng.choice(present, p=w / w.sum())))
+    centres = coords[chosen]
+    seen = set()
+    best = None
+    for _ in range(max_iter):
+        labels = -np.ones(V, dtype=np.int64)
+        users = np.zeros(K)
+        nvals = np.zeros(K, dtype=np.int64)
+        # line 5/7/9: each group starts from the free value closest to its centre
+        for g in range(K):
+            d = ((coords - centres[g]) ** 2).sum(axis=1)
+            d[labels >= 0] = np.inf
+            v = int(np.argmin(d))
+            if counts[v] > alpha:
+                return None
+            labels[v] = g
+            users[g] += counts[v]
+            nvals[g] += 1
+        stuck = False
+        for _step in range(V - K):
+            # candidate pairs: a free value adjacent to a group (contiguity) that fits (line 16)
+            free = labels < 0
+            best_pair = None
+            best_key = None
+            for v in np.flatnonzero(free):
+                neigh_groups = {int(labels[u]) for u in adj[v] if labels[u] >= 0}
+                for g in neigh_groups:
+                    if users[g] + counts[v] > alpha or nvals[g] + 1 > beta:
+                        continue
+                    need = users[g] < k or nvals[g] < l  # S_{k,l} first (lines 17-20)
+                    dist = float(((coords[v] - centres[g]) ** 2).sum())
+                    key = (0 if need else 1, dist, v, g)
+                    if best_key is None or key < best_key:
+                        best_key, best_pair = key, (v, g)
+            if best_pair is None:
+                stuck = True
+                break
+            v, g = best_pair
+            labels[v] = g
+            users[g] += counts[v]
+            nvals[g] += 1
+        if stuck:
+            return best
+        if ((users < k) | (nvals < l)).any():
+            return best
+        objective = float(
+            sum(
+                (
+                    counts[labels == g]
+                    * ((coords[labels == g] - _centre(coords, counts, labels, g)) ** 2).sum(axis=1)
+                ).sum()
+                for g in range(K)
+            )
+        )
+        best = (labels.copy(), objective)
+        key = labels.tobytes()
+        if key in seen:
+            break
+        seen.add(key)
+        centres = np.stack([_centre(coords, counts, labels, g) for g in range(K)])
+    return best
+
+
+def _centre(coords, counts, labels, g):
+    w = counts[labels == g]
+    pts = coords[labels == g]
+    if w.sum() > 0:
+        return (w[:, None] * pts).sum(axis=0) / w.sum()
+    return pts.mean(axis=0)
+
+
+def optimal_interval_partition(
+    counts: np.ndarray,
+    coords: np.ndarray,
+    K: int,
+    k: int,
+    alpha: int,
+    l: int,  # noqa: E741
+    beta: int,
+) -> np.ndarray | None:
+    """Exact I-problem for ordered values: the partition into ``K`` contiguous intervals that
+    minimizes the user-weighted within-group sum of squares (Eq. 23) under (k, alpha) and
+    (l, beta), by dynamic programming (the 1-D optimal k-means of Wang and Song [27] with the
+    constraints added). Returns the labels, or None when no such partition exists."""
+    counts = np.asarray(counts, dtype=np.float64)
+    x = np.asarray(coords, dtype=np.float64).reshape(len(counts), -1)[:, 0]
+    V = len(counts)
+    cw = np.r_[0.0, np.cumsum(counts)]
+    cx = np.r_[0.0, np.cumsum(counts * x)]
+    cxx = np.r_[0.0, np.cumsum(counts * x * x)]
+
+    def sse(i, j):  # values i..j-1
+        w = cw[j] - cw[i]
+        if w <= 0:
+            return 0.0
+        m = cx[j] - cx[i]
+        return float(cxx[j] - cxx[i] - m * m / w)
+
+    inf = math.inf
+    cost = np.full((K + 1, V + 1), inf)
+    back = np.full((K + 1, V + 1), -1, dtype=np.int64)
+    cost[0, 0] = 0.0
+    for g in range(1, K + 1):
+        for j in range(1, V + 1):
+            for i in range(max(0, j - beta), j - l + 1):
+                if cost[g - 1, i] == inf:
+                    continue
+                users = cw[j] - cw[i]
+                if not k <= users <= alpha:
+                    continue
+                c = cost[g - 1, i] + sse(i, j)
+                if c < cost[g, j] - 1e-12:
+                    cost[g, j], back[g, j] = c, i
+    if cost[K, V] == inf:
+        return None
+    labels = np.empty(V, dtype=np.int64)
+    j = V
+    for g in range(K, 0, -1):
+        i = back[g, j]
+        labels[i:j] = g - 1
+        j = i
+    return labels
+
+
+def _relabel_in_order(labels: np.ndarray, coords: np.ndarray) -> np.ndarray:
+    """Number groups by the lexicographic order of their smallest coordinates (stable output)."""
+    K = int(labels.max()) + 1
+    firsts = [tuple(coords[labels == g].min(axis=0)) for g in range(K)]
+    order = sorted(range(K), key=lambda g: firsts[g])
+    remap = np.empty(K, dtype=np.int64)
+    remap[order] = np.arange(K)
+    return remap[labels]
+
+
+def initial_generalization(
+    y: Any,
+    domain: PrivateDomain,
+    n_groups: int,
+    k: int,
+    alpha: int,
+    l: int,  # noqa: E741
+    beta: int,
+    rng: np.random.Generator,
+    *,
+    n_init: int = 10,
+    max_iter: int = 30,
+    exact_fallback: bool = True,
+) -> Generalization:
+    """Solve the I-problem (Eqs. 23-25) with constraint-aware k-means (Algorithm 1).
+
+    Each group starts from the free value closest to its centre; then, repeatedly, the closest
+    (free value, group) pair is assigned, preferring groups that do not yet hold ``k`` users and
+    ``l`` values, refusing pairs that would exceed ``alpha`` users or ``beta`` values, and only
+    pairing a value with a group it borders (groups stay contiguous). Centres are re-estimated
+    (user-weighted means) until the partition repeats. A run that gets stuck is restarted from
+    other random centres (``n_init`` times) and then with ``K + 1`` groups, as in line 22, up to
+    ``floor(|U| / k)`` groups. For ages (interval domain) a stuck ``K`` is settled exactly by
+    :func:`optimal_interval_partition` when ``exact_fallback`` is true, so that a feasible
+    setting is never reported infeasible.
+
+    Raises
+    ------
+    ValueError
+        When ``n_groups`` lies outside ``[|U|/alpha, |U|/k]`` or no feasible partition is found;
+        the message names the bound that cannot be met.
+    """
+    k, alpha, l, beta = check_constraints(k, alpha, l, beta)  # noqa: E741
+    n_groups = int_param(n_groups, "n_groups", 1)
+    n_init = int_param(n_init, "n_init", 1)
+    idx = domain.index(as_private(y))
+    counts = np.bincount(idx, minlength=len(domain.values)).astype(np.float64)
+    n_users = int(counts.sum())
+    V = len(domain.values)
+    if k > n_users:
+        raise ValueError(f"k={k} exceeds the number of users |U|={n_users}")
+    if l > V:
+        raise ValueError(f"l={l} exceeds the number of distinct private values ({V})")
+    if n_groups * alpha < n_users:
+        raise ValueError(
+            f"n_groups={n_groups} is below |U|/alpha = {n_users}/{alpha} = {n_users / alpha:.2f}: "
+            f"{n_groups} groups of at most alpha={alpha} users cannot hold {n_users} users"
+        )
+    if n_groups * k > n_users:
+        raise ValueError(
+            f"n_groups={n_groups} exceeds |U|/k = {n_users}/{k} = {n_users / k:.2f}: "
+            f"{n_groups} groups of at least k={k} users need more than {n_users} users"
+        )
+    if counts.max() > alpha:
+        v = domain.values[int(np.argmax(counts))]
+        raise ValueError(
+            f"alpha={alpha} is below the {int(counts.max())} users who share the value {v}"
+        )
+    max_groups = n_users // k
+    reasons = []
+    for K in range(n_groups, max_groups + 1):
+        if K * beta < V:
+            reasons.append(
+                f"K={K}: {K} groups of at most beta={beta} values cannot cover {V} values"
+            )
+            continue
+        if K * l > V:
+            reasons.append(f"K={K}: {K} groups of at least l={l} values need more than {V} values")
+            break
+        best = None
+        for _ in range(n_init):
+            run = _one_kmeans_run(counts, domain, K, k, alpha, l, beta, rng, max_iter)
+            if run is not None and (best is None or run[1] < best[1] - 1e-12):
+                best = run
+        if best is not None:
+            labels = _relabel_in_order(best[0], domain.coords)
+            return Generalization(domain=domain, labels=labels)
+        if domain.kind == "interval" and exact_fallback:
+            labels = optimal_interval_partition(counts, domain.coords, K, k, alpha, l, beta)
+            if labels is not None:
+                return Generalization(domain=domain, labels=labels)
+            reasons.append(f"K={K}: no partition into {K} intervals meets the bounds (exact check)")
+            continue
+        reasons.append(f"K={K}: constraint-aware k-means got stuck in {n_init} runs")
+    raise ValueError(
+        f"no generalization satisfies (k, alpha)=({k}, {alpha}) and (l, beta)=({l}, {beta}) with "
+        f"contiguous groups for {n_users} users over {V} values; " + "; ".join(reasons)
+    )

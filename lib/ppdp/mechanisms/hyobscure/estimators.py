@@ -1,0 +1,413 @@
+"""HyObscure (Algorithm 4) and its variants XObf and YGen."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from scipy.sparse.csgraph import connected_components
+
+from ppdp.guarantees import GuaranteeCheck, enforce
+
+from .baselines import PrivCheck
+from .boosting import improve_generalization
+from .checks import (
+    as_features,
+    as_private,
+    check_clusters,
+    check_constraints,
+    check_mappings,
+    check_solver,
+    float_param,
+    int_param,
+)
+from .domain import Generalization, initial_generalization, private_domain
+from .leakage import (
+    DistanceModel,
+    DistanceSpec,
+    cluster_users,
+    cluster_value_counts,
+    expected_distance,
+    hybrid_leakage,
+    repair_budget,
+    scalar_loss,
+    solve_obfuscation,
+)
+from .release import Release, sample_cluster_release
+
+# ------------------------------------------------------------------------------------------------
+# HyObscure (Algorithm 4) and variants
+
+
+class HyObscure:
+    """Hybrid obscuring (Algorithm 4): I-problem, then O- and G-problems cross-iterated.
+
+    Parameters
+    ----------
+    n_groups : int
+        Requested number of generalized values ``|Y~|`` (Table II: 4); the I-problem may add groups
+        when stuck (Algorithm 1, line 22).
+    k, alpha : int
+        (k, alpha)-uniqueness: every group holds between ``k`` and ``alpha`` users.
+    l, beta : int
+        (l, beta)-variety: every group holds between ``l`` and ``beta`` distinct exact values.
+    budget : float
+        Obfuscation budget ``Delta Q`` of Eq. (16), bits of Jensen-Shannon divergence.
+    n_clusters : int
+        Number of user clusters ``|C|`` (Table II: 10 MovieLens, 8 Foursquare).
+    domain : {"interval", "grid"}
+        Ages (intervals) or home cells (contiguous areas of a grid ``grid_width`` cells wide).
+    distance : {"centroid_js", "mean_pairwise_js"} or callable
+        Cluster distance (see the notes of :mod:`ppdp.mechanisms.hyobscure`).
+    budget_scope : {"global", "group"}
+    threshold : float
+        Stop when the leakage improves by less than this between iterations (paper: 1e-4).
+    max_iter : int
+        Maximum number of O/G cross-iterations.
+    max_moves : int
+        Maximum accepted boundary moves per G-problem.
+    n_init : int
+        Random restarts of the I-problem per number of groups.
+    solver : str
+        cvxpy solver for the O-problem.
+
+    Attributes
+    ----------
+    generalization_ : Generalization
+    initial_generalization_ : Generalization
+    clusters_ : ndarray (n,)
+    groups_ : ndarray (n,)
+        Generalized value of each user.
+    mappings_ : ndarray (K, C, C)
+    leakage_ : float
+        ``I(Y; C^, Y~)`` of the final pair, bits.
+    utility_loss_ : float
+    history_ : list of dict
+        One record per phase: ``iteration``, ``phase`` ("O" or "G"), ``leakage``, ``utility_loss``.
+    """
+
+    _do_o = True
+    _do_g = True
+
+    def __init__(
+        self,
+        n_groups: int = 4,
+        k: int = 100,
+        alpha: int = 200,
+        l: int = 4,  # noqa: E741
+        beta: int = 8,
+        budget: float = 0.1,
+        n_clusters: int = 10,
+        *,
+        domain: str = "interval",
+        grid_width: int = 60,
+        distance: DistanceSpec = "centroid_js",
+        budget_scope: str = "global",
+        threshold: float = 1e-4,
+        max_iter: int = 20,
+        max_moves: int = 100,
+        n_init: int = 10,
+        solver: str = "CLARABEL",
+    ):
+        self.k, self.alpha, self.l, self.beta = check_constraints(k, alpha, l, beta)
+        self.n_groups = int_param(n_groups, "n_groups", 1)
+        self.budget = float_param(budget, "budget")
+        self.n_clusters = int_param(n_clusters, "n_clusters", 1)
+        if domain not in ("interval", "grid"):
+            raise ValueError(f"domain must be 'interval' or 'grid'; got {domain!r}")
+        self.domain = domain
+        self.grid_width = int_param(grid_width, "grid_width", 1)
+        if not (callable(distance) or distance in ("centroid_js", "mean_pairwise_js")):
+            raise ValueError(
+                f"distance must be 'centroid_js', 'mean_pairwise_js' or a callable; got {distance!r}"
+            )
+        self.distance = distance
+        if budget_scope not in ("global", "group"):
+            raise ValueError(f"budget_scope must be 'global' or 'group'; got {budget_scope!r}")
+        self.budget_scope = budget_scope
+        self.threshold = float_param(threshold, "threshold")
+        self.max_iter = int_param(max_iter, "max_iter", 1)
+        self.max_moves = int_param(max_moves, "max_moves", 0)
+        self.n_init = int_param(n_init, "n_init", 1)
+        self.solver = check_solver(solver)
+
+    # -- fitting ---------------------------------------------------------------------------------
+    def _initial_generalization(self, y, rng):
+        """G^0 of Algorithm 1 under this estimator's (k, alpha) and (l, beta) constraints."""
+        domain = private_domain(y, self.domain, self.grid_width)
+        return initial_generalization(
+            y, domain, self.n_groups, self.k, self.alpha, self.l, self.beta, rng, n_init=self.n_init
+        )
+
+    def _prepare(self, X, y, clusters, generalization, rng):
+        X = as_features(X)
+        y = as_private(y, X.shape[0])
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        if clusters is None:
+            clusters = cluster_users(X, self.n_clusters, rng)
+        else:
+            clusters = check_clusters(clusters, X.shape[0])
+        if generalization is None:
+            generalization = self._initial_generalization(y, rng)
+        elif not isinstance(generalization, Generalization):
+            raise TypeError(
+                f"generalization must be a Generalization; got {type(generalization).__name__}"
+            )
+        domain = generalization.domain
+        value_idx = domain.index(y)
+        C = max(int(clusters.max()) + 1, 1)
+        counts = cluster_value_counts(clusters, value_idx, C, len(domain.values))
+        dist_model = DistanceModel(X, clusters, value_idx, C, len(domain.values), self.distance)
+        self.X_ = X
+        self.y_ = y
+        self.clusters_ = clusters
+        self.initial_generalization_ = generalization
+        self.counts_ = counts
+        self._value_idx = value_idx
+        self._dist_model = dist_model
+        return X, y, clusters, generalization, counts, dist_model
+
+    def fit(
+        self,
+        X: Any,
+        y: Any,
+        *,
+        rng: np.random.Generator,
+        clusters: Any = None,
+        generalization: Generalization | None = None,
+        mappings: np.ndarray | None = None,
+        progress: bool = False,
+    ) -> HyObscure:
+        """Learn the generalization and the obfuscation.
+
+        Parameters
+        ----------
+        X : array_like, shape (n, m)
+            Insensitive features (non-negative).
+        y : array_like of int, shape (n,)
+            Exact private values.
+        rng : numpy.random.Generator
+            Drives clustering, the I-problem restarts and the G-problem's move order.
+        clusters : array_like, optional
+            Precomputed user clusters (otherwise k-means with ``n_clusters``).
+        generalization : Generalization, optional
+            Start from this generalization instead of solving the I-problem.
+        mappings : ndarray (K, C, C), optional
+            Fixed obfuscation (used by :class:`YGen`; the O-problem is then skipped).
+        progress : bool
+            Show a progress bar over the cross-iterations.
+        """
+        X, y, clusters, gen, counts, dist_model = self._prepare(X, y, clusters, generalization, rng)
+        history: list[dict] = []
+        iterator = range(self.max_iter)
+        if progress:
+            from tqdm.auto import tqdm
+
+            iterator = tqdm(iterator, desc="HyObscure")
+        fixed = mappings is not None
+        if fixed:
+            C = counts.shape[0]
+            mappings = check_mappings(mappings, (gen.n_groups, C, C))
+        previous = math.inf
+        for it in iterator:
+            if self._do_o and not fixed:
+                distances = dist_model.all_groups(gen.labels)
+                mappings, _ = solve_obfuscation(
+                    counts,
+                    gen.labels,
+                    distances,
+                    self.budget,
+                    scope=self.budget_scope,
+                    solver=self.solver,
+                )
+            leak = hybrid_leakage(counts, gen.labels, mappings)
+            loss = scalar_loss(
+                counts, gen.labels, mappings, dist_model.all_groups(gen.labels), self.budget_scope
+            )
+            history.append({"iteration": it, "phase": "O", "leakage": leak, "utility_loss": loss})
+            if previous - leak < self.threshold or not self._do_g:
+                break
+            previous = leak
+            gen, moves = improve_generalization(
+                gen,
+                counts,
+                mappings,
+                dist_model,
+                self.k,
+                self.alpha,
+                self.l,
+                self.beta,
+                rng,
+                scope=self.budget_scope,
+                max_moves=self.max_moves,
+            )
+            history.extend(
+                {
+                    "iteration": it,
+                    "phase": "move",
+                    "leakage": rec["leakage"],
+                    "utility_loss": rec["utility_loss"],
+                }
+                for rec in moves
+            )
+            leak_g = hybrid_leakage(counts, gen.labels, mappings)
+            loss_g = scalar_loss(
+                counts, gen.labels, mappings, dist_model.all_groups(gen.labels), self.budget_scope
+            )
+            history.append(
+                {
+                    "iteration": it,
+                    "phase": "G",
+                    "leakage": leak_g,
+                    "utility_loss": loss_g,
+                    "moves": len(moves),
+                }
+            )
+            if fixed or not moves:
+                break
+        self.generalization_ = gen
+        self.mappings_ = self._final_mappings(counts, gen.labels, mappings)
+        self.groups_ = gen.labels[self._value_idx]
+        self.leakage_ = hybrid_leakage(counts, gen.labels, self.mappings_)
+        self.utility_loss_ = scalar_loss(
+            counts, gen.labels, self.mappings_, dist_model.all_groups(gen.labels), self.budget_scope
+        )
+        self.history_ = history
+        enforce(self.guarantee_checks())
+        return self
+
+    def _final_mappings(self, counts, labels, mappings):
+        """The mappings to release. The O-problem's solution already meets the budget exactly
+        (:func:`repair_budget`) and accepted G-moves only lower the utility loss; given mappings
+        are released as they are, so the budget check raises if they break it."""
+        return mappings
+
+    def _budget_terms(self):
+        """Distances and scope in which the budget is declared: Eq. (16) inside the groups."""
+        return self._dist_model.all_groups(self.generalization_.labels), self.budget_scope
+
+    # -- guarantees ------------------------------------------------------------------------------
+    def guarantee_checks(self) -> list[GuaranteeCheck]:
+        """The declared bounds measured on the fitted generalization and obfuscation.
+
+        * ``utility budget``: the expected distance of Eq. (16) of :attr:`mappings_` on the
+          fitted groups, at most ``budget`` (over all users, or the worst group with
+          ``budget_scope="group"``);
+        * ``k-uniqueness`` / ``alpha-uniqueness``: the fewest / most users in a group
+          (Definition 2), at least ``k`` / at most ``alpha``;
+        * ``l-variety`` / ``beta-variety``: the fewest / most exact values in a group
+          (Definition 3), at least ``l`` / at most ``beta``;
+        * ``contiguity``: the most connected pieces of a group, at most 1.
+
+        The bounds are the ones this estimator was constructed with, whatever generalization
+        ``fit`` started from.
+        """
+        if not hasattr(self, "mappings_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        name = type(self).__name__
+        gen = self.generalization_
+        distances, scope = self._budget_terms()
+        loss = expected_distance(self.counts_, gen.labels, self.mappings_, distances, scope)
+        if scope == "group":
+            worst = int(np.argmax(loss))
+            measured, where = float(loss[worst]), f"group {worst}"
+        else:
+            measured, where = float(loss), "all users"
+        checks = [GuaranteeCheck(name, "utility budget", self.budget, measured, "at_most", where)]
+        labels = gen.labels
+        K = gen.n_groups
+        users = np.bincount(labels, weights=self.counts_.sum(axis=0), minlength=K)
+        nvals = np.bincount(labels, minlength=K)
+        pieces = np.zeros(K, dtype=np.int64)
+        for g in range(K):
+            members = np.flatnonzero(labels == g)
+            if len(members):
+                sub = gen.domain.adjacency[members][:, members]
+                pieces[g] = connected_components(sub, directed=False)[0]
+        for guarantee, values, bound, sense in (
+            ("k-uniqueness (users per group)", users, self.k, "at_least"),
+            ("alpha-uniqueness (users per group)", users, self.alpha, "at_most"),
+            ("l-variety (values per group)", nvals, self.l, "at_least"),
+            ("beta-variety (values per group)", nvals, self.beta, "at_most"),
+            ("contiguity (pieces per group)", pieces, 1, "at_most"),
+        ):
+            g = int(np.argmin(values) if sense == "at_least" else np.argmax(values))
+            checks.append(
+                GuaranteeCheck(name, guarantee, bound, float(values[g]), sense, f"group {g}")
+            )
+        return checks
+
+    # -- releasing -------------------------------------------------------------------------------
+    def sample(self, rng: np.random.Generator) -> Release:
+        """Publish one data set with the fitted functions (Algorithm 4, line 6)."""
+        if not hasattr(self, "mappings_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        # the bounds are properties of the fitted channel: a broken one is never sampled from
+        enforce(self.guarantee_checks())
+        return sample_cluster_release(self.X_, self.clusters_, self.groups_, self.mappings_, rng)
+
+
+class XObf(HyObscure):
+    """Variant XObf: the initial generalization ``G^0`` and one generalization-aware obfuscation
+    (O-problem), without cross-iteration."""
+
+    _do_g = False
+
+
+class YGen(HyObscure):
+    """Variant YGen: a given obfuscation (by default PrivCheck's) and the stochastic
+    privacy-utility boosting of the generalization (G-problem), without re-optimizing it.
+
+    ``fit`` takes ``mappings`` (K, C, C); without them PrivCheck's mapping is learned first.
+
+    The budget is PrivCheck's: the expected distance between a user's cluster and the published
+    one over all users, with distances between the clusters' aggregates over the whole population
+    (blind to the groups), not Eq. (16)'s distances inside the groups; :attr:`utility_loss_`
+    still reports the latter, for comparison with HyObscure. The G-problem's moves keep Eq. (16)'s
+    loss from rising, not PrivCheck's, so after them PrivCheck's mapping is brought back within
+    its budget by :func:`repair_budget`; given ``mappings`` are released as they are and must
+    meet the budget themselves.
+    """
+
+    def _blind_distances(self, K: int) -> np.ndarray:
+        V = len(self.initial_generalization_.domain.values)
+        D = self._dist_model.group(np.ones(V, dtype=bool))
+        return np.broadcast_to(D, (K, *D.shape)).copy()
+
+    def _budget_terms(self):
+        return self._blind_distances(self.generalization_.n_groups), "global"
+
+    def _final_mappings(self, counts, labels, mappings):
+        self.budget_excess_ = 0.0
+        if not self._from_privcheck:
+            return mappings
+        D = self._blind_distances(mappings.shape[0])
+        repaired, self.budget_excess_ = repair_budget(
+            counts, labels, mappings, D, self.budget, "global"
+        )
+        return repaired
+
+    def fit(self, X, y, *, rng, clusters=None, generalization=None, mappings=None, progress=False):
+        self._from_privcheck = mappings is None
+        if mappings is None:
+            X_arr = as_features(X)
+            if clusters is None:
+                clusters = cluster_users(X_arr, self.n_clusters, rng)
+            if generalization is None:
+                generalization = self._initial_generalization(y, rng)
+            pc = PrivCheck(budget=self.budget, distance=self.distance, solver=self.solver)
+            pc.fit(X_arr, y, generalization=generalization, clusters=clusters)
+            mappings = pc.mappings_
+        return super().fit(
+            X,
+            y,
+            rng=rng,
+            clusters=clusters,
+            generalization=generalization,
+            mappings=mappings,
+            progress=progress,
+        )

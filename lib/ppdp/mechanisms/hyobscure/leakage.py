@@ -1,0 +1,439 @@
+"""User clusters and their distances, the leakage of Theorem 1, the utility budget and the
+O-problem (Algorithm 2) of HyObscure."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+
+from ppdp.infotheory import mutual_information, pairwise_js_divergence
+
+from .checks import as_features, as_private, float_param, int_param
+from .domain import Generalization
+
+_LN2 = math.log(2.0)
+_OK_STATUS = ("optimal",)
+
+
+# ------------------------------------------------------------------------------------------------
+# clusters and distances
+
+
+def cluster_users(
+    X: Any, n_clusters: int, rng: np.random.Generator, *, n_init: int = 10
+) -> np.ndarray:
+    """Cluster users on their insensitive features with k-means (Algorithm 2, line 1)."""
+    from sklearn.cluster import KMeans
+
+    X = as_features(X)
+    n_clusters = int_param(n_clusters, "n_clusters", 1)
+    if n_clusters > X.shape[0]:
+        raise ValueError(f"n_clusters={n_clusters} exceeds the number of users ({X.shape[0]})")
+    seed = int(rng.integers(2**31 - 1))
+    km = KMeans(
+        n_clusters=n_clusters, n_init=int_param(n_init, "n_init", 1), random_state=seed
+    ).fit(X)
+    # number clusters by size then by first member, so that the labels do not depend on k-means order
+    labels = km.labels_
+    sizes = np.bincount(labels, minlength=n_clusters)
+    firsts = np.array(
+        [np.flatnonzero(labels == c)[0] if sizes[c] else X.shape[0] for c in range(n_clusters)]
+    )
+    order = np.lexsort((firsts, -sizes))
+    remap = np.empty(n_clusters, dtype=np.int64)
+    remap[order] = np.arange(n_clusters)
+    return remap[labels]
+
+
+DistanceSpec = str | Callable[[np.ndarray, np.ndarray], float]
+
+
+class DistanceModel:
+    """Cluster-to-cluster distances inside each group, cheap to update after a boundary move."""
+
+    def __init__(self, X, clusters, value_idx, n_clusters, n_values, metric: DistanceSpec):
+        self.metric = metric
+        self.X = X
+        self.clusters = clusters
+        self.value_idx = value_idx
+        self.C = n_clusters
+        if metric == "centroid_js":
+            # feature sums per (value, cluster): aggregates of a group are sums over its values
+            S = np.zeros((n_values, n_clusters, X.shape[1]))
+            np.add.at(S, (value_idx, clusters), X)
+            self.S = S
+        elif metric == "mean_pairwise_js":
+            if X.shape[0] > 20000:
+                raise ValueError(
+                    f"distance='mean_pairwise_js' needs a {X.shape[0]}x{X.shape[0]} matrix; "
+                    "use 'centroid_js' for populations above 20,000 users"
+                )
+            self.J = pairwise_js_divergence(X)
+        elif callable(metric):
+            pass
+        else:
+            raise ValueError(
+                f"distance must be 'centroid_js', 'mean_pairwise_js' or a callable; got {metric!r}"
+            )
+
+    def group(self, value_mask: np.ndarray) -> np.ndarray:
+        """(C, C) distances between clusters restricted to the users whose value is in the mask;
+        NaN where a cluster has no such user."""
+        C = self.C
+        out = np.full((C, C), np.nan)
+        if self.metric == "centroid_js":
+            agg = self.S[value_mask].sum(axis=0)
+            present = np.flatnonzero(agg.sum(axis=1) > 0)
+            if len(present):
+                out[np.ix_(present, present)] = pairwise_js_divergence(agg[present])
+            return out
+        users = np.flatnonzero(value_mask[self.value_idx])
+        cl = self.clusters[users]
+        present = np.unique(cl)
+        if self.metric == "mean_pairwise_js":
+            ind = np.zeros((len(users), C))
+            ind[np.arange(len(users)), cl] = 1.0
+            sums = ind.T @ self.J[np.ix_(users, users)] @ ind
+            sizes = ind.sum(axis=0)
+            mean = sums / np.maximum(np.outer(sizes, sizes), 1.0)
+            out[np.ix_(present, present)] = mean[np.ix_(present, present)]
+            return out
+        for a in present:
+            for b in present:
+                out[a, b] = float(self.metric(self.X[users[cl == a]], self.X[users[cl == b]]))
+        return out
+
+    def all_groups(self, gen_labels: np.ndarray) -> np.ndarray:
+        K = int(gen_labels.max()) + 1
+        return np.stack([self.group(gen_labels == g) for g in range(K)])
+
+
+def cluster_distances(
+    X: Any,
+    clusters: Any,
+    y: Any,
+    generalization: Generalization,
+    distance: DistanceSpec = "centroid_js",
+) -> np.ndarray:
+    """Distances ``d(c, c^ | y~)`` between user clusters inside each generalized group.
+
+    Returns
+    -------
+    ndarray, shape (K, C, C)
+        NaN where a cluster has no user in the group.
+    """
+    X = as_features(X)
+    clusters = np.asarray(clusters, dtype=np.int64)
+    idx = generalization.domain.index(as_private(y, X.shape[0]))
+    C = int(clusters.max()) + 1
+    model = DistanceModel(X, clusters, idx, C, len(generalization.domain.values), distance)
+    return model.all_groups(generalization.labels)
+
+
+# ------------------------------------------------------------------------------------------------
+# leakage (Theorem 1)
+
+
+def cluster_value_counts(clusters: np.ndarray, value_idx: np.ndarray, C: int, V: int) -> np.ndarray:
+    counts = np.zeros((C, V))
+    np.add.at(counts, (clusters, value_idx), 1.0)
+    return counts
+
+
+def hybrid_joint(counts_cy: np.ndarray, labels: np.ndarray, mappings: np.ndarray) -> np.ndarray:
+    """Joint distribution ``p(y, y~, c^)`` of a hybrid release, shape (V, K, C).
+
+    ``p(y, y~, c^) = sum_c p(c, y) [G(y) = y~] O(c^ | c, y~)`` (Eq. 29 with clusters for ``X``).
+
+    Parameters
+    ----------
+    counts_cy : ndarray, shape (C, V)
+        Number of users per (cluster, exact value).
+    labels : ndarray, shape (V,)
+        Group of each exact value (a deterministic generalization).
+    mappings : ndarray, shape (K, C, C)
+        ``mappings[g, c, c^] = p(c^ | c, g)``.
+    """
+    counts_cy = np.asarray(counts_cy, dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.int64)
+    mappings = np.asarray(mappings, dtype=np.float64)
+    C, V = counts_cy.shape
+    K = int(labels.max()) + 1
+    if mappings.shape != (K, C, C):
+        raise ValueError(f"mappings must have shape (K, C, C) = {(K, C, C)}; got {mappings.shape}")
+    total = counts_cy.sum()
+    if total <= 0:
+        raise ValueError("counts_cy must hold at least one user")
+    p = counts_cy / total
+    per_value = np.einsum("cy,ycd->yd", p, mappings[labels])  # (V, C): p(y, c^) with y~ = G(y)
+    joint = np.zeros((V, K, C))
+    joint[np.arange(V), labels, :] = per_value
+    return joint
+
+
+def hybrid_leakage(counts_cy: np.ndarray, labels: np.ndarray, mappings: np.ndarray) -> float:
+    """Privacy leakage ``I(Y; X^, Y~)`` in bits (Theorem 1, Eq. 6) on user clusters.
+
+    Computed as the mutual information of the table ``p(y, (y~, c^))`` from :func:`hybrid_joint`.
+    """
+    joint = hybrid_joint(counts_cy, labels, mappings)
+    return mutual_information(joint.reshape(joint.shape[0], -1))
+
+
+def expected_distance(
+    counts_cy: np.ndarray,
+    labels: np.ndarray,
+    mappings: np.ndarray,
+    distances: np.ndarray,
+    scope: str = "global",
+) -> float | np.ndarray:
+    """Utility loss of Eq. (16): the expected distance between a user's cluster and the published one.
+
+    With ``scope="global"`` the expectation runs over all users; with ``"group"`` an array of the
+    per-group expectations is returned. Entries of ``mappings`` that put mass on a cluster absent
+    from the group (NaN distance) make the loss ``inf``.
+    """
+    counts_cy = np.asarray(counts_cy, dtype=np.float64)
+    K = mappings.shape[0]
+    C = counts_cy.shape[0]
+    pcg = np.zeros((K, C))
+    for g in range(K):
+        pcg[g] = counts_cy[:, labels == g].sum(axis=1)
+    weighted = pcg[:, :, None] * mappings
+    used = weighted > 0
+    d = np.where(used, distances, 0.0)
+    if np.isnan(d).any():
+        return math.inf if scope == "global" else np.full(K, math.inf)
+    per_group = (weighted * d).sum(axis=(1, 2))
+    if scope == "global":
+        return float(per_group.sum() / pcg.sum())
+    return per_group / np.maximum(pcg.sum(axis=1), 1e-300)
+
+
+def scalar_loss(counts_cy, labels, mappings, distances, scope):
+    loss = expected_distance(counts_cy, labels, mappings, distances, scope)
+    return float(np.max(loss)) if scope == "group" else float(loss)
+
+
+def _group_cluster_counts(counts_cy: np.ndarray, labels: np.ndarray, K: int) -> np.ndarray:
+    """Users per (group, cluster), shape (K, C)."""
+    onehot = np.zeros((counts_cy.shape[1], K))
+    onehot[np.arange(counts_cy.shape[1]), labels] = 1.0
+    return (counts_cy @ onehot).T
+
+
+def _nearest_mappings(pcg: np.ndarray, distances: np.ndarray, mappings: np.ndarray) -> np.ndarray:
+    """The cheapest mapping: each cluster present in a group sends all its mass to the closest
+    present cluster (itself when its own distance is the smallest). Rows of absent clusters are
+    copied from ``mappings``; they carry no user."""
+    out = mappings.copy()
+    for g in range(pcg.shape[0]):
+        present = np.flatnonzero(pcg[g] > 0)
+        if not len(present):
+            continue
+        D = distances[g][np.ix_(present, present)]
+        own = np.diagonal(D)
+        nearest = np.where(own <= D.min(axis=1), present, present[np.argmin(D, axis=1)])
+        out[g, present, :] = 0.0
+        out[g, present, nearest] = 1.0
+    return out
+
+
+def repair_budget(
+    counts_cy: np.ndarray,
+    labels: np.ndarray,
+    mappings: np.ndarray,
+    distances: np.ndarray,
+    budget: float,
+    scope: str = "global",
+) -> tuple[np.ndarray, float]:
+    """Bring mappings back within the utility budget of Eq. (16) exactly.
+
+    A convex solver meets the budget only up to its feasibility tolerance (Clarabel leaves up to
+    ~1e-9 bits; renormalizing rows after clipping negative round-off moves it again). The expected
+    distance is linear in the mapping, so the convex combination ``N + lam (O - N)`` with the
+    cheapest mapping ``N`` (:func:`_nearest_mappings`, within budget whenever the O-problem is
+    feasible) and ``lam = (budget - Q(N)) / (Q(O) - Q(N))`` meets the budget exactly; with
+    ``scope="group"`` each group over its budget gets its own ``lam``. Mappings within budget are
+    returned unchanged.
+
+    Returns
+    -------
+    mappings : ndarray (K, C, C)
+    excess : float
+        By how much the largest expected distance exceeded the budget before the repair (0 when
+        it did not).
+    """
+    loss = np.atleast_1d(expected_distance(counts_cy, labels, mappings, distances, scope))
+    excess = float(np.max(loss) - budget)
+    if excess <= 0:
+        return mappings, 0.0
+    K = mappings.shape[0]
+    pcg = _group_cluster_counts(np.asarray(counts_cy, dtype=np.float64), labels, K)
+    base = _nearest_mappings(pcg, distances, mappings)
+    base_loss = np.atleast_1d(expected_distance(counts_cy, labels, base, distances, scope))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.where(loss > budget, (budget - base_loss) / (loss - base_loss), 1.0)
+    lam = np.clip(np.nan_to_num(lam, nan=0.0), 0.0, 1.0)
+    # the last bits of the products can land above the budget: step further inside, by
+    # doubling relative amounts, down to the cheapest mapping itself (lam = 0)
+    for i in range(42):
+        lam_k = np.broadcast_to(lam, (K,))[:, None, None]
+        repaired = base + lam_k * (mappings - base)
+        after = np.atleast_1d(expected_distance(counts_cy, labels, repaired, distances, scope))
+        over = after > budget
+        if not over.any():
+            break
+        shrink = 1.0 - 2.0 ** min(i - 40, 0)
+        lam = np.where(over if scope == "group" else True, lam * shrink, lam)
+    return repaired, excess
+
+
+# ------------------------------------------------------------------------------------------------
+# O-problem (Algorithm 2)
+
+
+def _solver_plan(solver: str) -> list[tuple[str, dict]]:
+    """The requested solver first; if it stops short of an optimal status, fallbacks in order.
+
+    Clarabel sometimes ends 'optimal_inaccurate' or fails numerically on nearly degenerate
+    instances (budgets just short of perfect privacy, clusters of one user); tighter
+    regularization or switching off its equilibration settles them, and SCS without Anderson
+    acceleration is the last resort. Every fallback must still reach the 'optimal' status."""
+    if solver not in ("CLARABEL", "SCS"):
+        raise ValueError(f"solver must be 'CLARABEL' or 'SCS'; got {solver!r}")
+    plan = [(solver, {})]
+    if solver == "CLARABEL":
+        plan.append(("CLARABEL", {"max_iter": 500, "static_regularization_constant": 1e-7}))
+        plan.append(("CLARABEL", {"max_iter": 500, "equilibrate_enable": False}))
+    plan.append(("SCS", {"eps": 1e-9, "max_iters": 200_000}))
+    plan.append(("SCS", {"eps": 1e-7, "max_iters": 500_000, "acceleration_lookback": 0}))
+    return plan
+
+
+def _min_budget(pcg: np.ndarray, distances: np.ndarray, scope: str) -> float | np.ndarray:
+    K = pcg.shape[0]
+    per_group = np.zeros(K)
+    for g in range(K):
+        present = pcg[g] > 0
+        if present.any():
+            D = distances[g][np.ix_(present, present)]
+            per_group[g] = (pcg[g][present] * D.min(axis=1)).sum()
+    if scope == "global":
+        return float(per_group.sum() / pcg.sum())
+    return per_group / np.maximum(pcg.sum(axis=1), 1e-300)
+
+
+def solve_obfuscation(
+    counts_cy: np.ndarray,
+    labels: np.ndarray,
+    distances: np.ndarray,
+    budget: float,
+    *,
+    scope: str = "global",
+    shared: bool = False,
+    solver: str = "CLARABEL",
+) -> tuple[np.ndarray, float]:
+    """Solve the O-problem (Eqs. 15-18, Algorithm 2) with cvxpy.
+
+    minimize ``I(Y; C^, Y~) = sum_{y, y~, c^} rel_entr(p(y, y~, c^), p(y) p(y~, c^)) / ln 2`` over
+    the obfuscation mappings ``O(c^ | c, y~)`` (one per group, rows on the simplex, mass only
+    between clusters present in the group), subject to the expected distance of Eq. (16) being at
+    most ``budget``. ``rel_entr(a, b)`` is jointly convex and both arguments are affine in ``O``,
+    so the program is convex (the paper's CVX formulation with ``kl_div``).
+
+    Parameters
+    ----------
+    counts_cy : ndarray, shape (C, V)
+    labels : ndarray, shape (V,)
+    distances : ndarray, shape (K, C, C)
+        From :func:`cluster_distances` (NaN for absent clusters).
+    budget : float
+        Obfuscation budget ``Delta Q`` (bits of Jensen-Shannon divergence), >= 0.
+    scope : {"global", "group"}
+        Bound the expectation over all users, or each group's expectation.
+    shared : bool
+        One mapping shared by all groups whose objective ignores ``Y~`` (``I(Y; C^)``): the
+        PrivCheck baseline, which optimizes obfuscation without regard to the generalization.
+        Its distances must then have shape (1, C, C).
+    solver : str
+        cvxpy solver name ("CLARABEL" or "SCS").
+
+    Returns
+    -------
+    mappings : ndarray, shape (K, C, C) (or (1, C, C) when ``shared``)
+    leakage : float
+        Objective value in bits (``I(Y; C^, Y~)``, or ``I(Y; C^)`` when ``shared``).
+    """
+    budget = float_param(budget, "budget")
+    if scope not in ("global", "group"):
+        raise ValueError(f"scope must be 'global' or 'group'; got {scope!r}")
+    counts_cy = np.asarray(counts_cy, dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.int64)
+    C, V = counts_cy.shape
+    if shared:
+        labels = np.zeros(V, dtype=np.int64)
+    K = int(labels.max()) + 1
+    if distances.shape != (K, C, C):
+        raise ValueError(f"distances must have shape {(K, C, C)}; got {distances.shape}")
+    p = counts_cy / counts_cy.sum()
+    py = p.sum(axis=0)
+    pcg = np.stack([p[:, labels == g].sum(axis=1) for g in range(K)])
+    need = _min_budget(pcg, distances, scope)
+    if np.any(np.asarray(need) > budget + 1e-12):
+        raise ValueError(
+            f"budget={budget} is below the smallest achievable expected distance "
+            f"{float(np.max(need)):.6g}; no obfuscation meets the utility constraint (Eq. 16)"
+        )
+    variables, objective_terms, cost_terms, constraints, present_sets = [], [], [], [], []
+    for g in range(K):
+        present = np.flatnonzero(pcg[g] > 0)
+        present_sets.append(present)
+        vals = np.flatnonzero(labels == g)
+        vals = vals[py[vals] > 0]
+        m = len(present)
+        Og = cp.Variable((m, m), nonneg=True)
+        variables.append(Og)
+        constraints.append(cp.sum(Og, axis=1) == 1)
+        Pg = p[np.ix_(present, vals)]  # (m, Vg)
+        A = Pg.T @ Og  # p(y, c^) inside the group, (Vg, m)
+        b = pcg[g][present] @ Og  # p(c^, g), (m,)
+        B = py[vals][:, None] @ cp.reshape(b, (1, m), order="C")
+        objective_terms.append(cp.sum(cp.rel_entr(A, B)))
+        D = distances[g][np.ix_(present, present)]
+        cost = cp.sum(cp.multiply(pcg[g][present][:, None] * D, Og))
+        cost_terms.append(cost)
+        if scope == "group":
+            constraints.append(cost <= budget * pcg[g].sum())
+    if scope == "global":
+        constraints.append(sum(cost_terms) <= budget)
+    objective = cp.Minimize(sum(objective_terms) / _LN2)
+    problem = cp.Problem(objective, constraints)
+    attempts = []
+    for name, options in _solver_plan(solver):
+        try:
+            problem.solve(solver=name, **options)
+        except cp.error.SolverError as exc:
+            attempts.append(f"{name}: {exc}")
+            continue
+        if problem.status in _OK_STATUS:
+            break
+        attempts.append(f"{name}: status {problem.status!r}")
+    else:
+        raise RuntimeError("the O-problem was not solved to optimality: " + "; ".join(attempts))
+    mappings = np.zeros((K, C, C))
+    for g in range(K):
+        present = present_sets[g]
+        Og = np.maximum(np.asarray(variables[g].value), 0.0)  # solver round-off of order 1e-9
+        Og /= Og.sum(axis=1, keepdims=True)
+        full = np.eye(C)
+        full[np.ix_(present, present)] = Og
+        for c in present:
+            full[c, np.setdiff1d(np.arange(C), present)] = 0.0
+        mappings[g] = full
+    mappings, _ = repair_budget(counts_cy, labels, mappings, distances, budget, scope)
+    return mappings, float(problem.value)

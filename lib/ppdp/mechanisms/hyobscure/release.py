@@ -1,0 +1,74 @@
+"""Published data sets of HyObscure and its baselines, and how one is drawn (Sect. III-F)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# ------------------------------------------------------------------------------------------------
+# releases
+
+
+@dataclass(frozen=True)
+class Release:
+    """One published data set.
+
+    Attributes
+    ----------
+    features : ndarray, shape (n, m)
+        Published (obfuscated) features: row ``u`` is the feature row of user ``source[u]``.
+    groups : ndarray, shape (n,)
+        Published generalized value (group index) of each user.
+    source : ndarray, shape (n,)
+        Index of the user whose features were published for each user.
+    """
+
+    features: np.ndarray
+    groups: np.ndarray
+    source: np.ndarray
+
+
+def draw_categorical(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One draw per row of a row-stochastic matrix (inverse CDF, vectorized).
+
+    Round-off in the cumulative sums can never select a zero-probability entry: the CDF is set to
+    infinity from the last positive entry of each row on.
+    """
+    n, C = probs.shape
+    cdf = np.cumsum(probs, axis=1)
+    last = C - 1 - np.argmax(probs[:, ::-1] > 0, axis=1)
+    cdf[np.arange(C)[None, :] >= last[:, None]] = np.inf
+    u = rng.random(n)
+    return (cdf < u[:, None]).sum(axis=1)
+
+
+def _cell_members(clusters: np.ndarray, groups: np.ndarray, C: int, K: int):
+    cell = groups * C + clusters
+    order = np.argsort(cell, kind="stable")
+    sizes = np.bincount(cell, minlength=K * C)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    return order, sizes, starts
+
+
+def sample_cluster_release(
+    X: np.ndarray,
+    clusters: np.ndarray,
+    groups: np.ndarray,
+    mappings: np.ndarray,
+    rng: np.random.Generator,
+) -> Release:
+    """Publish one data set (Sect. III-F): per user, draw ``c^ ~ O(.|c, y~)``, then a uniformly
+    random user of cluster ``c^`` with the same ``y~``, and publish that user's features."""
+    K, C, _ = mappings.shape
+    order, sizes, starts = _cell_members(clusters, groups, C, K)
+    probs = mappings[groups, clusters]
+    c_hat = draw_categorical(probs, rng)
+    cell = groups * C + c_hat
+    if (sizes[cell] == 0).any():
+        raise RuntimeError(
+            "an obfuscation mapping sends mass to a cluster with no user in the group"
+        )
+    pick = np.floor(rng.random(len(groups)) * sizes[cell]).astype(np.int64)
+    source = order[starts[cell] + pick]
+    return Release(features=X[source], groups=groups.copy(), source=source)

@@ -1,0 +1,140 @@
+"""The exact optimum of problem (1) as a convex program with cvxpy (the reference for SPPM)."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from ppdp import infotheory
+from ppdp.guarantees import GuaranteeCheck, enforce
+
+from .problem import (
+    budget_check,
+    check_delta,
+    expected_distortion,
+    repair_distortion,
+    validate_problem,
+)
+from .release import sample_release
+
+
+class ExactMapping:
+    """The optimal mapping of problem (1), solved as a convex program with cvxpy.
+
+    ``I(A; B^) = sum_{a, b^} rel_entr(q(a, b^), p(a) q(b^))`` with ``q = p_ab X`` affine in the
+    mapping ``X``, which cvxpy expresses with exponential cones.
+
+    Parameters
+    ----------
+    delta : float
+    solver : {"CLARABEL", "SCS"}, default "CLARABEL"
+    solver_options : dict, optional
+        Passed to ``problem.solve``. Clarabel gets ``max_step_fraction=0.9`` unless given: its
+        default 0.99 stalls (InsufficientProgress) on the synthetic problem from ``|B| = 256``.
+    fallback : {"SCS", "CLARABEL", None}, default "SCS"
+        Solver tried when the first one raises ``cvxpy.error.SolverError``.
+    fallback_options : dict, optional
+        Its options (default ``eps=1e-7, max_iters=50000``).
+
+    Attributes
+    ----------
+    mapping_ : ndarray of shape (|B|, |B^|)
+        The solver's mapping, with entries below zero (solver tolerance) set to zero and rows
+        renormalized.
+    leakage_ : float
+        ``I(A; B^)`` of ``mapping_`` in bits (recomputed with :func:`ppdp.infotheory.leakage`).
+    objective_ : float
+        The solver's optimal value in bits.
+    status_ : str
+        ``"optimal"`` or ``"optimal_inaccurate"`` (accepted; any other status raises).
+    solver_used_ : str
+    seconds_ : float
+    """
+
+    def __init__(
+        self,
+        delta,
+        *,
+        solver: str = "CLARABEL",
+        solver_options: dict | None = None,
+        fallback: str | None = "SCS",
+        fallback_options: dict | None = None,
+    ):
+        if solver not in ("CLARABEL", "SCS"):
+            raise ValueError(f"solver must be 'CLARABEL' or 'SCS', got {solver!r}")
+        if fallback not in ("CLARABEL", "SCS", None):
+            raise ValueError(f"fallback must be 'CLARABEL', 'SCS' or None, got {fallback!r}")
+        self.fallback = fallback
+        self.fallback_options = dict(fallback_options or {"eps": 1e-7, "max_iters": 50_000})
+        check_delta(delta)
+        self.delta = delta
+        self.solver = solver
+        self.solver_options = dict(solver_options or {})
+        if solver == "CLARABEL":
+            # shorter interior-point steps: the default 0.99 stalls (InsufficientProgress) from |B| = 256
+            self.solver_options.setdefault("max_step_fraction", 0.9)
+
+    def fit(self, p_ab, distortion):
+        import cvxpy as cp
+
+        p, dist, delta = validate_problem(p_ab, distortion, self.delta)
+        n, m = dist.shape
+        D = dist.toarray()
+        p_b = p.sum(axis=0)
+        p_a = p.sum(axis=1)
+        keep_a = p_a > 0
+        pa = p[keep_a]
+        X = cp.Variable((n, m), nonneg=True)
+        # scale the joint to entries of order one (solver tolerances are absolute)
+        s = float(m)
+        Q = (s * pa) @ X
+        qb = cp.sum(Q, axis=0)
+        outer = cp.reshape(p_a[keep_a], (-1, 1), order="F") @ cp.reshape(qb, (1, m), order="F")
+        objective = cp.sum(cp.rel_entr(Q, outer)) / s
+        W = p_b[:, None] * D
+        scale = max(W.max(), 1e-300)
+        constraints = [cp.sum(X, axis=1) == 1, cp.sum(cp.multiply(W / scale, X)) <= delta / scale]
+        problem = cp.Problem(cp.Minimize(objective), constraints)
+        t0 = time.perf_counter()
+        self.solver_used_ = self.solver
+        try:
+            problem.solve(solver=self.solver, **self.solver_options)
+        except cp.error.SolverError:
+            if self.fallback is None:
+                raise
+            # Clarabel occasionally stops with InsufficientProgress on these problems
+            self.solver_used_ = self.fallback
+            problem.solve(solver=self.fallback, **self.fallback_options)
+        self.seconds_ = time.perf_counter() - t0
+        self.status_ = problem.status
+        if problem.status not in ("optimal", "optimal_inaccurate"):
+            raise RuntimeError(
+                f"cvxpy ({self.solver}) did not solve the exact problem: status {problem.status}"
+            )
+        Xv = np.asarray(X.value, dtype=float)
+        Xv = np.where(Xv > 0, Xv, 0.0)
+        Xv /= Xv.sum(axis=1, keepdims=True)
+        Xv, self.budget_excess_ = repair_distortion(p, dist, Xv, delta)
+        self.p_ab_, self._distortion = p, dist
+        self.mapping_ = Xv
+        self.objective_ = float(problem.value) / math.log(2)
+        self.leakage_ = float(infotheory.leakage(p, Xv))
+        self.distortion_ = expected_distortion(p, dist, Xv)
+        enforce(self.guarantee_checks())
+        return self
+
+    def guarantee_checks(self) -> list[GuaranteeCheck]:
+        """The distortion budget measured on :attr:`mapping_` (after :func:`repair_distortion`)."""
+        if not hasattr(self, "mapping_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        return [budget_check(self, self.p_ab_, self._distortion, self.mapping_, self.delta)]
+
+    def sample(self, b, rng: np.random.Generator):
+        """Release ``b^ ~ p(. | b)`` for each profile index in ``b``."""
+        if not hasattr(self, "mapping_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        out = sample_release(self.mapping_, b, rng)
+        enforce(self.guarantee_checks())
+        return out

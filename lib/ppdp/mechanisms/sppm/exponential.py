@@ -1,0 +1,140 @@
+"""The exponential mechanism ``p(b^ | b) ~ exp(-beta d(b, b^))`` (McSherry and Talwar; Sec. 4.2)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ppdp import infotheory
+from ppdp.guarantees import GuaranteeCheck, enforce
+from ppdp.mechanisms.exponential import exponential_epsilon, exponential_weights
+
+from .distortion import Distortion, as_distortion
+from .problem import budget_check, is_real, min_feasible_budget, validate_problem
+from .release import sample_release
+
+
+def _gibbs_block(dist: Distortion, rows, beta):
+    d = dist.block(rows)
+    return exponential_weights(d, beta), d
+
+
+class ExponentialMechanism:
+    """Exponential mechanism ``p(b^ | b) ~ exp(-beta d(b, b^))`` (McSherry and Talwar; Sec. 4.2).
+
+    It is ``epsilon = 2 beta d_max`` locally differentially private. Give either ``beta`` or a
+    distortion budget ``delta``; with ``delta``, ``beta`` is the smallest value whose expected
+    distortion is at most ``delta`` (found by bisection, the expected distortion being
+    non-increasing in ``beta``), so that the mechanism is compared with SPPM at equal budget.
+
+    Attributes
+    ----------
+    beta_, epsilon_, d_max_ : float
+    mapping_ : ndarray of shape (|B|, |B^|)
+    leakage_, distortion_ : float
+    """
+
+    def __init__(self, *, beta=None, delta=None, rtol: float = 1e-10):
+        if (beta is None) == (delta is None):
+            raise ValueError("give exactly one of beta and delta")
+        for name, val in (("beta", beta), ("delta", delta)):
+            if val is not None and (
+                isinstance(val, bool)
+                or not isinstance(val, int | float | np.integer | np.floating)
+                or not (math.isfinite(val) and val >= 0)
+            ):
+                raise ValueError(f"{name} must be a finite number >= 0, got {val!r}")
+        if not (is_real(rtol) and 0 < rtol < 1):
+            raise ValueError(f"rtol must be a number in (0, 1), got {rtol!r}")
+        self.beta = beta
+        self.delta = delta
+        self.rtol = float(rtol)
+
+    @staticmethod
+    def expected_distortion_at(p_ab, distortion, beta) -> float:
+        """Expected distortion of the mechanism with parameter ``beta`` (chunked, no n^2 array)."""
+        dist = as_distortion(distortion)
+        p_b = np.asarray(p_ab, dtype=float).sum(axis=0)
+        total = 0.0
+        for rows in dist.chunks():
+            w, d = _gibbs_block(dist, rows, beta)
+            total += float(p_b[rows] @ (w * d).sum(axis=1))
+        return total
+
+    def fit(self, p_ab, distortion, *, mapping: bool = True):
+        p, dist, delta = validate_problem(p_ab, distortion, self.delta)
+        beta = self.beta
+        if beta is None:
+            beta = self._solve_beta(p, dist, delta)
+        self.beta_ = float(beta)
+        self.d_max_ = dist.max()
+        self.epsilon_ = exponential_epsilon(self.beta_, self.d_max_)
+        self.distortion_ = self.expected_distortion_at(p, dist, self.beta_)
+        if mapping:
+            self.mapping_ = np.vstack(
+                [_gibbs_block(dist, rows, self.beta_)[0] for rows in dist.chunks()]
+            )
+            self.leakage_ = float(infotheory.leakage(p, self.mapping_))
+        else:
+            joint = np.zeros((p.shape[0], dist.shape[1]))
+            for rows in dist.chunks():
+                joint += p[:, rows] @ _gibbs_block(dist, rows, self.beta_)[0]
+            self.leakage_ = float(infotheory.mutual_information(joint))
+        self.p_ab_, self._distortion = p, dist
+        enforce(self.guarantee_checks())
+        return self
+
+    def guarantee_checks(self) -> list[GuaranteeCheck]:
+        """With a budget ``delta``: the expected distortion of :attr:`mapping_` (of ``beta_``
+        when fitted with ``mapping=False``), at most ``delta``. With ``beta`` alone no budget is
+        declared and the list is empty; ``epsilon_`` follows from ``beta`` by construction."""
+        if not hasattr(self, "beta_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        if self.delta is None:
+            return []
+        if hasattr(self, "mapping_"):
+            return [budget_check(self, self.p_ab_, self._distortion, self.mapping_, self.delta)]
+        return [
+            GuaranteeCheck(
+                type(self).__name__,
+                "distortion budget",
+                float(self.delta),
+                self.distortion_,
+                "at_most",
+                "E[d(B, B^)] over all profiles",
+            )
+        ]
+
+    def _solve_beta(self, p, dist, delta):
+        f = lambda b: self.expected_distortion_at(p, dist, b)  # noqa: E731
+        if f(0.0) <= delta:
+            return 0.0
+        if delta == 0 and min_feasible_budget(p, dist) == 0:
+            raise ValueError(
+                "delta = 0 is below what the exponential mechanism reaches at any finite beta "
+                "(its expected distortion is positive for every beta < inf)"
+            )
+        hi = 1.0
+        while f(hi) > delta:
+            hi *= 2.0
+            if hi > 1e12:
+                raise ValueError(f"no finite beta meets delta = {delta}; the budget is too small")
+        lo = 0.0 if hi == 1.0 else hi / 2.0
+        while hi - lo > self.rtol * hi:
+            mid = 0.5 * (lo + hi)
+            if f(mid) > delta:
+                lo = mid
+            else:
+                hi = mid
+        return hi
+
+    def sample(self, b, rng: np.random.Generator):
+        """Release ``b^ ~ p(. | b)`` for each profile index in ``b``."""
+        if not hasattr(self, "mapping_"):
+            raise RuntimeError(
+                f"{type(self).__name__} has no mapping; call fit (with mapping=True) first"
+            )
+        out = sample_release(self.mapping_, b, rng)
+        enforce(self.guarantee_checks())
+        return out

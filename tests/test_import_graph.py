@@ -1,0 +1,134 @@
+"""The library's modules import each other without cycles and only downward through its layers.
+
+The graph is read from the source with :mod:`ast`, so an import inside a function counts as much as
+one at the top of a module: a lazy import hides a cycle from the interpreter, not from a reader.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+LIB = Path(__file__).resolve().parents[1] / "lib"
+
+# Lower layers never import higher ones (ARCHITECTURE.md): the table core and information theory,
+# then the mechanisms, then attacks and utility measures, then the paper experiments and the report.
+LAYERS = {
+    "ppdp.experiments": 3,
+    "ppdp.report": 3,
+    "ppdp.attacks": 2,
+    "ppdp.utility": 2,
+    "ppdp.mechanisms": 1,
+}
+
+
+def module_name(path: Path, root: Path = LIB) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def library_modules(root: Path = LIB) -> dict[str, Path]:
+    return {module_name(p, root): p for p in sorted((root / "ppdp").rglob("*.py"))}
+
+
+def imported_modules(name: str, path: Path, known: set[str]) -> set[str]:
+    """The library modules that ``path`` (module ``name``) imports, anywhere in its body."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            # `from package import submodule` depends on the submodule, not on the package's
+            # own code; any other name depends on the module that defines it
+            submodules = {f"{target}.{alias.name}" for alias in node.names} & known
+            found.update(submodules)
+            if len(submodules) < len(node.names):
+                found.add(target)
+    return {m for m in found if m in known and m != name}
+
+
+def import_graph(root: Path = LIB) -> dict[str, set[str]]:
+    modules = library_modules(root)
+    known = set(modules)
+    return {name: imported_modules(name, path, known) for name, path in modules.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def layer(module: str) -> int:
+    for prefix, level in LAYERS.items():
+        if module == prefix or module.startswith(prefix + "."):
+            return level
+    return 0
+
+
+def test_the_graph_sees_lazy_and_relative_imports(tmp_path):
+    pkg = tmp_path / "ppdp"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("from . import a\n")
+    (pkg / "sub" / "a.py").write_text("def f():\n    from ppdp.sub.b import g\n")
+    (pkg / "sub" / "b.py").write_text("from .a import f\n")
+    graph = import_graph(tmp_path)
+    assert graph["ppdp.sub"] == {"ppdp.sub.a"}
+    assert graph["ppdp.sub.a"] == {"ppdp.sub.b"}
+    assert graph["ppdp.sub.b"] == {"ppdp.sub.a"}
+    assert cycles(graph) == [["ppdp.sub.a", "ppdp.sub.b"]]
+
+
+def test_no_import_cycle_in_the_library():
+    assert len(GRAPH) > 30, "the walk found too few modules to be the library"
+    assert cycles(GRAPH) == []
+
+
+GRAPH = import_graph()
+
+
+@pytest.mark.parametrize("module", sorted(GRAPH))
+def test_imports_go_down_the_layers(module):
+    upward = sorted(m for m in GRAPH[module] if layer(m) > layer(module))
+    assert upward == [], f"{module} (layer {layer(module)}) imports a higher layer: {upward}"
