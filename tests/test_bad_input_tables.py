@@ -194,10 +194,10 @@ CASES = [
     ("anatomy-l-1", lambda: Anatomy(QI, "INCOME", l=1), ValueError, r"l must be an integer >= 2"),
     ("anatomy-l-float", lambda: Anatomy(QI, "INCOME", l=2.5), ValueError, r"l must be .*2\.5"),
     (
-        "anatomy-rng",
-        lambda: Anatomy(QI, "INCOME", l=2).fit(table(), 0),
+        "anatomy-random-state",
+        lambda: Anatomy(QI, "INCOME", l=2).fit(table(), "0"),
         TypeError,
-        r"rng must be a numpy",
+        r"random_state must be None, an int >= 0 or a numpy.random.Generator",
     ),
     (
         "anatomy-l-above-distinct",

@@ -15,13 +15,13 @@ used as is and advanced, as in scikit-learn. The same int gives the same bytes.
 
 from __future__ import annotations
 
+import inspect
 import numbers
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.validation import check_is_fitted
 
 __all__ = ["NotFittedError", "ReleaseMixin", "check_fitted", "check_frame", "check_random_state"]
 
@@ -58,12 +58,21 @@ def check_frame(df: Any, name: str = "df") -> pd.DataFrame:
 
 
 def check_fitted(mechanism: Any, attributes: str | list[str] | None = None) -> None:
-    """Raise :class:`sklearn.exceptions.NotFittedError` unless ``fit`` has run."""
-    check_is_fitted(
-        mechanism,
-        attributes,
-        msg=f"this {type(mechanism).__name__} is not fitted yet; call fit(df) before release()",
-    )
+    """Raise :class:`sklearn.exceptions.NotFittedError` unless ``fit`` has run.
+
+    scikit-learn's ``check_is_fitted`` semantics: fitted means every named attribute exists, or,
+    with none named, that some attribute ends in ``_`` (learned state). Its own function needs the
+    scikit-learn estimator tags, which a mechanism need not carry.
+    """
+    if attributes is None:
+        fitted = any(k.endswith("_") and not k.startswith("__") for k in vars(mechanism))
+    else:
+        names = [attributes] if isinstance(attributes, str) else list(attributes)
+        fitted = all(hasattr(mechanism, name) for name in names)
+    if not fitted:
+        raise NotFittedError(
+            f"this {type(mechanism).__name__} is not fitted yet; call fit(df) before release()"
+        )
 
 
 class ReleaseMixin:
@@ -76,5 +85,13 @@ class ReleaseMixin:
         raise NotImplementedError
 
     def fit_release(self, df: pd.DataFrame, random_state: Any = None, **fit_params: Any):
-        """``fit(df, **fit_params).release(random_state)``: one protected copy of ``df``."""
-        return self.fit(df, **fit_params).release(random_state=random_state)
+        """One protected copy of ``df``: fit, then release, from one random stream.
+
+        Equals ``g = check_random_state(random_state)`` then
+        ``fit(df, random_state=g, **fit_params).release(random_state=g)`` when ``fit`` is random
+        (takes ``random_state``), and ``fit(df, **fit_params).release(random_state=g)`` otherwise.
+        """
+        rng = check_random_state(random_state)
+        if "random_state" in inspect.signature(self.fit).parameters:
+            fit_params = {**fit_params, "random_state": rng}
+        return self.fit(df, **fit_params).release(random_state=rng)

@@ -33,6 +33,7 @@ from ppdp import infotheory
 from ppdp.experiments.common import COMMON_PARAMETERS, Param, concat_tidy, tidy_frame, tidy_rows
 from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms import sppm as S
+from ppdp.mechanisms.sppm.table import empirical_joint, profile_alphabet
 
 CENSUS_FEATURES = (
     "age",
@@ -96,31 +97,17 @@ class Problem:
         return self.p_ab.shape[1]
 
 
-def _prior(profile: np.ndarray, label: np.ndarray, n: int) -> np.ndarray:
-    counts = np.zeros((2, n))
-    np.add.at(counts, (label, profile), 1.0)
-    return counts / counts.sum()
-
-
 def _alphabet_problem(name, codes_all, label, top, features, categories) -> Problem:
     """The public alphabet: observed profiles by decreasing frequency (ties by first sort order),
     the ``top`` most frequent only when ``top`` is set, with the joint prior over (label, profile),
     the normalized Hamming distortion and, per individual whose profile is kept, its profile index
-    and label."""
-    uniq, inverse, counts = np.unique(codes_all, axis=0, return_inverse=True, return_counts=True)
-    inverse = inverse.ravel()
-    order = np.lexsort((np.arange(uniq.shape[0]), -counts))
-    if top is not None:
-        order = order[: int(top)]
-    rank = np.full(uniq.shape[0], -1)
-    rank[order] = np.arange(order.size)
-    profile = rank[inverse]
+    and label (the library's table helpers, :mod:`ppdp.mechanisms.sppm.table`)."""
+    codes, profile, _ = profile_alphabet(codes_all, order="frequency", top=top)
     keep = profile >= 0
     profile, label = profile[keep], label[keep]
-    codes = uniq[order]
     return Problem(
         name,
-        _prior(profile, label, order.size),
+        empirical_joint(label, profile, 2, codes.shape[0]),
         S.HammingDistortion(codes, normalize=True),
         codes,
         features,

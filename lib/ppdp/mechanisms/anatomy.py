@@ -11,16 +11,21 @@ is l-diverse in the sense of Definition 2 of Mutual Cover), ``l`` or ``l + 1`` o
 there are at least as many groups as residual tuples (always, once ``n >= l * (l - 1)``).
 
 The tuple taken from a bucket ("an arbitrary tuple" in Xiao and Tao) and the group a residual
-tuple joins are chosen at random with the caller's generator.
+tuple joins are chosen at random with the caller's ``random_state``.
+
+:meth:`Anatomy.release` publishes one table instead of the pair: the fitted table with the
+sensitive values permuted at random within each group (see its docstring).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ppdp.base import ReleaseMixin, check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
 from ppdp.tabular import measure_k_anonymity, measure_l_diversity, validate_table
 
@@ -82,7 +87,7 @@ def anatomy_groups(
     return groups
 
 
-class Anatomy:
+class Anatomy(ReleaseMixin):
     """l-diverse Anatomy.
 
     Parameters
@@ -102,6 +107,8 @@ class Anatomy:
     st_ : DataFrame
         The sensitive table: ``group``, the sensitive value (input dtype kept), ``count``.
         ``qit_`` and ``st_`` are set only once the groups have passed :meth:`guarantee_checks`.
+    table_ : DataFrame
+        A copy of the fitted table, from which :meth:`release` draws; set with ``qit_``/``st_``.
     """
 
     def __init__(self, qi: Sequence[str], sensitive: str, *, l: int):  # noqa: E741 (the paper's l)
@@ -111,9 +118,24 @@ class Anatomy:
         self.sensitive = sensitive
         self.l = int(l)
 
-    def fit(self, table: pd.DataFrame, rng: np.random.Generator) -> Anatomy:
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    def fit(self, table: pd.DataFrame, random_state: Any = None) -> Anatomy:
+        """Form the l-diverse groups of ``table`` and the paper's QIT and ST.
+
+        Parameters
+        ----------
+        table : DataFrame
+            Must be l-eligible: no sensitive value on more than ``n / l`` tuples.
+        random_state : None, int >= 0 or numpy.random.Generator
+            Chooses the tuple taken from each bucket and the group each residual tuple joins
+            (:func:`ppdp.base.check_random_state`). A Generator is used as is and advanced, so
+            ``fit(table, np.random.default_rng(s))`` and ``fit(table, s)`` give the same groups.
+
+        Returns
+        -------
+        Anatomy
+            ``self``.
+        """
+        rng = check_random_state(random_state)
         qi, _, _ = validate_table(
             table,
             self.qi,
@@ -138,8 +160,8 @@ class Anatomy:
                 f"{counts.max()} of {n} tuples (more than n/l); Anatomy needs at most n/l"
             )
         # nothing of an earlier fit may be released if this one fails its checks
-        self.__dict__.pop("qit_", None)
-        self.__dict__.pop("st_", None)
+        for name in ("qit_", "st_", "table_"):
+            self.__dict__.pop(name, None)
         groups = anatomy_groups(codes, l_div, order=rng.permutation(n), rng=rng)
         g = int(groups.max()) + 1
         self.groups_ = groups
@@ -158,6 +180,7 @@ class Anatomy:
             .rename("count")
             .reset_index()
         )
+        self.table_ = table.copy()
         return self
 
     def guarantee_checks(self) -> list[GuaranteeCheck]:
@@ -166,7 +189,7 @@ class Anatomy:
         Every group holds distinct sensitive values, so both measure at least ``l``.
         """
         if not hasattr(self, "groups_"):
-            raise RuntimeError("call fit(table, rng) before guarantee_checks()")
+            raise RuntimeError("call fit(table, random_state) before guarantee_checks()")
         value, g_div = measure_l_diversity(self.groups_, self.sensitive_codes_)
         size, g_size = measure_k_anonymity(self.groups_)
         return [
@@ -177,3 +200,54 @@ class Anatomy:
                 "Anatomy", "group size", float(self.l), float(size), "at_least", f"group {g_size}"
             ),
         ]
+
+    def release(self, random_state: Any = None) -> pd.DataFrame:
+        """One table: the fitted table with the sensitive values shuffled within each group.
+
+        Anatomy (Xiao and Tao) publishes two tables, the QIT (every QI value exact, plus the
+        group id) and the ST (each group's multiset of sensitive values), which tells a reader
+        only that a tuple's sensitive value is one of its group's. This release keeps every row's
+        QI and other values and gives it a sensitive value drawn by a uniformly random
+        permutation of its group's sensitive values, independently across groups. Anyone holding
+        the QIT and the ST could draw such a table themselves; it drops the group ids, so it
+        carries the same information as the pair minus the group ids (no more). ``qit_`` and
+        ``st_`` stay the paper's two tables.
+
+        Every group's sensitive multiset is kept, so the groups stay l-diverse (Definition 2 of
+        Mutual Cover): each holds ``l`` or ``l + 1`` distinct sensitive values, each once.
+
+        Parameters
+        ----------
+        random_state : None, int >= 0 or numpy.random.Generator
+            Draws the permutations (:func:`ppdp.base.check_random_state`); the same int gives the
+            same release, a Generator is used as is and advanced.
+
+        Returns
+        -------
+        DataFrame
+            The fitted table's columns in their order, with its index and row order; only the
+            sensitive column differs (permuted within groups, dtype kept).
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before :meth:`fit`.
+        GuaranteeViolation
+            If the groups break l-diversity or the group size ``l`` (:meth:`guarantee_checks`);
+            nothing is released.
+        """
+        check_fitted(self, ["qit_", "st_", "table_"])
+        rng = check_random_state(random_state)
+        enforce(self.guarantee_checks())
+        n = len(self.groups_)
+        # rows by group, in row order within each group, and the same rows by group in a
+        # uniformly random order within each group (random distinct keys): row canonical[i]
+        # takes the sensitive value of row shuffled[i], of the same group
+        canonical = np.argsort(self.groups_, kind="stable")
+        shuffled = np.lexsort((rng.permutation(n), self.groups_))
+        source = np.empty(n, dtype=np.int64)
+        source[canonical] = shuffled
+        released = self.table_.copy()
+        sensitive = self.table_[self.sensitive]
+        released[self.sensitive] = sensitive.take(source).set_axis(released.index)
+        return released

@@ -62,7 +62,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator
 
+from ppdp.base import ReleaseMixin, check_fitted, check_random_state
 from ppdp.infotheory import (
     conditional_entropy_from_samples,
     contingency,
@@ -510,7 +512,7 @@ def _torch():
     return torch
 
 
-class Imposter:
+class Imposter(ReleaseMixin, BaseEstimator):
     """Implicit-privacy protection module: VAE + CGAN with a privacy discriminator (Eqs. 8-13).
 
     Parameters
@@ -545,6 +547,20 @@ class Imposter:
     history_ : DataFrame, one row per epoch: mean ``recon``, ``kl``, ``d1_loss``, ``g_d1_loss``,
         ``d2_loss``, ``d2_accuracy`` (on generated batches), ``g_loss``.
     encoder_, generator_, d1_, d2_ : the torch modules
+    n_fitted_, fitted_columns_, fitted_index_ : size, columns and index of the fitted table
+    unmodelled_ : list of the fitted table's columns that are not generated (neither
+        ``columns_`` nor ``private_``; empty when every one is generated)
+
+    Release (:meth:`release`, the library protocol of :mod:`ppdp.base`)
+    -------------------------------------------------------------------
+    ``release(random_state, n=None)`` returns ``n`` synthetic records (default: as many as the
+    fitted table) with exactly the fitted table's columns, in its order and with its dtypes. The
+    generated columns (``columns_``, the label and ``s``) are :meth:`sample`'s with the
+    :func:`~ppdp.base.check_random_state` generator, so ``release(seed, n=k)`` and
+    ``sample(k, numpy.random.default_rng(seed))`` agree on them. Columns that IMPOSTER does not
+    model (outside ``columns``) are released empty (missing values): a synthetic release never
+    carries a real record's value. The index is the fitted table's when ``n`` equals the fitted
+    size and a fresh ``RangeIndex(n)`` otherwise; the rows are synthetic either way.
     """
 
     def __init__(
@@ -682,6 +698,10 @@ class Imposter:
         self.private_values_ = values
         self.private_dtype_ = df[private].dtype
         self.output_columns_ = [c for c in df.columns if c in cols or c == private]
+        self.n_fitted_ = len(df)
+        self.fitted_columns_ = list(df.columns)
+        self.fitted_index_ = df.index.copy()
+        self.unmodelled_ = [c for c in df.columns if c not in self.output_columns_]
         s_np = (df[private].to_numpy() == values[1]).astype(np.float32)
         self.private_prior_ = float(s_np.mean())
         self.codec_ = TableCodec().fit(df[cols])
@@ -842,3 +862,23 @@ class Imposter:
         )
         table[self.private_] = table[self.private_].astype(self.private_dtype_)
         return table[self.output_columns_]
+
+    def release(self, random_state: Any = None, *, n: int | None = None) -> pd.DataFrame:
+        """``n`` synthetic records with the fitted table's columns (see the class docstring).
+
+        ``n`` defaults to the number of fitted rows; the index is the fitted table's when ``n``
+        equals that number, a fresh ``RangeIndex(n)`` otherwise. The same int ``random_state``
+        gives the same table.
+        """
+        check_fitted(self, ["history_", "n_fitted_"])
+        rng = check_random_state(random_state)
+        if n is None:
+            n = self.n_fitted_
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+            raise ValueError(f"n must be None or an integer >= 1, got {n!r}")
+        n = int(n)
+        table = self.sample(n, rng)
+        table.index = self.fitted_index_ if n == self.n_fitted_ else pd.RangeIndex(n)
+        for col in self.unmodelled_:
+            table[col] = pd.Series(pd.NA, index=table.index, dtype="object")
+        return table[self.fitted_columns_]

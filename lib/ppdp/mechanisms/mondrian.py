@@ -26,10 +26,12 @@ Choices where the sources leave room (each one is a documented choice, not a gue
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ppdp.base import ReleaseMixin, check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
 from ppdp.tabular import (
     AttributeDomain,
@@ -50,7 +52,7 @@ __all__ = ["Mondrian"]
 # --------------------------------------------------------------------------------------------
 
 
-class Mondrian:
+class Mondrian(ReleaseMixin):
     """Mondrian median partitioning under k-anonymity and/or l-diversity (Algorithm 2).
 
     Parameters
@@ -84,6 +86,9 @@ class Mondrian:
         QI codes of the fitted table.
     generalized_ : GeneralizedTable
         Set only once the partition has passed :meth:`guarantee_checks`.
+    table_ : DataFrame
+        A copy of the fitted table; :meth:`release` publishes this table, generalized. Set only
+        once the partition has passed :meth:`guarantee_checks`.
 
     Notes
     -----
@@ -158,6 +163,7 @@ class Mondrian:
                     )
         # nothing of an earlier fit may be released if this one fails its checks
         self.__dict__.pop("generalized_", None)
+        self.__dict__.pop("table_", None)
         self.groups_ = self._partition(codes, sens, domains, qi)
         if self.refine == "anatomy":
             self.groups_ = self._refine(self.groups_, sens)
@@ -169,6 +175,7 @@ class Mondrian:
         enforce(self.guarantee_checks())
         sens_values = table[self.sensitive].to_numpy() if self.sensitive is not None else None
         self.sensitive_dtype_ = table[self.sensitive].dtype if self.sensitive is not None else None
+        self.table_ = table.copy()
         self.generalized_ = generalize(codes, self.groups_, qi, domains, sens_values)
         return self
 
@@ -289,3 +296,43 @@ class Mondrian:
 
     def fit_transform(self, table: pd.DataFrame) -> pd.DataFrame:
         return self.fit(table).transform()
+
+    def release(self, random_state: Any = None) -> pd.DataFrame:
+        """The fitted table with every QI generalized: the table :meth:`transform` publishes.
+
+        Every QI of a tuple is replaced by the generalized value of its group (LeFevre et al.; the
+        partition of Algorithm 2 of Mutual Cover): ``"lo-hi"`` for a numeric QI, the set of the
+        group's values (0/1 distance) or the lowest common ancestor in the hierarchy for a
+        categorical one. Each group is then one equivalence class of the release (or part of a
+        larger one when two groups get equal labels), so the release is k-anonymous and
+        l-diverse (Definition 2) whenever the partition is.
+
+        Parameters
+        ----------
+        random_state : None, int >= 0 or numpy.random.Generator
+            Validated (:func:`ppdp.base.check_random_state`) and otherwise unused: Mondrian is
+            deterministic, so every ``random_state`` gives the same release and a Generator is
+            not advanced.
+
+        Returns
+        -------
+        DataFrame
+            The fitted table's columns in their order, with its index and row order: the QIs as
+            the text labels of :meth:`transform`, the sensitive and every other column unchanged
+            (input dtype kept).
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before :meth:`fit`.
+        GuaranteeViolation
+            If the partition breaks ``k`` or ``l`` (:meth:`guarantee_checks`); nothing is released.
+        """
+        check_fitted(self, ["generalized_", "table_"])
+        check_random_state(random_state)
+        # transform() runs enforce(self.guarantee_checks()) before it returns the labels
+        generalized = self.transform()
+        released = self.table_.copy()
+        for c in self.qi_:
+            released[c] = pd.Series(generalized[c].to_numpy(), index=released.index, dtype=object)
+        return released

@@ -49,10 +49,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ppdp.base import ReleaseMixin, check_fitted, check_random_state
 from ppdp.guarantees import CHECK_TOL, GuaranteeCheck, enforce
 from ppdp.mechanisms.mondrian import Mondrian
 from ppdp.tabular import (
@@ -439,7 +441,7 @@ def random_output_table(
     return RandomOutputTable(cols, dom.values[uniq_codes], counts, probs, obj)
 
 
-class MutualCover:
+class MutualCover(ReleaseMixin):
     """Mutual Cover with delta-probability random output tables (Algorithms 1-3).
 
     Parameters
@@ -862,6 +864,36 @@ class MutualCover:
         self, table: pd.DataFrame, rng: np.random.Generator, groups=None
     ) -> pd.DataFrame:
         return self.fit(table, groups=groups).sample(None, rng)
+
+    def release(self, random_state: Any = None) -> pd.DataFrame:
+        """Draw one release of the fitted table: :meth:`sample` with ``random_state``'s generator.
+
+        Every row's value on each QI is drawn from its row of the group's random output table
+        (Definition 3), which meets delta-probability (Definition 5): within a group, no output
+        value comes from one record with probability above ``delta``; then Algorithm 3 perturbs
+        one QI of every tuple left unchanged. The sensitive and every other column are kept.
+
+        Parameters
+        ----------
+        random_state : None, int >= 0 or numpy.random.Generator
+            :func:`ppdp.base.check_random_state`: an int ``s`` gives the same bytes as
+            ``sample(None, np.random.default_rng(s))``; a Generator is used as is and advanced.
+
+        Returns
+        -------
+        DataFrame
+            The fitted table's columns in their order, with its index, row order and dtypes.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before :meth:`fit`.
+        GuaranteeViolation
+            From :meth:`sample`, if a random output table breaks delta-probability or the
+            partition is not l-diverse (:meth:`guarantee_checks`); nothing is released.
+        """
+        check_fitted(self, ["tables_", "table_"])
+        return self.sample(None, check_random_state(random_state))
 
 
 def _sortable(values: np.ndarray, dom: AttributeDomain) -> np.ndarray:

@@ -27,10 +27,12 @@ from __future__ import annotations
 import numbers
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ppdp.base import ReleaseMixin, check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
 
 __all__ = [
@@ -201,7 +203,7 @@ def _check_unique_columns(df: pd.DataFrame, columns) -> None:
         )
 
 
-class KaryRandomizedResponse:
+class KaryRandomizedResponse(ReleaseMixin):
     """k-RR applied independently to several columns of a table (Section 3.1, Eq. 1).
 
     Parameters
@@ -219,6 +221,8 @@ class KaryRandomizedResponse:
     matrices_ : dict column -> (k, k) channel applied: Eq. (1) with the keep probability of
         :func:`krr_applied_keep`. :meth:`randomize` keeps value ``s`` with probability
         ``matrices_[col][s, s]`` and otherwise reports one of the other values uniformly.
+    table_ : DataFrame
+        A copy of the fitted table; :meth:`release` randomizes it.
     """
 
     def __init__(
@@ -242,7 +246,7 @@ class KaryRandomizedResponse:
     def fit(self, df: pd.DataFrame) -> KaryRandomizedResponse:
         """Learn each column's alphabet (its observed values) and its channel."""
         # a failed refit must not leave the previous table's channels in place
-        for name in ("columns_", "epsilons_", "domains_", "matrices_"):
+        for name in ("columns_", "epsilons_", "domains_", "matrices_", "table_"):
             self.__dict__.pop(name, None)
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
@@ -274,6 +278,7 @@ class KaryRandomizedResponse:
         self.epsilons_ = epsilons
         self.domains_ = domains
         self.matrices_ = matrices
+        self.table_ = df.copy()
         return self
 
     def guarantee_checks(self) -> list[GuaranteeCheck]:
@@ -344,3 +349,35 @@ class KaryRandomizedResponse:
     def fit_randomize(self, df: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
         """``fit(df)`` then ``randomize(df, rng)``."""
         return self.fit(df).randomize(df, rng)
+
+    def release(self, random_state: Any = None) -> pd.DataFrame:
+        """The fitted table with every fitted column passed through k-RR (Eq. 1).
+
+        Each value ``s`` of a column with alphabet size ``k`` is kept with probability
+        ``e^eps / (k - 1 + e^eps)`` (on the grid of :func:`krr_applied_keep`) and otherwise
+        replaced by one of the ``k - 1`` other values uniformly, independently per value; each
+        column's channel is ``eps``-locally differentially private.
+
+        Parameters
+        ----------
+        random_state : None, int >= 0 or numpy.random.Generator
+            :func:`ppdp.base.check_random_state`: an int ``s`` gives the same bytes as
+            ``randomize(table, np.random.default_rng(s))``; a Generator is used as is and
+            advanced.
+
+        Returns
+        -------
+        DataFrame
+            ``randomize(table, rng)`` of the fitted table: its columns in their order, its index
+            and dtypes; columns not fitted are unchanged.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before :meth:`fit`.
+        GuaranteeViolation
+            From :meth:`randomize`, if a channel's likelihood ratio exceeds ``e^eps``
+            (:meth:`guarantee_checks`); nothing is released.
+        """
+        check_fitted(self, ["matrices_", "table_"])
+        return self.randomize(self.table_, check_random_state(random_state))

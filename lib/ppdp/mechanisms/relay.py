@@ -83,11 +83,13 @@ import warnings
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy.spatial import cKDTree
 
+from ppdp.base import ReleaseMixin, check_fitted, check_random_state
 from ppdp.guarantees import CHECK_TOL, GuaranteeCheck, enforce
 from ppdp.infotheory import pairwise_js_divergence
 
@@ -901,7 +903,7 @@ def _chain_checks(
 _FITTED = ("qis_", "tables_", "labels_", "thresholds_", "privacy_", "utility_loss_", "n_classes_")
 
 
-class RelayChain:
+class RelayChain(ReleaseMixin):
     """Tables ``T_1, ..., T_l`` along a relay chain with ``P(T_i) <= (l - i + 1) * delta``.
 
     Each ``T_i`` is computed by :func:`sanitize` from ``T_{i-1}`` alone, with FLA's look-ahead to
@@ -1022,3 +1024,47 @@ class RelayChain:
         if not hasattr(self, "tables_"):
             raise ValueError("this RelayChain is not fitted yet; call fit(table) first")
         return _chain_checks(self.tables_, self.thresholds_, self.sensitive, self.qis_)[0]
+
+    def release(self, random_state: Any = None, *, hop: int = 1) -> pd.DataFrame:
+        """The table ``T_hop`` published to the ``hop``-th recipient of the chain.
+
+        Participant ``v_{hop-1}`` publishes ``T_hop`` to ``v_hop``, computed from ``T_{hop-1}``
+        alone; its QIs are class means and ``P(T_hop) <= (l - hop + 1) * delta`` (Sec. 2), so
+        privacy increases (the bound decreases) with ``hop``: ``hop=1`` is the first and least
+        generalized table, ``hop=hops`` the last, meeting ``delta``.
+
+        Parameters
+        ----------
+        random_state : None, int >= 0 or numpy.random.Generator
+            Validated (:func:`ppdp.base.check_random_state`) and otherwise unused: BUA, TDA and
+            FLA are deterministic (Theorem 2), so every ``random_state`` gives the same table and
+            a Generator is not advanced.
+        hop : int in ``1..hops``
+            Which table of the chain, ``tables_[hop - 1]``.
+
+        Returns
+        -------
+        DataFrame
+            A copy of ``tables_[hop - 1]``: the fitted table's columns in their order, with its
+            index and row order; QIs replaced by their class means (float), the sensitive and
+            other columns unchanged.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before :meth:`fit`.
+        TypeError, ValueError
+            If ``hop`` is not an integer in ``1..hops``.
+        GuaranteeViolation
+            If a table of the chain breaks ``P(T_i) <= (l - i + 1) * delta``
+            (:meth:`guarantee_checks`); nothing is released.
+        """
+        check_fitted(self, list(_FITTED))
+        check_random_state(random_state)
+        hops = len(self.tables_)
+        if isinstance(hop, bool) or not isinstance(hop, numbers.Integral):
+            raise TypeError(f"hop must be an integer in 1..{hops} (the chain's hops); got {hop!r}")
+        if not 1 <= hop <= hops:
+            raise ValueError(f"hop must be an integer in 1..{hops} (the chain's hops); got {hop!r}")
+        enforce(self.guarantee_checks())
+        return self.tables_[int(hop) - 1].copy()

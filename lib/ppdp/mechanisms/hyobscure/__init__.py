@@ -50,7 +50,8 @@ Modules, each importing only from the ones listed before it
 * ``release``: :class:`Release` and the drawing of a published data set
   (:func:`sample_cluster_release`);
 * ``baselines``: the obfuscation baselines and :func:`dp_epsilon`;
-* ``estimators``: :class:`HyObscure`, :class:`XObf` and :class:`YGen`.
+* ``estimators``: :class:`HyObscure`, :class:`XObf` and :class:`YGen`;
+* ``table``: :class:`TableObfuscation`, any of the above on a DataFrame with ``fit`` / ``release``.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ from .leakage import (
     solve_obfuscation,
 )
 from .release import Release, sample_cluster_release
+from .table import TableObfuscation
 
 __all__ = [
     "DPObfuscation",
@@ -89,6 +91,7 @@ __all__ = [
     "RandomObfuscation",
     "Release",
     "Similarity",
+    "TableObfuscation",
     "XObf",
     "YGen",
     "check_generalization",

@@ -54,7 +54,10 @@ Each module imports only from those listed above it; this package re-exports the
 :mod:`.exact`
     :class:`ExactMapping`, the convex program (1) with cvxpy.
 :mod:`.exponential`
-    :class:`ExponentialMechanism` (Sec. 4.2).
+    :class:`ExponentialMechanism` (Sec. 4.2), on :mod:`ppdp.mechanisms.exponential`.
+:mod:`.table`
+    :class:`TableMapping`: any of the three on a DataFrame (profiles of declared private and
+    released columns, their empirical joint and distortion), with ``fit`` / ``release``.
 """
 
 from __future__ import annotations
@@ -78,6 +81,7 @@ from .problem import (
     validate_problem,
 )
 from .release import nearest_point_profile, sample_release
+from .table import TableMapping
 
 __all__ = [
     "SPPM",
@@ -88,6 +92,7 @@ __all__ = [
     "HammingDistortion",
     "LinearStep",
     "SquaredDistortion",
+    "TableMapping",
     "as_distortion",
     "expected_distortion",
     "min_feasible_budget",
