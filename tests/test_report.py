@@ -3,13 +3,23 @@
 import json
 import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 
 from ppdp.experiments.common import tidy_rows, write_results
-from ppdp.report import MAX_FIGURE_BYTES, Check, build_report, evaluate, load_claims, main
+from ppdp.report import (
+    MAX_FIGURE_BYTES,
+    Check,
+    build_report,
+    evaluate,
+    git_state,
+    load_claims,
+    main,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -213,8 +223,6 @@ def test_real_claims_name_runs_of_every_profile():
 
 def test_provenance_records_the_environment(tmp_path):
     import platform
-    import shutil
-    import subprocess
 
     import numpy as np
     from threadpoolctl import threadpool_info
@@ -243,6 +251,26 @@ def test_provenance_records_the_environment(tmp_path):
         ).stdout.strip()
         assert inside["git"]["commit"] == head
         assert isinstance(inside["git"]["clean"], bool)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_clean_tree_ignores_the_published_report_only(tmp_path):
+    def git(*args):
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "reports" / "figures").mkdir(parents=True)
+    for name in ("reports/reproduction.md", "reports/figures/a.png", "code.py"):
+        (tmp_path / name).write_text("v1")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init")
+    assert git_state(tmp_path)["clean"] is True
+    # the publishing step deletes and rewrites the report and its figures
+    (tmp_path / "reports" / "reproduction.md").unlink()
+    (tmp_path / "reports" / "figures" / "a.png").write_text("v2")
+    assert git_state(tmp_path)["clean"] is True
+    (tmp_path / "code.py").write_text("v2")
+    assert git_state(tmp_path)["clean"] is False
 
 
 def _env(kernel="Haswell", numpy="2.0.0", commit="a" * 40):

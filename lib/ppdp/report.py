@@ -448,19 +448,25 @@ def collect_provenance(repo: str | os.PathLike | None = None) -> dict[str, Any]:
         "blas": blas,
         "cpu_count": os.cpu_count(),
         "cpus_usable": len(affinity(0)) if affinity else os.cpu_count(),
-        "git": _git_state(repo),
+        "git": git_state(repo),
         "recorded_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
 
 
-def _git_state(repo: str | os.PathLike | None) -> dict[str, Any]:
+#: git pathspecs of the published report, excluded from the provenance's "clean" check.
+PUBLISHED_OUTPUTS = (":(exclude)reports/reproduction.md", ":(exclude)reports/figures")
+
+
+def git_state(repo: str | os.PathLike | None) -> dict[str, Any]:
     cmd = ["git", "-C", str(repo or ".")]
     try:
         head = subprocess.run(
             [*cmd, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30
         )
+        # the committed report and its figures are this pipeline's own outputs (Snakemake removes
+        # them before it rewrites them): they never make the tree that produced them unclean
         status = subprocess.run(
-            [*cmd, "status", "--porcelain", "--untracked-files=no"],
+            [*cmd, "status", "--porcelain", "--untracked-files=no", "--", ".", *PUBLISHED_OUTPUTS],
             capture_output=True,
             text=True,
             timeout=30,
