@@ -368,12 +368,6 @@ def test_published_figures_are_copied_downscaled_and_linked_next_to_the_report(t
     assert "[big](../../figures/default/nb/big.png)" in own.read_text()
 
 
-# strict: once a default-profile run has refreshed reports/reproduction.md and reports/figures/,
-# this passes and the marker must go
-@pytest.mark.xfail(
-    strict=True,
-    reason="the committed report predates reports/figures/; the next default run refreshes it",
-)
 def test_committed_report_shows_its_figures():
     """reports/reproduction.md links figures committed next to it, each small, none unlinked."""
     report = ROOT / "reports" / "reproduction.md"
