@@ -43,6 +43,7 @@ from .checks import (
     check_solver,
     float_param,
     int_param,
+    probability_param,
 )
 from .domain import Generalization
 from .leakage import (
@@ -126,10 +127,7 @@ class RandomObfuscation(_UserLevel):
     """ "Random": keep own features with probability ``1 - p_rand``, else a uniform other member."""
 
     def __init__(self, p_rand: float = 0.5):
-        p_rand = float_param(p_rand, "p_rand")
-        if p_rand > 1:
-            raise ValueError(f"p_rand must lie in [0, 1]; got {p_rand}")
-        self.p_rand = p_rand
+        self.p_rand = probability_param(p_rand, "p_rand")
 
     def _group_matrix(self, Xg):
         n = Xg.shape[0]
@@ -163,10 +161,7 @@ class Similarity(_UserLevel):
     """ "Simp": another member drawn proportionally to cosine similarity, with probability ``p_obf``."""
 
     def __init__(self, p_obf: float = 0.5):
-        p_obf = float_param(p_obf, "p_obf")
-        if p_obf > 1:
-            raise ValueError(f"p_obf must lie in [0, 1]; got {p_obf}")
-        self.p_obf = p_obf
+        self.p_obf = probability_param(p_obf, "p_obf")
 
     def _group_matrix(self, Xg):
         n = Xg.shape[0]

@@ -25,6 +25,14 @@ def float_param(value: Any, name: str, low: float = 0.0) -> float:
     return value
 
 
+def probability_param(value: Any, name: str) -> float:
+    """A probability in ``[0, 1]``."""
+    value = float_param(value, name)
+    if value > 1:
+        raise ValueError(f"{name} must lie in [0, 1]; got {value}")
+    return value
+
+
 def check_constraints(k, alpha, l, beta):  # noqa: E741
     k = int_param(k, "k", 1)
     alpha = int_param(alpha, "alpha", 1)

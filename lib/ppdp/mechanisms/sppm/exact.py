@@ -8,19 +8,18 @@ import time
 import numpy as np
 
 from ppdp import infotheory
-from ppdp.guarantees import GuaranteeCheck, enforce
+from ppdp.guarantees import enforce
 
 from .problem import (
-    budget_check,
     check_delta,
     expected_distortion,
     repair_distortion,
     validate_problem,
 )
-from .release import sample_release
+from .release import BudgetedMapping
 
 
-class ExactMapping:
+class ExactMapping(BudgetedMapping):
     """The optimal mapping of problem (1), solved as a convex program with cvxpy.
 
     ``I(A; B^) = sum_{a, b^} rel_entr(q(a, b^), p(a) q(b^))`` with ``q = p_ab X`` affine in the
@@ -124,17 +123,3 @@ class ExactMapping:
         self.distortion_ = expected_distortion(p, dist, Xv)
         enforce(self.guarantee_checks())
         return self
-
-    def guarantee_checks(self) -> list[GuaranteeCheck]:
-        """The distortion budget measured on :attr:`mapping_` (after :func:`repair_distortion`)."""
-        if not hasattr(self, "mapping_"):
-            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
-        return [budget_check(self, self.p_ab_, self._distortion, self.mapping_, self.delta)]
-
-    def sample(self, b, rng: np.random.Generator):
-        """Release ``b^ ~ p(. | b)`` for each profile index in ``b``."""
-        if not hasattr(self, "mapping_"):
-            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
-        out = sample_release(self.mapping_, b, rng)
-        enforce(self.guarantee_checks())
-        return out

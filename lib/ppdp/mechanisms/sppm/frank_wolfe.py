@@ -15,18 +15,17 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ppdp import infotheory
-from ppdp.guarantees import GuaranteeCheck, enforce
+from ppdp.guarantees import enforce
 
 from .column_generation import StepSolver, check_columns_per_row
 from .problem import (
-    budget_check,
     check_delta,
     expected_distortion,
     is_real,
     repair_distortion,
     validate_problem,
 )
-from .release import sample_release
+from .release import BudgetedMapping
 
 
 @dataclass
@@ -153,7 +152,7 @@ def _combine(atoms, weights) -> sp.csr_matrix:
     return out
 
 
-class SPPM:
+class SPPM(BudgetedMapping):
     """Sparse privacy-preserving mapping: Frank-Wolfe with column generation (Algorithms 1-2).
 
     Parameters
@@ -434,19 +433,3 @@ class SPPM:
         self.priced_entries_ = solver.n_priced
         enforce(self.guarantee_checks())
         return self
-
-    def guarantee_checks(self) -> list[GuaranteeCheck]:
-        """The distortion budget ``E[d(B, B^)] <= delta`` measured on :attr:`mapping_`, the
-        mapping :meth:`sample` draws from (repaired after the last step, see
-        :func:`repair_distortion`; :attr:`budget_excess_` is what the repair removed)."""
-        if not hasattr(self, "mapping_"):
-            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
-        return [budget_check(self, self.p_ab_, self._distortion, self.mapping_, self.delta)]
-
-    def sample(self, b, rng: np.random.Generator):
-        """Release ``b^ ~ p(. | b)`` for each profile index in ``b``."""
-        if not hasattr(self, "mapping_"):
-            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
-        out = sample_release(self.mapping_, b, rng)
-        enforce(self.guarantee_checks())
-        return out

@@ -6,7 +6,10 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ppdp.guarantees import GuaranteeCheck, enforce
+
 from .distortion import as_distortion
+from .problem import budget_check
 
 
 def _check_profiles(b, n: int) -> np.ndarray:
@@ -82,3 +85,25 @@ def nearest_point_profile(mapping, distortion, k_max: int | None = None, weights
     return pd.DataFrame(
         {"k": np.arange(k_max), "mean": mean, "std": std, "sem": std / np.sqrt(n_eff)}
     )
+
+
+class BudgetedMapping:
+    """What SPPM and the exact optimum share once fitted: the budget check and the release.
+
+    A subclass sets ``p_ab_``, ``_distortion``, ``mapping_`` (the mapping :meth:`sample` draws
+    from, repaired to the budget, see :func:`repair_distortion`) and ``delta``.
+    """
+
+    def guarantee_checks(self) -> list[GuaranteeCheck]:
+        """The distortion budget ``E[d(B, B^)] <= delta`` (Eq. 2) measured on :attr:`mapping_`."""
+        if not hasattr(self, "mapping_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        return [budget_check(self, self.p_ab_, self._distortion, self.mapping_, self.delta)]
+
+    def sample(self, b, rng: np.random.Generator):
+        """Release ``b^ ~ p(. | b)`` for each profile index in ``b``, after the budget check."""
+        if not hasattr(self, "mapping_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        out = sample_release(self.mapping_, b, rng)
+        enforce(self.guarantee_checks())
+        return out
