@@ -148,7 +148,7 @@ def results(tmp_path):
 
 
 BAD_CLAIMS = {
-    "empty file": ("", ValueError, r"single key 'claims'"),
+    "empty file": ("", ValueError, r"the key 'claims'"),
     "empty list": ({"claims": []}, ValueError, r"non-empty list"),
     "non-numeric check value": (
         [_claim("p.a", check={"op": ">=", "value": "high"})],

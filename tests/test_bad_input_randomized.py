@@ -65,15 +65,21 @@ def duplicated(frame: pd.DataFrame, column: str) -> pd.DataFrame:
 
 
 KRR_CASES = {
-    "epsilon zero": (lambda: KaryRandomizedResponse(0), ValueError, r"epsilon .*got 0"),
+    "epsilon zero": (
+        lambda: KaryRandomizedResponse(0),
+        ValueError,
+        r"'epsilon' parameter of KaryRandomizedResponse must be a float in the range "
+        r"\(0\.0, inf\) or an instance of 'collections\.abc\.Mapping'\. Got 0 instead",
+    ),
     "epsilon negative in mapping": (
         lambda: KaryRandomizedResponse({"a": -1.0}),
         ValueError,
         r"epsilon\['a'\].*-1\.0",
     ),
-    "epsilon inf": (lambda: KaryRandomizedResponse(INF), ValueError, r"epsilon .*inf"),
-    "epsilon nan": (lambda: KaryRandomizedResponse(NAN), ValueError, r"epsilon .*nan"),
-    "epsilon text": (lambda: KaryRandomizedResponse("1"), TypeError, r"epsilon .*'1'"),
+    "epsilon inf": (lambda: KaryRandomizedResponse(INF), ValueError, r"'epsilon' .*Got inf"),
+    "epsilon nan": (lambda: KaryRandomizedResponse(NAN), ValueError, r"'epsilon' .*Got nan"),
+    "epsilon text": (lambda: KaryRandomizedResponse("1"), TypeError, r"'epsilon' .*Got '1'"),
+    "epsilon bool": (lambda: KaryRandomizedResponse(True), TypeError, r"'epsilon' .*Got True"),
     "columns repeated": (
         lambda: KaryRandomizedResponse(1.0, columns=["a", "a"]),
         ValueError,
@@ -158,26 +164,32 @@ RELAY_CASES = {
     "delta zero": (
         lambda: RelayChain("fla", hops=2, delta=0),
         ValueError,
-        r"delta must be a finite number > 0.*got 0",
+        r"'delta' parameter of RelayChain must be a float in the range \(0\.0, 1\.0\]\. Got 0",
     ),
-    "delta inf": (lambda: RelayChain("fla", hops=2, delta=INF), ValueError, r"delta .*inf"),
+    "delta inf": (lambda: RelayChain("fla", hops=2, delta=INF), ValueError, r"'delta' .*Got inf"),
     "delta nan": (
         lambda: sanitize(relay_frame(), NAN, sensitive="s"),
         ValueError,
-        r"delta .*nan",
+        r"'delta' parameter of sanitize must be a float in the range \(0\.0, inf\)\. Got nan",
     ),
     "delta above one bit": (
         lambda: RelayChain("tda", hops=2, delta=1.5),
         ValueError,
-        r"delta must lie in \(0, 1\].*1\.5",
+        r"'delta' .*\(0\.0, 1\.0\]\. Got 1\.5",
     ),
     "delta text": (
         lambda: bua(relay_frame(), "high", sensitive="s"),
         TypeError,
-        r"delta must be a positive real number; got 'high'",
+        r"'delta' parameter of bua must be a float .*Got 'high'",
     ),
-    "hops zero": (lambda: RelayChain("bua", hops=0), ValueError, r"hops must be .*got 0"),
-    "hops float": (lambda: RelayChain("bua", hops=2.0), TypeError, r"hops must be .*2\.0"),
+    "hops zero": (lambda: RelayChain("bua", hops=0), ValueError, r"'hops' .*Got 0 instead"),
+    "hops float": (lambda: RelayChain("bua", hops=2.0), TypeError, r"'hops' .*Got 2\.0"),
+    "hops bool": (lambda: RelayChain("bua", hops=True), TypeError, r"'hops' .*Got True"),
+    "method unknown": (
+        lambda: RelayChain("xla"),
+        ValueError,
+        r"'method' parameter of RelayChain must be a str among \{'bua', 'tda', 'fla'\}",
+    ),
     "inf in quasi-identifier": (
         lambda: RelayChain("bua", hops=2, delta=0.05, sensitive="s").fit(
             with_value(relay_frame(), "q1", 5, INF)
@@ -276,30 +288,37 @@ DETECTION_CASES = {
     "beta text": (
         lambda: _detect(beta="high"),
         TypeError,
-        r"beta must be a real number in \[0, 1\], got 'high'",
+        r"'beta' parameter of detect_implicit_privacy must be a float in the range "
+        r"\[0\.0, 1\.0\] or None\. Got 'high' instead",
     ),
-    "beta above one": (lambda: _detect(beta=1.5), ValueError, r"beta must be .*\[0, 1\].*1\.5"),
-    "beta nan": (lambda: _detect(beta=NAN), ValueError, r"beta must be .*nan"),
-    "theta text": (lambda: _detect(theta="0.1"), TypeError, r"theta must be a real number"),
-    "theta negative": (lambda: _detect(theta=-0.1), ValueError, r"theta must be .*-0\.1"),
-    "theta inf": (lambda: _detect(theta=INF), ValueError, r"theta must be .*inf"),
+    "beta above one": (lambda: _detect(beta=1.5), ValueError, r"'beta' .*\[0\.0, 1\.0\].*1\.5"),
+    "beta nan": (lambda: _detect(beta=NAN), ValueError, r"'beta' .*Got nan"),
+    "theta text": (lambda: _detect(theta="0.1"), TypeError, r"'theta' .*Got '0\.1'"),
+    "theta negative": (lambda: _detect(theta=-0.1), ValueError, r"'theta' .*Got -0\.1"),
+    "theta inf": (lambda: _detect(theta=INF), ValueError, r"'theta' .*Got inf"),
+    "theta bool": (lambda: _detect(theta=False), TypeError, r"'theta' .*Got False"),
     "test_size zero": (
         lambda: _detect(beta=0.5, test_size=0.0),
         ValueError,
-        r"test_size must be a finite number in \(0, 1\], got 0\.0",
+        r"'test_size' .*a float in the range \(0\.0, 1\.0\)\. Got 0\.0",
     ),
     "test_size one": (
         lambda: _detect(beta=0.5, test_size=1.0),
         ValueError,
-        r"test_size must lie strictly between 0 and 1, got 1\.0",
+        r"'test_size' .*a float in the range \(0\.0, 1\.0\)\. Got 1\.0",
     ),
-    "seed float": (lambda: _detect(seed=1.5), TypeError, r"seed must be an integer, got 1\.5"),
-    "n_bins one": (lambda: _detect(n_bins=1), ValueError, r"n_bins must be an integer >= 2, got 1"),
-    "n_bins float": (lambda: _detect(n_bins=2.5), TypeError, r"n_bins must be an integer"),
+    "seed float": (lambda: _detect(seed=1.5), TypeError, r"'seed' .*an int .*Got 1\.5"),
+    "n_bins one": (
+        lambda: _detect(n_bins=1),
+        ValueError,
+        r"'n_bins' parameter of attribute_correlations must be an int in the range \[2, inf\)\. "
+        r"Got 1 instead",
+    ),
+    "n_bins float": (lambda: _detect(n_bins=2.5), TypeError, r"'n_bins' .*an int"),
     "max_categories zero": (
         lambda: _detect(max_categories=0),
         ValueError,
-        r"max_categories must be an integer >= 1, got 0",
+        r"'max_categories' .*an int in the range \[1, inf\)\. Got 0",
     ),
     "inf in numeric attribute": (
         lambda: attribute_correlations(with_value(detection_frame(), "x", 7, INF), "sex"),
@@ -359,19 +378,21 @@ def test_detection_accepts_numpy_scalars():
 
 
 PROTECTION_CASES = {
-    "lr zero": (lambda: Imposter(lr=0.0), ValueError, r"lr must be a finite number > 0, got 0\.0"),
-    "lr text": (
-        lambda: Imposter(lr="fast"),
-        TypeError,
-        r"lr must be a real number > 0, got 'fast'",
+    "lr zero": (
+        lambda: Imposter(lr=0.0),
+        ValueError,
+        r"'lr' parameter of Imposter must be a float in the range \(0\.0, inf\)\. Got 0\.0",
     ),
+    "lr text": (lambda: Imposter(lr="fast"), TypeError, r"'lr' .*Got 'fast'"),
     "numeric_sigma negative": (
         lambda: Imposter(numeric_sigma=-1.0),
         ValueError,
-        r"numeric_sigma must be a finite number > 0, got -1\.0",
+        r"'numeric_sigma' .*\(0\.0, inf\)\. Got -1\.0",
     ),
-    "lam nan": (lambda: Imposter(lam=NAN), ValueError, r"lam must be .*nan"),
-    "epochs float": (lambda: Imposter(epochs=2.0), TypeError, r"epochs must be an integer"),
+    "lam nan": (lambda: Imposter(lam=NAN), ValueError, r"'lam' .*Got nan"),
+    "epochs float": (lambda: Imposter(epochs=2.0), TypeError, r"'epochs' .*an int"),
+    "epochs bool": (lambda: Imposter(epochs=True), TypeError, r"'epochs' .*Got True"),
+    "n_threads three": (lambda: Imposter(n_threads=3), ValueError, r"'n_threads' .*\[1, 2\]"),
     "inf in training data": (
         lambda: Imposter(epochs=1, progress=False).fit(
             with_value(detection_frame(), "x", 3, INF), "sex"
@@ -417,7 +438,7 @@ def test_protection_accepts_numpy_scalars():
     sample = model.sample(np.int64(5), np.random.default_rng(0))
     assert len(sample) == 5
     for n in (0, -3):
-        with pytest.raises(ValueError, match=rf"n must be an integer >= 1, got {n}"):
+        with pytest.raises(ValueError, match=rf"'n' parameter of Imposter\.sample .*Got {n} "):
             model.sample(n, np.random.default_rng(0))
 
 

@@ -58,14 +58,30 @@ GEN = np.random.default_rng(0)
 # (id, callable, exception, pattern naming the parameter)
 CASES = [
     # -- MutualCover: hyper-parameters
-    ("mc-delta-above-1", lambda: mc(delta=1.5), ValueError, r"delta=1\.5 must lie in \[1/l, 1\]"),
+    (
+        "mc-delta-above-1",
+        lambda: mc(delta=1.5),
+        ValueError,
+        r"'delta' parameter of MutualCover must be a float in the range \(0\.0, 1\.0\]\. "
+        r"Got 1\.5 instead",
+    ),
     ("mc-delta-below-1/l", lambda: mc(delta=0.1), ValueError, r"delta=0\.1 must lie in \[1/l"),
-    ("mc-delta-nan", lambda: mc(delta=float("nan")), ValueError, r"delta=nan"),
-    ("mc-delta-text", lambda: mc(delta="0.5"), TypeError, r"delta must be a number"),
-    ("mc-l-below-1", lambda: mc(l=0.5), ValueError, r"l must be a number >= 1, got 0\.5"),
-    ("mc-l-bool", lambda: mc(l=True), ValueError, r"l must be a number >= 1, got True"),
-    ("mc-solver", lambda: mc(solver="magic"), ValueError, r"solver must be .*'magic'"),
-    ("mc-refine", lambda: mc(refine="x"), ValueError, r"refine must be .*'x'"),
+    ("mc-delta-nan", lambda: mc(delta=float("nan")), ValueError, r"'delta' .*Got nan"),
+    ("mc-delta-text", lambda: mc(delta="0.5"), TypeError, r"'delta' .*Got '0\.5'"),
+    ("mc-l-below-1", lambda: mc(l=0.5), ValueError, r"'l' .*\[1\.0, inf\)\. Got 0\.5"),
+    ("mc-l-bool", lambda: mc(l=True), ValueError, r"'l' .*\[1\.0, inf\)\. Got True"),
+    (
+        "mc-solver",
+        lambda: mc(solver="magic"),
+        ValueError,
+        r"'solver' .*among \{'ipm', 'simplex'\}\. Got 'magic'",
+    ),
+    (
+        "mc-refine",
+        lambda: mc(refine="x"),
+        ValueError,
+        r"'refine' .*among \{'none', 'anatomy'\}\. Got 'x'",
+    ),
     ("mc-numeric-columns", lambda: mc(numeric_columns="all"), ValueError, r"numeric_columns"),
     ("mc-max-range-0", lambda: mc(max_range_columns=0), ValueError, r"max_range_columns"),
     # -- MutualCover: the table and its roles
@@ -143,11 +159,17 @@ CASES = [
         r"table must be the table passed to fit",
     ),
     # -- Mondrian
-    ("mondrian-k-0", lambda: Mondrian(QI, k=0), ValueError, r"k must be a positive integer"),
-    ("mondrian-k-float", lambda: Mondrian(QI, k=2.5), ValueError, r"k must be .*2\.5"),
-    ("mondrian-l-below-1", lambda: Mondrian(QI, "INCOME", l=0.5), ValueError, r"l must be"),
+    (
+        "mondrian-k-0",
+        lambda: Mondrian(QI, k=0),
+        ValueError,
+        r"'k' parameter of Mondrian must be an int in the range \[1, inf\) or None\. Got 0",
+    ),
+    ("mondrian-k-float", lambda: Mondrian(QI, k=2.5), ValueError, r"'k' .*Got 2\.5"),
+    ("mondrian-k-bool", lambda: Mondrian(QI, k=True), ValueError, r"'k' .*Got True"),
+    ("mondrian-l-below-1", lambda: Mondrian(QI, "INCOME", l=0.5), ValueError, r"'l' .*0\.5"),
     ("mondrian-neither", lambda: Mondrian(QI), ValueError, r"give k .* or both"),
-    ("mondrian-refine", lambda: Mondrian(QI, k=2, refine="y"), ValueError, r"refine must be"),
+    ("mondrian-refine", lambda: Mondrian(QI, k=2, refine="y"), ValueError, r"'refine' .*'y'"),
     (
         "mondrian-k-above-n",
         lambda: Mondrian(QI, k=61).fit(table()),
@@ -191,8 +213,13 @@ CASES = [
         r"call fit",
     ),
     # -- Anatomy
-    ("anatomy-l-1", lambda: Anatomy(QI, "INCOME", l=1), ValueError, r"l must be an integer >= 2"),
-    ("anatomy-l-float", lambda: Anatomy(QI, "INCOME", l=2.5), ValueError, r"l must be .*2\.5"),
+    (
+        "anatomy-l-1",
+        lambda: Anatomy(QI, "INCOME", l=1),
+        ValueError,
+        r"'l' parameter of Anatomy must be an int in the range \[2, inf\)\. Got 1 instead",
+    ),
+    ("anatomy-l-float", lambda: Anatomy(QI, "INCOME", l=2.5), ValueError, r"'l' .*Got 2\.5"),
     (
         "anatomy-random-state",
         lambda: Anatomy(QI, "INCOME", l=2).fit(table(), "0"),

@@ -381,7 +381,7 @@ def test_bad_inputs_raise_clear_errors():
         hy.HyObscure(k=10, alpha=5)
     with pytest.raises(ValueError, match="budget"):
         hy.HyObscure(budget=-1.0)
-    with pytest.raises(TypeError, match="k must be an int"):
+    with pytest.raises(TypeError, match=r"'k' parameter of HyObscure must be an int"):
         hy.HyObscure(k=2.5)
     with pytest.raises(ValueError, match="distance"):
         hy.HyObscure(distance="euclid")

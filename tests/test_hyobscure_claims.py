@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from ppdp.experiments import hyobscure as E
-from ppdp.experiments.common import tidy_frame, tidy_rows
+from ppdp.experiments.common import concat_tidy, expand_parameters, tidy_frame, tidy_rows
 
 SEEDS = range(6)
 BASELINES = ("PrivCheck", "Random", "Frapp", "Similarity", "DP")
@@ -39,7 +39,7 @@ def _tradeoff(slopes: dict[str, float], noise: float = 0.0) -> pd.DataFrame:
 
 
 def _claims(frame: pd.DataFrame) -> pd.Series:
-    out = E.claims({"tradeoff": frame}, "movielens")
+    out = E.claims(frame, "movielens")
     return out.set_index("metric")["value"]
 
 
@@ -81,9 +81,7 @@ def test_claims_are_deterministic():
     frame = _tradeoff(
         {"HyObscure": 3.0, "XObf": 2.0, "YGen": 1.0, **{m: 1.5 for m in BASELINES}}, 1.0
     )
-    pd.testing.assert_frame_equal(
-        E.claims({"tradeoff": frame}, "movielens"), E.claims({"tradeoff": frame}, "movielens")
-    )
+    pd.testing.assert_frame_equal(E.claims(frame, "movielens"), E.claims(frame, "movielens"))
 
 
 def test_fig4a_saving_against_the_best_baseline():
@@ -108,7 +106,7 @@ def test_fig4a_saving_against_the_best_baseline():
                     parameters={"budget": j},
                     seed=seed,
                 )
-    c = E.claims({"tradeoff": tidy_frame(rows)}, "foursquare").set_index("metric")["value"]
+    c = E.claims(tidy_frame(rows), "foursquare").set_index("metric")["value"]
     assert c["hyobscure.foursquare_fig4a_privacy_level"] == pytest.approx(0.817)
     assert c["hyobscure.foursquare_fig4a_utility_saving"] == pytest.approx(50.0)
 
@@ -139,13 +137,11 @@ def test_sweep_rank_correlations_and_margins():
                 )
     f6, f8 = tidy_frame(rows6), tidy_frame(rows8)
     trade = _tradeoff({m: 1.0 for m in ("HyObscure", "XObf", "YGen", *BASELINES)})
-    c = E.claims({"tradeoff": trade, "fig6": f6, "fig8": f8}, "movielens").set_index("metric")[
-        "value"
-    ]
+    c = E.claims(concat_tidy([trade, f6, f8]), "movielens").set_index("metric")["value"]
     means = (
         f6[f6["method"] == "HyObscure"]
-        .assign(g=lambda d: d["parameters"].str.extract(r"n_groups=(\d+)")[0].astype(int))
-        .groupby("g")["value"]
+        .pipe(expand_parameters, ["n_groups"])
+        .groupby("n_groups")["value"]
         .mean()
     )
     assert c["hyobscure.movielens_fig6_rank_correlation"] == pytest.approx(

@@ -367,6 +367,238 @@ def test_leakage_properties(seed, n_a, n_b, n_hat):
 
 
 # ---------------------------------------------------------------------------------------------
+# the library-based implementation against an independent pure-Python computation
+#
+# The reference below uses only math.log2 and math.fsum, one cell at a time: no numpy reductions,
+# no scipy or scikit-learn, so it checks the delegation to scipy.special and mutual_info_score.
+
+
+def ref_normalize(values):
+    total = math.fsum(values)
+    return [v / total for v in values]
+
+
+def ref_plogp_sum(probs):
+    return math.fsum(-p * math.log2(p) for p in probs if p > 0)
+
+
+def ref_table(t):
+    rows = [
+        ref_normalize(list(map(float, np.ravel(t))))[i : i + t.shape[1]]
+        for i in range(0, t.size, t.shape[1])
+    ]
+    px = [math.fsum(r) for r in rows]
+    py = [math.fsum(r[j] for r in rows) for j in range(t.shape[1])]
+    return rows, px, py
+
+
+def ref_mi(t):
+    rows, px, py = ref_table(t)
+    return math.fsum(
+        p * (math.log2(p) - math.log2(px[i]) - math.log2(py[j]))
+        for i, r in enumerate(rows)
+        for j, p in enumerate(r)
+        if p > 0
+    )
+
+
+def ref_conditional(t, given):
+    rows, px, py = ref_table(t)
+    marginal = px if given == 0 else py
+    return math.fsum(
+        p * (math.log2(marginal[i if given == 0 else j]) - math.log2(p))
+        for i, r in enumerate(rows)
+        for j, p in enumerate(r)
+        if p > 0
+    )
+
+
+def ref_nmi(mi, hx, hy, support_x, support_y, average):
+    # scikit-learn's conventions: both marginals constant -> 1, one constant or I = 0 -> 0
+    if support_x == support_y == 1:
+        return 1.0
+    if support_x == 1 or support_y == 1 or mi <= 0:
+        return 0.0
+    normalizer = {
+        "arithmetic": (hx + hy) / 2,
+        "geometric": math.sqrt(hx * hy),
+        "min": min(hx, hy),
+        "max": max(hx, hy),
+    }[average]
+    return min(mi / normalizer, 1.0)
+
+
+def ref_kl(p, q):
+    p, q = ref_normalize(list(map(float, p))), ref_normalize(list(map(float, q)))
+    if any(a > 0 and b == 0 for a, b in zip(p, q, strict=True)):
+        return math.inf
+    return math.fsum(a * (math.log2(a) - math.log2(b)) for a, b in zip(p, q, strict=True) if a > 0)
+
+
+def ref_js(p, q):
+    p, q = ref_normalize(list(map(float, p))), ref_normalize(list(map(float, q)))
+    # log2(m) = log2(a + b) - 1, so that m = (a + b) / 2 cannot underflow to 0
+    return math.fsum(
+        0.5 * a * (math.log2(a) - math.log2(a + b) + 1.0)
+        for a, b in zip(p + q, q + p, strict=True)
+        if a > 0
+    )
+
+
+# floats over the whole double range, subnormals included
+wide_tables = arrays(
+    np.float64,
+    st.tuples(st.integers(1, 6), st.integers(1, 6)),
+    elements=st.floats(0, 1e300, allow_nan=False, allow_infinity=False, allow_subnormal=True),
+).filter(lambda a: a.sum() > 0)
+count_tables = arrays(
+    np.int64, st.tuples(st.integers(1, 6), st.integers(1, 6)), elements=st.integers(0, 50)
+).filter(lambda a: a.sum() > 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(wide_tables)
+def test_table_measures_match_reference(t):
+    rows, _, _ = ref_table(t)
+    h_joint = ref_plogp_sum([p for r in rows for p in r])
+    assert it.entropy(t.ravel()) == pytest.approx(h_joint, abs=1e-12)
+    assert it.joint_entropy(t) == pytest.approx(h_joint, abs=1e-12)
+    assert it.joint_entropy(t[..., None]) == pytest.approx(h_joint, abs=1e-12)
+    assert it.conditional_entropy(t, given=0) == pytest.approx(ref_conditional(t, 0), abs=1e-12)
+    assert it.conditional_entropy(t, given=1) == pytest.approx(ref_conditional(t, 1), abs=1e-12)
+    mi = it.mutual_information(t)
+    assert math.isfinite(mi)
+    assert mi == pytest.approx(max(ref_mi(t), 0.0), abs=1e-12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(count_tables, st.sampled_from(AVERAGES))
+def test_nmi_of_count_tables_matches_reference(t, average):
+    _, px, py = ref_table(t)
+    hx, hy = ref_plogp_sum(px), ref_plogp_sum(py)
+    sx, sy = sum(p > 0 for p in px), sum(p > 0 for p in py)
+    expected = ref_nmi(ref_mi(t), hx, hy, sx, sy, average)
+    assert it.normalized_mutual_information(t, average=average) == pytest.approx(
+        expected, abs=1e-12
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 8).flatmap(
+        lambda k: st.tuples(
+            *[
+                arrays(
+                    np.float64,
+                    k,
+                    elements=st.floats(0, 1e300, allow_nan=False, allow_subnormal=True),
+                ).filter(lambda a: 0 < a.sum() < np.inf)
+            ]
+            * 2
+        )
+    )
+)
+def test_divergences_match_reference(pq):
+    p, q = pq
+    kl = it.kl_divergence(p, q)
+    expected = ref_kl(p, q)
+    if math.isinf(expected):
+        assert kl == math.inf
+    else:
+        assert kl == pytest.approx(max(expected, 0.0), abs=1e-12)
+    assert it.js_divergence(p, q) == pytest.approx(min(max(ref_js(p, q), 0.0), 1.0), abs=1e-12)
+
+
+labels = st.lists(st.tuples(st.integers(0, 6), st.sampled_from("abcd")), min_size=1, max_size=300)
+
+
+@settings(max_examples=200, deadline=None)
+@given(labels, st.sampled_from(AVERAGES))
+def test_sample_measures_match_reference(pairs, average):
+    from collections import Counter
+
+    x = [a for a, _ in pairs]
+    y = [b for _, b in pairs]
+    n = len(pairs)
+    nxy, nx, ny = Counter(pairs), Counter(x), Counter(y)
+    hx = ref_plogp_sum([c / n for c in nx.values()])
+    hy = ref_plogp_sum([c / n for c in ny.values()])
+    mi = math.fsum(
+        c / n * (math.log2(c) + math.log2(n) - math.log2(nx[a]) - math.log2(ny[b]))
+        for (a, b), c in nxy.items()
+    )
+    h_x_given_y = math.fsum(c / n * (math.log2(ny[b]) - math.log2(c)) for (a, b), c in nxy.items())
+    table, xl, yl = it.contingency(x, y, return_labels=True)
+    assert {
+        (a, b): int(table[i, j]) for i, a in enumerate(xl) for j, b in enumerate(yl) if table[i, j]
+    } == dict(nxy)
+    assert it.entropy_from_samples(x) == pytest.approx(hx, abs=1e-12)
+    assert it.conditional_entropy_from_samples(x, y) == pytest.approx(h_x_given_y, abs=1e-12)
+    assert it.mutual_information_from_samples(x, y) == pytest.approx(max(mi, 0.0), abs=1e-12)
+    expected = ref_nmi(mi, hx, hy, len(nx), len(ny), average)
+    got = it.normalized_mutual_information_from_samples(x, y, average=average)
+    assert got == pytest.approx(expected, abs=1e-12)
+
+
+def test_high_cardinality_samples_use_the_sparse_table():
+    # 397 * 389 label pairs > max(n, 2**16) cells: the counts are kept sparse
+    rng = np.random.default_rng(3)
+    n = 5000
+    x = rng.integers(0, 397, n)
+    y = (x + rng.integers(0, 389, n)) % 389
+    dense = it.contingency(x, y)
+    assert dense.size > max(n, 2**16)
+    mi = it.mutual_information(dense)
+    assert it.mutual_information_from_samples(x, y) == pytest.approx(mi, abs=1e-12)
+    assert it.mutual_information_from_samples(x, y) == pytest.approx(
+        mutual_info_score(x, y) / LN2, abs=1e-12
+    )
+    assert it.conditional_entropy_from_samples(x, y) == pytest.approx(
+        it.conditional_entropy(dense, given=1), abs=1e-12
+    )
+    for average in AVERAGES:
+        assert it.normalized_mutual_information_from_samples(x, y, average) == pytest.approx(
+            normalized_mutual_info_score(x, y, average_method=average), abs=1e-12
+        )
+
+
+def test_extreme_magnitudes_stay_finite():
+    # a product p(x) p(y) or a ratio p / q that leaves the double range must not turn into inf
+    assert it.mutual_information([[5e-324, 0.0], [0.0, 1.0]]) == pytest.approx(0.0, abs=1e-300)
+    assert it.mutual_information([[1e-200, 0.0], [0.0, 1.0]]) == pytest.approx(0.0, abs=1e-190)
+    assert it.kl_divergence([1.0, 1.0], [1.0, 5e-324]) == pytest.approx(536.0, rel=1e-12)
+    assert it.js_divergence([5e-324, 1.0], [0.0, 1.0]) == pytest.approx(0.0, abs=1e-300)
+    assert it.conditional_entropy([[5e-324, 1.0], [0.0, 1.0]], given=1) == pytest.approx(1.0)
+
+
+def test_zero_results_are_positive_zero():
+    values = [
+        it.entropy([1, 0]),
+        it.joint_entropy([[3]]),
+        it.conditional_entropy([[0, 0], [1, 2]], given=1),
+        it.entropy_from_samples([1, 1]),
+        it.kl_divergence([1, 0], [1, 0]),
+        it.js_divergence([1, 0], [1, 0]),
+    ]
+    assert all(v == 0.0 and math.copysign(1.0, v) == 1.0 for v in values)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_matches_scipy_stats_entropy(seed):
+    # the scipy.special kernels are exactly what scipy.stats.entropy(..., base=2) sums
+    rng = np.random.default_rng(seed)
+    t = random_simplex(rng, (5, 7), zeros=0.3)
+    q = random_simplex(rng, 35) + 1e-3
+    assert it.joint_entropy(t) == pytest.approx(scipy_entropy(t.ravel(), base=2), abs=1e-14)
+    assert it.kl_divergence(t.ravel(), q) == pytest.approx(
+        scipy_entropy(t.ravel(), q, base=2), abs=1e-14
+    )
+    rows = t.sum(axis=1)
+    h_y_given_x = sum(rows[i] * scipy_entropy(t[i], base=2) for i in range(5) if rows[i] > 0)
+    assert it.conditional_entropy(t, given=0) == pytest.approx(h_y_given_x, abs=1e-14)
+
+
+# ---------------------------------------------------------------------------------------------
 # errors
 
 GOOD_P = np.array([[0.25, 0.25], [0.25, 0.25]])

@@ -1,6 +1,7 @@
 """The Snakemake + papermill pipeline: dry runs of every profile, a real smoke run in a temporary
 folder, clean failure, and byte-for-byte determinism of a notebook's tidy results."""
 
+import importlib
 import json
 import os
 import subprocess
@@ -8,8 +9,11 @@ import sys
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 import yaml
+
+from ppdp.experiments.common import read_results
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -153,6 +157,7 @@ def test_smoke_profile_end_to_end(tmp_path):
         )
         assert provenance["run"] == run and provenance["blas"], run
         assert (tmp_path / "results" / "smoke" / "benchmarks" / f"{run}.tsv").stat().st_size > 0
+        _assert_claims_recompute(runs[run], tmp_path / "results" / "smoke" / f"{run}.csv")
     report = (tmp_path / "reports" / "smoke" / "reproduction.md").read_text()
     assert "profile `smoke`" in report
     assert "## Provenance" in report and "Runs without a recorded environment" not in report
@@ -172,6 +177,26 @@ def test_smoke_profile_end_to_end(tmp_path):
         str(tmp_path),
     )
     assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def _assert_claims_recompute(run: dict, csv: Path) -> None:
+    """Every paper's ``claims(results, **context)`` gives back, from the written results alone,
+    the claims its notebook wrote. The CSV keeps 10 digits; a claim built on differences of
+    near-equal values (HyObscure's percent changes) loses up to three of them, hence ``rtol``."""
+    notebook = run["notebook"]
+    module = importlib.import_module(
+        f"ppdp.experiments.{'datasets_overview' if notebook == 'datasets' else notebook}"
+    )
+    context = {k: v for k, v in run.get("parameters", {}).items() if k == "dataset"}
+    frame = read_results(csv)
+    derived = frame["experiment"].isin(["claims", "claim_context"])
+    again = module.claims(frame[~derived].reset_index(drop=True), **context)
+    keys = ["experiment", "method", "parameters", "seed", "metric"]
+    both = frame[derived].merge(again, on=keys, how="outer", suffixes=("", "_again"))
+    assert len(both) == derived.sum() == len(again), csv.name
+    np.testing.assert_allclose(
+        both["value_again"], both["value"], rtol=1e-6, atol=1e-12, err_msg=csv.name
+    )
 
 
 def test_failed_notebook_leaves_no_complete_outputs(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 from pathlib import Path
 
 import pandas as pd
@@ -50,3 +51,31 @@ def test_every_example_releases_a_table_like_its_input():
         assert released.index.equals(original.index), block
         released_by.append(source)
     assert len(released_by) == 8
+
+
+def test_the_written_run_example_recomputes_claims(tmp_path, monkeypatch):
+    """The "From a written run" example of "Reading and rerunning the notebooks", on a small CSV."""
+    from ppdp.experiments.common import tidy_rows, write_results
+
+    text = README.read_text()
+    start = text.index("- **From a written run, without rerunning**")
+    block = textwrap.dedent(re.search(r"```python\n(.*?)```", text[start:], flags=re.S).group(1))
+    rows = []
+    for delta, disclosure in ((0.125, 0.02), (0.25, 0.01)):
+        rows += tidy_rows(
+            "fig4",
+            "MutualCover",
+            {"attribute_disclosure": disclosure},
+            parameters={"delta": delta, "l": 10, "p_match": 0.3},
+            seed=0,
+        )
+    write_results(rows, tmp_path / "results" / "default" / "mutual_cover.csv")
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    exec(block, namespace)
+    assert namespace["fig4"][["delta", "l", "p_match"]].values.tolist() == [
+        [0.125, 10, 0.3],
+        [0.25, 10, 0.3],
+    ]
+    claims = namespace["claims"].set_index("metric")["value"]
+    assert list(claims.index) == ["mutual_cover.attribute_falls_with_delta"]

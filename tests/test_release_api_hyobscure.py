@@ -235,9 +235,15 @@ def test_release_before_fit_raises_not_fitted():
         ({"clusters": "nope"}, ValueError, r"clusters must be None, a column.*'nope'"),
         ({"clusters": [0, 1]}, ValueError, r"clusters must be .*one label per row \(240\)"),
         ({"k": 31}, ValueError, r"k=31 conflicts with the mechanism's own k=30"),
-        ({"domain": "ring"}, ValueError, r"domain must be None, 'interval' or 'grid'; got 'ring'"),
-        ({"kmeans_n_init": 0}, ValueError, r"kmeans_n_init must be an int >= 1; got 0"),
-        ({"n_groups": 2.5}, TypeError, r"n_groups must be None or an int >= 1; got float 2.5"),
+        (
+            {"domain": "ring"},
+            ValueError,
+            r"'domain' parameter of TableObfuscation must be a str among "
+            r"\{'interval', 'grid'\} or None\. Got 'ring' instead",
+        ),
+        ({"kmeans_n_init": 0}, ValueError, r"'kmeans_n_init' .*\[1, inf\)\. Got 0 instead"),
+        ({"n_groups": 2.5}, TypeError, r"'n_groups' .*\[1, inf\) or None\. Got 2\.5 instead"),
+        ({"k": True}, TypeError, r"'k' parameter of TableObfuscation .*Got True"),
     ],
 )
 def test_bad_parameters_name_themselves(df, kwargs, error, match):

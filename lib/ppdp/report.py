@@ -44,7 +44,8 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from ppdp.experiments.common import read_results
+from ppdp.experiments.common import mean_halfwidth, read_results
+from ppdp.published import load_published
 
 OPS = (">=", "<=", ">", "<", "==", "approx")
 INTERVAL_OPS = (">=", "<=", ">", "<")
@@ -154,9 +155,13 @@ def load_claims(path: str | os.PathLike) -> list[Claim]:
     """
     with open(path) as handle:
         raw = yaml.safe_load(handle)
-    if not isinstance(raw, dict) or set(raw) != {"claims"}:
+    if not isinstance(raw, dict) or "claims" not in raw or set(raw) - {"claims", "published"}:
         keys = sorted(map(str, raw)) if isinstance(raw, dict) else type(raw).__name__
-        raise ValueError(f"{path}: expected a mapping with the single key 'claims', got {keys}")
+        raise ValueError(
+            f"{path}: expected a mapping with the key 'claims' (and optionally 'published'), "
+            f"got {keys}"
+        )
+    load_published(raw.get("published"), str(path))
     entries = raw["claims"]
     if not isinstance(entries, list) or not entries:
         raise ValueError(f"{path}: 'claims' must be a non-empty list of claims, got {entries!r}")
@@ -396,9 +401,7 @@ def _interval(frame: pd.DataFrame, claim_id: str, values) -> tuple[float, float]
     values = values[np.isfinite(values)]
     if len(values) < 2:
         return math.nan, math.nan
-    from scipy.stats import t
-
-    half = t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values))
+    half = mean_halfwidth(values.std(ddof=1), len(values), distribution="t")
     return float(values.mean() - half), float(values.mean() + half)
 
 

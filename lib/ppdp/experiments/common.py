@@ -59,6 +59,60 @@ def parse_parameters(text: str) -> dict[str, str]:
     return dict(part.split("=", 1) for part in text.split(";"))
 
 
+def expand_parameters(frame: pd.DataFrame, keys: Iterable[str] | None = None) -> pd.DataFrame:
+    """The tidy frame with one column per parameter, parsed once from ``parameters``.
+
+    This is the one place that reads the ``"key=value;key=value"`` strings back: figures and claims
+    select and group on the real columns it adds. A key whose values all read as numbers becomes a
+    numeric column (``int64`` when they are all integers and none is missing), any other key a
+    string column; rows without the key hold a missing value.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows (at least the ``parameters`` column).
+    keys : iterable of str, optional
+        The parameters to expand; by default every key that occurs. A requested key that occurs in
+        no row gives a column of missing values.
+
+    Raises
+    ------
+    ValueError
+        When a key would overwrite an existing column of ``frame``.
+
+    Examples
+    --------
+    >>> rows = tidy_frame(tidy_rows("fig4", "MC", {"loss": 0.5}, parameters={"delta": 0.2, "l": 10}))
+    >>> expanded = expand_parameters(rows)
+    >>> expanded.loc[0, "delta"], expanded.loc[0, "l"]
+    (np.float64(0.2), np.int64(10))
+    """
+    if "parameters" not in frame.columns:
+        raise ValueError(f"frame has no 'parameters' column; its columns are {list(frame.columns)}")
+    parsed = pd.DataFrame(
+        [parse_parameters(text) for text in frame["parameters"]], index=frame.index, dtype=object
+    )
+    wanted = list(parsed.columns) if keys is None else list(keys)
+    clash = sorted(set(wanted) & set(frame.columns))
+    if clash:
+        raise ValueError(
+            f"parameters {clash} would overwrite columns of the frame; rename them in the experiment"
+        )
+    out = frame.copy()
+    for key in wanted:
+        if key not in parsed.columns:
+            out[key] = pd.Series(np.nan, index=frame.index, dtype="float64")
+            continue
+        column = parsed[key]
+        present = column.notna()
+        numbers = pd.to_numeric(column[present], errors="coerce")
+        if present.any() and numbers.notna().all():
+            out[key] = pd.to_numeric(column) if present.all() else column.astype("float64")
+        else:
+            out[key] = column
+    return out
+
+
 def tidy_rows(
     experiment: str,
     method: str,
@@ -146,16 +200,73 @@ def summarize(
     confidence: float = 0.95,
 ) -> pd.DataFrame:
     """Mean, standard deviation, min, max, count and a normal-approximation interval over seeds."""
-    from scipy import stats
-
     by = list(by)
     grouped = frame.groupby(by, sort=True)["value"]
     out = grouped.agg(["mean", "std", "min", "max", "count"]).reset_index()
-    z = stats.norm.ppf(0.5 + confidence / 2)
-    half = z * out["std"].fillna(0.0) / np.sqrt(out["count"].clip(lower=1))
+    half = mean_halfwidth(out["std"], out["count"], confidence=confidence)
     out["ci_low"] = out["mean"] - half
     out["ci_high"] = out["mean"] + half
     return out
+
+
+def mean_halfwidth(std: Any, count: Any, *, confidence: float = 0.95, distribution: str = "normal"):
+    """Half-width of the confidence interval of a mean over seeds: the one interval helper.
+
+    ``distribution="normal"`` gives ``z * std / sqrt(n)`` with ``z = Phi^-1(1/2 + confidence/2)``
+    (1.95996 at 95%), used for error bars; a single seed (``std`` missing) gives 0.
+    ``distribution="t"`` gives Student's ``t_{n-1}`` quantile instead, used by the report for a
+    claim measured over few seeds; fewer than two values give nan.
+
+    Parameters
+    ----------
+    std, count : float or array-like
+        Sample standard deviation (``ddof=1``) and number of values, elementwise.
+    confidence : float in (0, 1)
+    distribution : {"normal", "t"}
+    """
+    from scipy import stats
+
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    count = np.asarray(count, dtype=float)
+    std = np.asarray(std, dtype=float)
+    if distribution == "normal":
+        quantile = stats.norm.ppf(0.5 + confidence / 2)
+        std = np.nan_to_num(std, nan=0.0)
+    elif distribution == "t":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            quantile = np.where(count >= 2, stats.t.ppf(0.5 + confidence / 2, count - 1), np.nan)
+    else:
+        raise ValueError(f"distribution must be 'normal' or 't', got {distribution!r}")
+    half = quantile * std / np.sqrt(np.maximum(count, 1))
+    return half if half.ndim else float(half)
+
+
+def claim_intervals(rows: pd.DataFrame) -> pd.DataFrame:
+    """Claims rows as a table: one row per claim id, columns ``ci_high``, ``ci_low`` and ``value``.
+
+    The ``<id>.ci_low`` / ``<id>.ci_high`` rows of a claim become columns of the claim's row
+    (missing where the run gives no interval); several rows of one claim are averaged.
+    """
+    metric = rows["metric"].astype(str)
+    bound = metric.str.extract(r"\.(ci_low|ci_high)$")[0].fillna("value")
+    claim = metric.str.replace(r"\.(ci_low|ci_high)$", "", regex=True)
+    table = rows.assign(claim=claim, bound=bound)
+    return table.pivot_table(index="claim", columns="bound", values="value")
+
+
+def rank_correlation(x: Any, y: Any) -> float:
+    """Spearman's rank correlation (``scipy.stats.spearmanr``), 0 where it is undefined.
+
+    Fewer than two points, or a constant side, mean no trend: 0 rather than nan, so that a claim
+    "y falls as x grows" reads as not holding.
+    """
+    from scipy.stats import spearmanr
+
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return 0.0
+    return float(spearmanr(x, y).statistic)
 
 
 def _round_value(value: float) -> float:

@@ -31,7 +31,16 @@ import numpy as np
 import pandas as pd
 
 from ppdp.attacks.inference import InferenceAttack
-from ppdp.experiments.common import COMMON_PARAMETERS, Param, concat_tidy, tidy_frame, tidy_rows
+from ppdp.experiments.common import (
+    COMMON_PARAMETERS,
+    Param,
+    concat_tidy,
+    expand_parameters,
+    mean_halfwidth,
+    rank_correlation,
+    tidy_frame,
+    tidy_rows,
+)
 from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms import hyobscure as hy
 from ppdp.mechanisms.hyobscure import (
@@ -670,32 +679,13 @@ def _interp(x, y, x0):
     return float(np.interp(x0, np.asarray(x)[order], np.asarray(y)[order]))
 
 
-def _rank_corr(x, y) -> float:
-    """Spearman correlation; 0 when either side is constant (no trend) or has fewer than 2 points."""
-    from scipy.stats import rankdata
-
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return 0.0
-    return float(np.corrcoef(rankdata(x), rankdata(y))[0, 1])
-
-
-def _seed_weights(n_seeds: int, n_boot: int, seed: int = 0) -> np.ndarray:
-    """Weights over seeds: row 0 equal (the estimate), rows 1.. multinomial bootstrap resamples."""
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 707]))
-    counts = rng.multinomial(n_seeds, np.full(n_seeds, 1.0 / n_seeds), size=n_boot)
-    return np.vstack([np.ones(n_seeds), counts]).astype(float) / n_seeds
-
-
 def _by_seed(frame, method, metric, seeds, key=None) -> tuple[np.ndarray, np.ndarray]:
     """Values of one method and metric as an array (setting, seed) and the settings.
 
     Settings are the ``parameters`` strings, or the integer ``key=`` parsed from them when ``key``
     is given (several settings with one key are averaged, e.g. Fig. 8's k over alpha)."""
     sub = frame[(frame["method"] == method) & (frame["metric"] == metric)]
-    params = sub["parameters"].fillna("").astype(str)
-    if key is not None:
-        params = params.str.extract(rf"(?:^|;){key}=(\d+)")[0].astype(int)
+    params = sub["parameters"] if key is None else expand_parameters(sub, [key])[key].astype(int)
     piv = sub.assign(setting=params.to_numpy()).pivot_table(
         index="setting", columns="seed", values="value", aggfunc="mean"
     )
@@ -710,20 +700,40 @@ class _Bootstrap:
 
     Seeds are paired across methods (every method sees the same split and attacker), so margins
     between methods are resampled jointly, which is what makes their intervals narrow enough to
-    order the methods."""
+    order the methods. A statistic is a function of weights over the seeds (equal weights give the
+    estimate); ``scipy.stats.bootstrap`` draws the resamples of seed indices, every claim the same
+    ones, and a resample becomes the weights ``count / n``."""
 
-    def __init__(self, seeds, n_boot: int = N_BOOTSTRAP):
+    def __init__(self, seeds, n_boot: int = N_BOOTSTRAP, seed: int = 0):
         self.seeds = list(seeds)
-        self.weights = _seed_weights(len(self.seeds), n_boot if len(self.seeds) > 1 else 0)
+        self.n_boot = n_boot
+        self.seed = seed
 
     def rows(self, claim_id: str, method: str, stat) -> list[dict]:
         """Claim rows: the estimate ``stat(w)`` at equal weights plus ``.ci_low``/``.ci_high``."""
-        values = np.array([stat(w) for w in self.weights], dtype=float)
-        metrics = {claim_id: float(values[0])}
-        if len(values) > 1:
-            boot = values[1:][np.isfinite(values[1:])]
-            if len(boot):
-                lo, hi = np.percentile(boot, [2.5, 97.5])
+        from scipy import stats
+
+        n = len(self.seeds)
+        metrics = {claim_id: float(stat(np.full(n, 1.0 / n)))}
+        if n > 1:
+            result = stats.bootstrap(
+                (np.arange(n),),
+                lambda idx: stat(np.bincount(idx, minlength=n) / n),
+                n_resamples=self.n_boot,
+                vectorized=False,
+                method="percentile",
+                confidence_level=0.95,
+                rng=np.random.default_rng(np.random.SeedSequence([self.seed, 707])),
+            )
+            boot = np.asarray(result.bootstrap_distribution, dtype=float)
+            if np.isfinite(boot).all():
+                lo, hi = result.confidence_interval
+            elif np.isfinite(boot).any():
+                # a statistic undefined on some resamples (a ratio over a zero): skip those
+                lo, hi = np.percentile(boot[np.isfinite(boot)], [2.5, 97.5])
+            else:
+                lo = hi = np.nan
+            if np.isfinite(lo):
                 metrics[f"{claim_id}.ci_low"] = float(lo)
                 metrics[f"{claim_id}.ci_high"] = float(hi)
         return tidy_rows("claims", method, metrics)
@@ -741,14 +751,19 @@ def _tradeoff_curves(trade, metric, seeds):
     return out, u0[0]  # the reference's utility loss per seed
 
 
-def claims(results: dict[str, pd.DataFrame], dataset: str) -> pd.DataFrame:
-    """Claims rows (``experiment == "claims"``) from the frames of this notebook's experiments.
+def claims(results: pd.DataFrame, dataset: str) -> pd.DataFrame:
+    """Claims rows (``experiment == "claims"``) from the tidy rows of this notebook's experiments.
+
+    ``results`` holds the rows of ``tradeoff``, ``fig6``, ``fig8``, ``fig9``, ``fig10`` and
+    ``fig11`` as written to the results CSV (other rows, claims included, are ignored), so the
+    claims can be recomputed from a written run.
 
     Every statistic is computed on the means over seeds (the curves of the figures) and comes with
     a 95% percentile interval from ``N_BOOTSTRAP`` resamples of the seeds (metrics ``<id>.ci_low``
     and ``<id>.ci_high``). Orderings are reported as margins (HyObscure minus its best competitor),
     so that "the ordering is stable" reads as "the margin's interval excludes zero".
     """
+    results = {name: frame for name, frame in results.groupby("experiment", sort=False)}
     rows = []
     metric = "privacy_rf_sI"
     trade = results.get("tradeoff")
@@ -820,7 +835,7 @@ def claims(results: dict[str, pd.DataFrame], dataset: str) -> pd.DataFrame:
             rows += boot.rows(
                 "hyobscure.fig6_rank_correlation",
                 "HyObscure",
-                lambda w: _rank_corr(groups, vals["HyObscure"][0] @ w),
+                lambda w: rank_correlation(groups, vals["HyObscure"][0] @ w),
             )
             others = [m for m in methods if m != "HyObscure"]
             if others:
@@ -842,19 +857,18 @@ def claims(results: dict[str, pd.DataFrame], dataset: str) -> pd.DataFrame:
         rows += boot.rows(
             f"hyobscure.{name}_rank_correlation",
             "HyObscure",
-            lambda w, v=v, keys=keys: _rank_corr(keys, v @ w),
+            lambda w, v=v, keys=keys: rank_correlation(keys, v @ w),
         )
     f10 = results.get("fig10")
     if f10 is not None and len(f10):
         sub = f10[f10["metric"] == "seconds_total"]
-        n = sub["parameters"].str.extract(r"n_users=(\d+)")[0].astype(float).to_numpy()
+        n = expand_parameters(sub, ["n_users"])["n_users"].to_numpy(float)
         if len(np.unique(n)) >= 2:
             slope = float(np.polyfit(np.log(n), np.log(sub["value"].to_numpy()), 1)[0])
             rows += tidy_rows("claims", "HyObscure", {"hyobscure.fig10_growth_exponent": slope})
     f11 = results.get("fig11")
     if f11 is not None and len(f11):
-        sub = f11[f11["metric"] == "leakage"].copy()
-        sub["step"] = sub["parameters"].str.extract(r"step=(\d+)")[0].astype(int)
+        sub = expand_parameters(f11[f11["metric"] == "leakage"], ["step"])
         vals11 = sub.sort_values("step")["value"].to_numpy()
         rows += tidy_rows(
             "claims",
@@ -951,17 +965,15 @@ def plot_sweep(
 
     from ppdp.plotting import method_style
 
-    sub = frame[frame["metric"] == metric].copy()
-    sub["x"] = sub["parameters"].str.extract(rf"(?:^|;){key}=([\d.]+)")[0].astype(float)
-    sub["line"] = (
-        sub["method"]
-        if series is None
-        else (f"{series}=" + sub["parameters"].str.extract(rf"(?:^|;){series}=([\d.]+)")[0])
+    sub = expand_parameters(
+        frame[frame["metric"] == metric], [key] if series is None else [key, series]
     )
+    sub["x"] = sub[key].astype(float)
+    sub["line"] = sub["method"] if series is None else f"{series}=" + sub[series].astype(str)
     fig, ax = plt.subplots(figsize=(4.2, 3.2))
     for i, (name, grp) in enumerate(sub.groupby("line", sort=False)):
         stats = grp.groupby("x")["value"].agg(["mean", "std", "count"]).reset_index()
-        half = 1.96 * stats["std"].fillna(0) / np.sqrt(stats["count"])
+        half = mean_halfwidth(stats["std"], stats["count"])
         ax.errorbar(
             stats["x"],
             stats["mean"],
@@ -982,8 +994,8 @@ def plot_scaling(frame: pd.DataFrame):
     """Fig. 10: run time of a full fit and release against the number of users (log-log)."""
     import matplotlib.pyplot as plt
 
-    sub = frame[frame["metric"].str.startswith("seconds_")].copy()
-    sub["n"] = sub["parameters"].str.extract(r"n_users=(\d+)")[0].astype(float)
+    sub = expand_parameters(frame[frame["metric"].str.startswith("seconds_")], ["n_users"])
+    sub["n"] = sub["n_users"].astype(float)
     fig, ax = plt.subplots(figsize=(4.2, 3.2))
     for i, (metric, grp) in enumerate(sub.groupby("metric", sort=True)):
         g = grp.groupby("n")["value"].mean()
@@ -1004,9 +1016,7 @@ def plot_convergence(frame: pd.DataFrame):
     """Fig. 11: leakage after each O-problem and each accepted G move."""
     import matplotlib.pyplot as plt
 
-    sub = frame[frame["metric"] == "leakage"].copy()
-    sub["step"] = sub["parameters"].str.extract(r"step=(\d+)")[0].astype(int)
-    sub = sub.sort_values("step")
+    sub = expand_parameters(frame[frame["metric"] == "leakage"], ["step"]).sort_values("step")
     fig, ax = plt.subplots(figsize=(4.2, 3.2))
     ax.plot(sub["step"], sub["value"], marker="o", ms=3)
     ax.set_xlabel("optimization step (O-problems and accepted G moves)")

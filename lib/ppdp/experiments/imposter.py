@@ -11,7 +11,13 @@ Each function runs the grid points of one figure or table and returns a tidy fra
   and tested on the perturbed table (the paper's protocol) and tested on real records.
 - :func:`run_table2`: XGBoost, Settings A and B, for several ``theta``.
 - :func:`run_fig8`: XGBoost on IMPOSTER data for several ``lambda`` (0 = CGAN + VAE).
-- :func:`claims_rows`: the values the paper's claims are judged on.
+- :func:`claims`: the values the paper's claims are judged on, from the tidy rows of all of these.
+
+The notebook's tables and figures are built from the tidy rows too: :func:`score_table`,
+:func:`detection_scores`, :func:`selected_counts`, and ``plot_fig6``, ``plot_training_history``,
+``plot_fig7``, ``plot_fig8``, ``plot_privacy_utility``. They read the parameters with
+:func:`ppdp.experiments.common.expand_parameters` and the paper's numbers with
+:func:`ppdp.published.published_value` (``claims.yaml``).
 
 Protocol (the paper gives no split or sample size): the real table is split 70/30, stratified on
 ``sex``, with the run's seed; the generator is trained on the real training part only; it releases
@@ -33,46 +39,51 @@ from ppdp.classifiers import CLASSIFIERS, evaluate_setting, split_frame
 from ppdp.experiments.common import (
     COMMON_PARAMETERS,
     Param,
+    expand_parameters,
     format_parameters,
+    mean_halfwidth,
     tidy_frame,
     tidy_rows,
 )
 from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms.imposter import Imposter, detect_implicit_privacy
 from ppdp.mechanisms.randomized_response import KaryRandomizedResponse
+from ppdp.published import published_value
 
 __all__ = [
     "LABEL",
     "PARAMETERS",
     "PRIVATE",
-    "PUBLISHED",
+    "SCORE_INDEX",
+    "SCORE_KEYS",
     "check_parameters",
-    "claims_rows",
+    "claims",
+    "detection_scores",
+    "detection_theta",
     "imposter_release",
+    "krr_matched_income",
+    "majority_rate",
+    "nmi_matrix",
     "pairwise_nmi",
+    "plot_fig6",
+    "plot_fig7",
+    "plot_fig8",
+    "plot_privacy_utility",
+    "plot_training_history",
     "prepare_adult",
     "run_fig6",
     "run_fig7",
     "run_fig8",
     "run_table1",
     "run_table2",
+    "score_table",
+    "selected_counts",
     "wide_scores",
 ]
 
 PRIVATE = "sex"
 LABEL = "income"
 TEST_SIZE = 0.3
-
-#: Numbers printed in the paper (Section 5.6, Table 1, Table 2 text), in percent.
-PUBLISHED = {
-    "imposter_gender_accuracy": 67.26,
-    "imposter_income_accuracy": 82.29,
-    "krr_gender_accuracy": 68.91,
-    "krr_income_accuracy": 75.17,
-    "b_gender_accuracy_below": 67.0,
-    "b_gender_f1_below": 46.0,
-    "b_income_accuracy_above": 81.0,
-}
 
 
 def prepare_adult(n_rows: int | None = None, seed: int = 0) -> pd.DataFrame:
@@ -384,100 +395,34 @@ def run_fig8(
     return tidy_frame(rows)
 
 
-# ---------------------------------------------------------------------------------------------------
-# claims
+# ------------------------------------------------------------------------------------------------
+# Tables: tidy rows back to the paper's layout
+
+#: Parameters the figures, tables and claims read from a tidy frame; the grid values among them
+#: (``theta``, ``lambda``, ``epsilon``) are always floats, whatever their written form.
+SCORE_KEYS = ("setting", "target", "theta", "lambda", "epsilon", "classifier")
+_GRID_KEYS = ("theta", "lambda", "epsilon")
+
+#: The row index of each experiment's score table (:func:`score_table`).
+SCORE_INDEX: dict[str, tuple[str, ...]] = {
+    "table1": ("setting", "classifier"),
+    "fig7": ("setting", "epsilon"),
+    "table2": ("theta", "setting"),
+    "fig8": ("lambda",),
+}
 
 
-def _mean(frame: pd.DataFrame, **where) -> float:
-    sel = frame
-    for key, value in where.items():
-        if key in ("experiment", "method", "metric"):
-            sel = sel[sel[key] == value]
-        else:
-            sel = sel[sel["parameters"].str.contains(f"(?:^|;){key}={value}(?:;|$)", regex=True)]
-    if sel.empty:
-        return float("nan")
-    return float(sel["value"].mean())
+def _expand(frame: pd.DataFrame, keys: Sequence[str] = SCORE_KEYS) -> pd.DataFrame:
+    """``frame`` with a column per parameter of ``keys``; grid parameters as float64."""
+    out = expand_parameters(frame, keys)
+    for key in _GRID_KEYS:
+        if key in out.columns:
+            out[key] = out[key].astype("float64")
+    return out
 
 
-def krr_matched_income(
-    fig7: pd.DataFrame, gender_accuracy: float, classifier: str = "GBDT"
-) -> tuple[float, float]:
-    """Income accuracy of k-RR at the smallest epsilon whose gender accuracy (Setting B, mean over
-    seeds) reaches ``gender_accuracy``; returns (epsilon, income accuracy), NaN if none does."""
-    sub = fig7[(fig7["metric"] == "accuracy") & fig7["parameters"].str.contains("setting=B")]
-    table = (
-        sub.assign(
-            epsilon=sub["parameters"].str.extract(r"epsilon=([^;]+)")[0].astype(float),
-            target=sub["parameters"].str.extract(r"target=([^;]+)")[0],
-        )
-        .groupby(["epsilon", "target"])["value"]
-        .mean()
-        .unstack()
-    )
-    reached = table[table[PRIVATE] >= gender_accuracy]
-    if reached.empty:
-        return float("nan"), float("nan")
-    eps = float(reached.index.min())
-    return eps, float(table.loc[eps, LABEL])
-
-
-def claims_rows(
-    table1: pd.DataFrame,
-    fig7: pd.DataFrame,
-    fig8: pd.DataFrame | None = None,
-    table2: pd.DataFrame | None = None,
-) -> pd.DataFrame:
-    """Claims rows (percent for scores, 1/0 for orderings); ids are ``imposter.<metric>``."""
-    rows = []
-    acc, f1 = "accuracy", "f1"
-
-    def t1(setting, target, metric, clf):
-        return 100 * _mean(
-            table1[table1.method == clf], metric=metric, setting=setting, target=target
-        )
-
-    b_gender_acc = {c: t1("B", PRIVATE, acc, c) for c in CLASSIFIERS}
-    b_income_acc = {c: t1("B", LABEL, acc, c) for c in CLASSIFIERS}
-    a_gender_acc = {c: t1("A", PRIVATE, acc, c) for c in CLASSIFIERS}
-    present = [c for c in CLASSIFIERS if np.isfinite(b_gender_acc[c])]
-    gbdt_gender, gbdt_income = b_gender_acc.get("GBDT", np.nan), b_income_acc.get("GBDT", np.nan)
-    values = {
-        "imposter.gender_accuracy_b": gbdt_gender,
-        "imposter.income_accuracy_b": gbdt_income,
-        "imposter.min_income_accuracy_b": min(b_income_acc[c] for c in present),
-        "imposter.gender_drop_every_classifier": float(
-            all(b_gender_acc[c] < a_gender_acc[c] for c in present)
-        ),
-    }
-    _, krr_income = krr_matched_income(fig7, PUBLISHED["krr_gender_accuracy"] / 100)
-    values["imposter.krr_income_at_gender_6891"] = 100 * krr_income
-    _, krr_income_m = krr_matched_income(fig7, gbdt_gender / 100)
-    values["imposter.beats_krr_at_matched_gender"] = (
-        float(gbdt_income > 100 * krr_income_m) if np.isfinite(krr_income_m) else float("nan")
-    )
-    if fig8 is not None and len(fig8):
-        g0 = _mean(fig8, metric=acc, target=PRIVATE, **{"lambda": "0"})
-        g1 = _mean(fig8, metric=acc, target=PRIVATE, **{"lambda": "1"})
-        values["imposter.lambda1_below_lambda0"] = (
-            float(g1 < g0) if np.isfinite(g0 + g1) else float("nan")
-        )
-    if table2 is not None and len(table2):
-        b = table2[table2["parameters"].str.contains("setting=B")]
-        g = b[b["parameters"].str.contains(f"target={PRIVATE}")]
-        gacc = g[g.metric == acc]["value"]
-        gf1 = g[g.metric == f1]["value"]
-        values["imposter.table2_gender_accuracy_b_max"] = 100 * float(
-            gacc.groupby(g["parameters"]).mean().max()
-        )
-        values["imposter.table2_gender_f1_b_max"] = 100 * float(
-            gf1.groupby(g["parameters"]).mean().max()
-        )
-    for metric, value in values.items():
-        rows += tidy_rows(
-            "claims", "IMPOSTER" if "krr_income" not in metric else "kRR", {metric: value}
-        )
-    return tidy_frame(rows)
+def _rows(frame: pd.DataFrame, experiment: str) -> pd.DataFrame:
+    return frame[frame["experiment"] == experiment]
 
 
 def wide_scores(
@@ -487,27 +432,553 @@ def wide_scores(
     scale: float = 100.0,
     stat: str = "mean",
 ) -> pd.DataFrame:
-    """Mean over seeds of a tidy score frame, pivoted for display (values in percent by default).
+    """Mean over seeds of a tidy score frame, pivoted for display.
 
-    ``stat="ci"`` gives instead the half-width of the normal-approximation 95% interval of the mean
-    over seeds (0 with a single seed).
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy score rows (:func:`run_table1`, :func:`run_fig7`, :func:`run_table2`,
+        :func:`run_fig8`).
+    index, columns : sequence of str
+        Row and column keys, each a tidy column or one of :data:`SCORE_KEYS`; ``classifier`` is the
+        ``classifier`` parameter where a row has one, else the row's method. Rows lacking a key are
+        left out.
+    scale : float
+        Factor applied to the values (100 gives percent).
+    stat : {"mean", "ci"}
+        ``"mean"``: the mean over seeds; ``"ci"``: the half-width of the normal-approximation 95%
+        interval of that mean (0 with a single seed).
+
+    Returns
+    -------
+    DataFrame
+        One row per combination of ``index`` (sorted; ``theta``, ``lambda`` and ``epsilon`` as
+        floats), one column per combination of ``columns``.
     """
     if stat not in ("mean", "ci"):
         raise ValueError(f"stat must be 'mean' or 'ci', got {stat!r}")
-    parsed = frame.assign(
-        **{
-            k: frame["parameters"].str.extract(rf"(?:^|;){k}=([^;]+)")[0]
-            for k in ("setting", "target", "theta", "lambda", "epsilon", "classifier")
-        }
-    )
-    parsed = parsed.assign(classifier=parsed["classifier"].fillna(parsed["method"]))
-    keys = [*index, *columns]
-    grouped = parsed.groupby(keys, sort=True)["value"]
+    parsed = _expand(frame)
+    named = parsed["classifier"].notna()
+    parsed["classifier"] = parsed["classifier"].astype(object).where(named, parsed["method"])
+    grouped = parsed.groupby([*index, *columns], sort=True)["value"]
     if stat == "mean":
         values = grouped.mean()
     else:
-        values = 1.959963984540054 * grouped.std(ddof=1).fillna(0.0) / np.sqrt(grouped.count())
+        std = grouped.std(ddof=1)
+        values = pd.Series(mean_halfwidth(std, grouped.count()), index=std.index)
     return values.mul(scale).unstack(list(columns))
+
+
+def score_table(frame: pd.DataFrame, experiment: str, stat: str = "mean") -> pd.DataFrame:
+    """Accuracy and F1 (percent) of one experiment, laid out like the paper's table or figure.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding the experiment's rows (other experiments are ignored).
+    experiment : {"table1", "fig7", "table2", "fig8"}
+        Rows are indexed by :data:`SCORE_INDEX` of the experiment: (setting, classifier) for
+        Table 1, (setting, epsilon) for Fig. 7, (theta, setting) for Table 2, lambda for Fig. 8.
+        Columns are (target, metric).
+    stat : {"mean", "ci"}
+        See :func:`wide_scores`.
+    """
+    if experiment not in SCORE_INDEX:
+        raise ValueError(f"experiment must be one of {list(SCORE_INDEX)}, got {experiment!r}")
+    rows = _rows(frame, experiment)
+    rows = rows[rows["metric"] != "n_attributes"]
+    return wide_scores(rows, index=list(SCORE_INDEX[experiment]), stat=stat)
+
+
+def selected_counts(frame: pd.DataFrame) -> pd.Series:
+    """Number of implicit-privacy attributes selected at each ``theta`` of Table 2.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding :func:`run_table2`'s rows (other experiments are ignored).
+
+    Returns
+    -------
+    Series
+        int counts indexed by ``theta`` (float, sorted); the first seed's count (detection does not
+        depend on the seed).
+    """
+    rows = _rows(frame, "table2")
+    rows = _expand(rows[rows["metric"] == "n_attributes"], ["theta"])
+    return rows.groupby("theta")["value"].first().astype(int)
+
+
+def detection_scores(frame: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 6(b) as a table: each attribute's correlation with ``sex`` and the detection outcome.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding :func:`run_fig6`'s rows (other experiments are ignored).
+
+    Returns
+    -------
+    DataFrame
+        Indexed by attribute, sorted by decreasing NMI, with the columns ``nmi``, ``eq7_printed``,
+        ``pearson`` (the methods of :func:`run_fig6`) and ``selected`` (bool, Algorithm 1 at the
+        run's ``theta``).
+    """
+    rows = _expand(_rows(frame, "fig6"), ["attribute"])
+    scores = rows[rows["method"].isin(["nmi", "eq7_printed", "pearson"])].pivot(
+        index="attribute", columns="method", values="value"
+    )
+    detection = rows[(rows["method"] == "detection") & (rows["metric"] == "selected")]
+    selected = detection.set_index("attribute")["value"].astype(bool)
+    scores = scores.assign(selected=selected)
+    # attributes that determine each other (education and education_num) have equal NMI up to the
+    # summation order of their tables: rank on 12 digits, ties by name, so the order is stable
+    rank = pd.DataFrame({"nmi": -scores["nmi"].round(12), "name": scores.index.astype(str)})
+    return scores.iloc[np.lexsort((rank["name"].to_numpy(), rank["nmi"].to_numpy()))]
+
+
+def detection_theta(frame: pd.DataFrame) -> float:
+    """The threshold ``theta`` at which :func:`run_fig6` ran the detection."""
+    rows = _rows(frame, "fig6")
+    thetas = _expand(rows[rows["method"] == "detection"], ["theta"])["theta"].dropna().unique()
+    if len(thetas) != 1:
+        raise ValueError(f"expected the fig6 rows of one theta, found {sorted(thetas)}")
+    return float(thetas[0])
+
+
+def nmi_matrix(frame: pd.DataFrame, columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """Fig. 6(a): the symmetric matrix of pairwise NMI from :func:`run_fig6`'s ``nmi_pairwise`` rows.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding :func:`run_fig6`'s rows (other experiments are ignored).
+    columns : sequence of str, optional
+        Order of the attributes (e.g. the table's column order); by default sorted by name.
+        Pairs not in ``frame`` are NaN.
+    """
+    rows = _rows(frame, "fig6")
+    pairs = _expand(rows[rows["method"] == "nmi_pairwise"], ["a", "b"])
+    names = sorted(set(pairs["a"]) | set(pairs["b"])) if columns is None else list(columns)
+    matrix = pd.DataFrame(np.nan, index=names, columns=names)
+    for a, b, value in zip(pairs["a"], pairs["b"], pairs["value"], strict=True):
+        if a in matrix.index and b in matrix.index:
+            matrix.loc[a, b] = matrix.loc[b, a] = value
+    return matrix
+
+
+def majority_rate(df: pd.DataFrame) -> float:
+    """Percentage of records holding the most frequent value of ``sex``: the accuracy of a
+    classifier that always guesses it (the floor a private attribute's accuracy can reach)."""
+    return float(100 * (df[PRIVATE] == df[PRIVATE].mode()[0]).mean())
+
+
+# ------------------------------------------------------------------------------------------------
+# Claims
+
+
+def _mean(frame: pd.DataFrame, **where: Any) -> float:
+    """Mean of ``value`` over the rows whose columns equal ``where`` (NaN when none does)."""
+    sel = frame
+    for key, value in where.items():
+        sel = sel[sel[key] == value]
+    if sel.empty:
+        return float("nan")
+    return float(sel["value"].mean())
+
+
+def krr_matched_income(fig7: pd.DataFrame, gender_accuracy: float) -> tuple[float, float]:
+    """k-RR's income accuracy where its gender accuracy first reaches a given level.
+
+    Parameters
+    ----------
+    fig7 : DataFrame
+        Tidy rows of :func:`run_fig7` (rows of other experiments are ignored).
+    gender_accuracy : float
+        The level, as a fraction (the claims use the paper's k-RR gender accuracy,
+        ``published_value("imposter.krr_gender_accuracy") / 100``).
+
+    Returns
+    -------
+    tuple of float
+        The smallest epsilon whose gender accuracy (Setting B, mean over seeds) reaches
+        ``gender_accuracy``, and the income accuracy (fraction) there; NaN, NaN if none does.
+    """
+    rows = _expand(_rows(fig7, "fig7"))
+    sub = rows[(rows["metric"] == "accuracy") & (rows["setting"] == "B")]
+    table = sub.groupby(["epsilon", "target"])["value"].mean().unstack()
+    if PRIVATE not in table.columns or LABEL not in table.columns:
+        return float("nan"), float("nan")
+    reached = table[table[PRIVATE] >= gender_accuracy]
+    if reached.empty:
+        return float("nan"), float("nan")
+    eps = float(reached.index.min())
+    return eps, float(table.loc[eps, LABEL])
+
+
+def claims(results: pd.DataFrame) -> pd.DataFrame:
+    """The values the paper's claims are judged on, as tidy rows (``experiment == "claims"``).
+
+    Parameters
+    ----------
+    results : DataFrame
+        The tidy rows of the notebook's experiments, as written to its results CSV; the
+        ``experiment`` column tells ``table1``, ``fig7``, ``fig8`` and ``table2`` apart, other
+        experiments and earlier claims rows are ignored. Without ``fig8`` (``table2``) rows the
+        claims on them are left out.
+
+    Returns
+    -------
+    DataFrame
+        One row per claim, ``metric`` the claim id (``imposter.<name>`` in ``claims.yaml``),
+        ``method`` ``"kRR"`` for the k-RR operating point and ``"IMPOSTER"`` otherwise; scores in
+        percent, orderings as 1/0 (NaN when the rows needed are missing):
+
+        - ``gender_accuracy_b``, ``income_accuracy_b``: GBDT, Setting B (Table 1);
+        - ``min_income_accuracy_b``: the lowest income accuracy on Setting B over the classifiers;
+        - ``gender_drop_every_classifier``: every classifier predicts sex less accurately on
+          Setting B than on Setting A;
+        - ``krr_income_at_gender_6891``: k-RR's income accuracy at the smallest epsilon whose gender
+          accuracy reaches the paper's k-RR gender accuracy (``imposter.krr_gender_accuracy`` in
+          the ``published:`` section of ``claims.yaml``; :func:`krr_matched_income`);
+        - ``beats_krr_at_matched_gender``: IMPOSTER's income accuracy exceeds k-RR's at IMPOSTER's
+          gender accuracy;
+        - ``lambda1_below_lambda0``: Fig. 8, sex accuracy at lambda 1 below that at lambda 0;
+        - ``table2_gender_accuracy_b_max``, ``table2_gender_f1_b_max``: Table 2, the largest sex
+          accuracy and F1 on Setting B over theta.
+    """
+    frame = results[results["experiment"] != "claims"]
+    table1 = _expand(_rows(frame, "table1"))
+    fig7 = _rows(frame, "fig7")
+    fig8 = _expand(_rows(frame, "fig8"))
+    table2 = _expand(_rows(frame, "table2"))
+    acc, f1 = "accuracy", "f1"
+
+    def t1(setting: str, target: str, clf: str) -> float:
+        return 100 * _mean(
+            table1[table1["method"] == clf], metric=acc, setting=setting, target=target
+        )
+
+    b_gender_acc = {c: t1("B", PRIVATE, c) for c in CLASSIFIERS}
+    b_income_acc = {c: t1("B", LABEL, c) for c in CLASSIFIERS}
+    a_gender_acc = {c: t1("A", PRIVATE, c) for c in CLASSIFIERS}
+    present = [c for c in CLASSIFIERS if np.isfinite(b_gender_acc[c])]
+    gbdt_gender, gbdt_income = b_gender_acc["GBDT"], b_income_acc["GBDT"]
+    values = {
+        "imposter.gender_accuracy_b": gbdt_gender,
+        "imposter.income_accuracy_b": gbdt_income,
+        "imposter.min_income_accuracy_b": (
+            min(b_income_acc[c] for c in present) if present else float("nan")
+        ),
+        "imposter.gender_drop_every_classifier": (
+            float(all(b_gender_acc[c] < a_gender_acc[c] for c in present))
+            if present
+            else float("nan")
+        ),
+    }
+    krr_gender = published_value("imposter.krr_gender_accuracy")
+    _, krr_income = krr_matched_income(fig7, krr_gender / 100)
+    values["imposter.krr_income_at_gender_6891"] = 100 * krr_income
+    _, krr_income_m = krr_matched_income(fig7, gbdt_gender / 100)
+    values["imposter.beats_krr_at_matched_gender"] = (
+        float(gbdt_income > 100 * krr_income_m) if np.isfinite(krr_income_m) else float("nan")
+    )
+    if len(fig8):
+        g0 = _mean(fig8, metric=acc, target=PRIVATE, **{"lambda": 0.0})
+        g1 = _mean(fig8, metric=acc, target=PRIVATE, **{"lambda": 1.0})
+        values["imposter.lambda1_below_lambda0"] = (
+            float(g1 < g0) if np.isfinite(g0 + g1) else float("nan")
+        )
+    if len(table2):
+        g = table2[(table2["setting"] == "B") & (table2["target"] == PRIVATE)]
+        for metric, claim in ((acc, "accuracy"), (f1, "f1")):
+            by_theta = g[g["metric"] == metric].groupby("theta")["value"].mean()
+            values[f"imposter.table2_gender_{claim}_b_max"] = 100 * float(by_theta.max())
+    rows = []
+    for metric, value in values.items():
+        method = "kRR" if "krr_income" in metric else "IMPOSTER"
+        rows += tidy_rows("claims", method, {metric: value})
+    return tidy_frame(rows)
+
+
+# ------------------------------------------------------------------------------------------------
+# Figures. Each takes tidy rows (any superset of the experiments it draws) and returns the figure;
+# the notebook saves it with ppdp.plotting.save_figure.
+
+
+def _seed_note(fig, rows: pd.DataFrame) -> None:
+    if rows["seed"].nunique() > 1:
+        fig.suptitle("error bars: 95% interval of the mean over seeds", fontsize=8)
+
+
+def plot_fig6(frame: pd.DataFrame, columns: Sequence[str] | None = None):
+    """Fig. 6: (a) NMI between every pair of attributes; (b) each attribute's NMI with ``sex``
+    (log scale), the selected ones in orange, and the threshold ``theta`` (Algorithm 1).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding :func:`run_fig6`'s rows.
+    columns : sequence of str, optional
+        Order of the attributes in panel (a); see :func:`nmi_matrix`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import PALETTE
+
+    matrix = nmi_matrix(frame, columns)
+    scores = detection_scores(frame)
+    theta = detection_theta(frame)
+    names = list(matrix.index)
+    values = matrix.to_numpy()
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.6), gridspec_kw={"width_ratios": [1.25, 1]})
+    off_diagonal = np.nanmax(values * (1 - np.eye(len(names))))
+    im = ax1.imshow(values, cmap="Blues", vmin=0, vmax=min(1, off_diagonal))
+    ax1.set_xticks(range(len(names)), names, rotation=90)
+    ax1.set_yticks(range(len(names)), names)
+    ax1.grid(False)
+    fig.colorbar(im, ax=ax1, shrink=0.8, label="NMI")
+    ax1.set_title("(a) NMI between attributes")
+    order = scores.iloc[::-1]  # barh draws bottom up: the largest NMI on top
+    colors = [PALETTE[1] if s else PALETTE[0] for s in order["selected"]]
+    ax2.barh(order.index, order["nmi"], color=colors)
+    ax2.axvline(theta, color="k", ls="--", lw=1, label=f"theta = {theta:g}")
+    ax2.set_xscale("log")
+    ax2.set_xlabel("NMI with sex (log scale)")
+    ax2.set_title("(b) detection: selected in orange")
+    ax2.legend(loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def plot_training_history(history: pd.DataFrame, seed: int | None = None):
+    """IMPOSTER's training: (a) the VAE and D1 losses, (b) D2's accuracy on generated records.
+
+    Parameters
+    ----------
+    history : DataFrame
+        The training histories returned by :func:`run_table1` (columns ``epoch``, ``recon``,
+        ``kl``, ``d1_loss``, ``g_d1_loss``, ``d2_accuracy``, ``lam``, ``seed``).
+    seed : int, optional
+        The run to draw; by default the first one.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import method_style
+
+    seed = int(history["seed"].iloc[0]) if seed is None else seed
+    run = history[history["seed"] == seed]
+    if run.empty:
+        raise ValueError(
+            f"history has no run with seed {seed}; it has {sorted(history.seed.unique())}"
+        )
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+    for i, col in enumerate(["recon", "kl", "d1_loss", "g_d1_loss"]):
+        axes[0].plot(run["epoch"], run[col], label=col, **method_style(i))
+    axes[0].set_xlabel("epoch")
+    axes[0].set_title("(a) VAE and D1 losses")
+    axes[0].legend()
+    axes[1].plot(
+        run["epoch"], run["d2_accuracy"], label="D2 accuracy on generated data", **method_style(4)
+    )
+    axes[1].axhline(0.5, color="k", ls="--", lw=1, label="chance (balanced batches)")
+    axes[1].set_ylim(0.3, 1.05)
+    axes[1].set_xlabel("epoch")
+    axes[1].set_title(f"(b) privacy discriminator, lambda = {float(run['lam'].iloc[0])}")
+    axes[1].legend()
+    fig.tight_layout()
+    return fig
+
+
+def _imposter_point(frame: pd.DataFrame, setting: str, classifier: str) -> pd.Series:
+    t1 = score_table(frame, "table1")
+    if (setting, classifier) not in t1.index:
+        raise ValueError(
+            f"the table1 rows have no {classifier} scores on Setting {setting}; "
+            f"run run_table1 with {classifier!r} among the classifiers"
+        )
+    return t1.loc[(setting, classifier)]
+
+
+def plot_fig7(frame: pd.DataFrame, classifier: str = "GBDT"):
+    """Fig. 7: k-RR's accuracy and F1 (Setting B) against epsilon, with IMPOSTER's as lines.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding :func:`run_fig7`'s and :func:`run_table1`'s rows.
+    classifier : str
+        The classifier of the IMPOSTER reference lines (Table 1, Setting B); Fig. 7's own.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Error bars: 95% interval of the mean over seeds (none with one seed).
+    """
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import method_style
+
+    imp_b = _imposter_point(frame, "B", classifier)
+    b7 = score_table(frame, "fig7").loc["B"]
+    e7 = score_table(frame, "fig7", stat="ci").loc["B"]
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), sharey=True)
+    panels = [
+        (PRIVATE, "(a) explicit private attribute: sex"),
+        (LABEL, "(b) class label: income"),
+    ]
+    for ax, (target, title) in zip(axes, panels, strict=True):
+        for i, metric in enumerate(["accuracy", "f1"]):
+            ax.errorbar(
+                b7.index,
+                b7[(target, metric)],
+                yerr=e7[(target, metric)],
+                capsize=2,
+                label=f"k-RR {metric}",
+                **method_style(i),
+            )
+            ax.axhline(
+                imp_b[(target, metric)],
+                color=method_style(i)["color"],
+                ls="--",
+                lw=1,
+                label=f"IMPOSTER {metric}",
+            )
+        ax.set_xscale("log")
+        ax.set_xlabel("privacy budget epsilon")
+        ax.set_title(title)
+    axes[0].set_ylabel("score (%)")
+    axes[1].legend(loc="lower right")
+    _seed_note(fig, _rows(frame, "fig7"))
+    fig.tight_layout()
+    return fig
+
+
+def plot_fig8(frame: pd.DataFrame):
+    """Fig. 8: accuracy and F1 on Setting B against lambda, for ``sex`` and ``income``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding :func:`run_fig8`'s rows.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Error bars: 95% interval of the mean over seeds (none with one seed).
+    """
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import method_style
+
+    t8 = score_table(frame, "fig8")
+    ci8 = score_table(frame, "fig8", stat="ci")
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), sharey=True)
+    panels = [
+        (PRIVATE, "(a) correlation elimination: sex"),
+        (LABEL, "(b) data utility: income"),
+    ]
+    for ax, (target, title) in zip(axes, panels, strict=True):
+        for i, metric in enumerate(["accuracy", "f1"]):
+            ax.errorbar(
+                t8.index,
+                t8[(target, metric)],
+                yerr=ci8[(target, metric)],
+                capsize=2,
+                label=metric,
+                **method_style(i),
+            )
+        ax.set_xlabel("lambda")
+        ax.set_title(title)
+    axes[0].set_ylabel("score (%)")
+    axes[0].legend()
+    _seed_note(fig, _rows(frame, "fig8"))
+    fig.tight_layout()
+    return fig
+
+
+def plot_privacy_utility(
+    frame: pd.DataFrame, majority: float | None = None, classifier: str = "GBDT"
+):
+    """Privacy against utility: sex accuracy vs income accuracy (Setting B) of IMPOSTER and of
+    k-RR at every epsilon, with real data (Setting A) and the paper's two points (Section 5.6).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding :func:`run_table1`'s and :func:`run_fig7`'s rows.
+    majority : float, optional
+        The sex majority rate in percent (:func:`majority_rate`), drawn as a vertical line.
+    classifier : str
+        The classifier of the IMPOSTER and real-data points; Fig. 7's own.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import method_style
+
+    acc_private, acc_label = (PRIVATE, "accuracy"), (LABEL, "accuracy")
+    a_real = _imposter_point(frame, "A", classifier)
+    imp_b = _imposter_point(frame, "B", classifier)
+    b7 = score_table(frame, "fig7").loc["B"]
+    lams = _expand(_rows(frame, "table1"), ["lambda"])["lambda"].dropna().unique()
+    lam = ", ".join(str(float(v)) for v in sorted(lams))
+    fig, ax = plt.subplots(figsize=(5.4, 4.0))
+    ax.scatter(
+        a_real[acc_private],
+        a_real[acc_label],
+        marker="*",
+        s=120,
+        color="k",
+        label="real data (Setting A)",
+    )
+    ax.plot(b7[acc_private], b7[acc_label], label="k-RR", **method_style(0))
+    last_xy = None
+    for eps, r in b7.iterrows():
+        xy = (r[acc_private], r[acc_label])
+        if last_xy is not None and abs(xy[0] - last_xy[0]) < 0.5 and abs(xy[1] - last_xy[1]) < 0.3:
+            continue  # coincides with the previous epsilon's point
+        last_xy = xy
+        ax.annotate(f"eps={eps:g}", xy, fontsize=7, textcoords="offset points", xytext=(4, -8))
+    ax.scatter(
+        imp_b[acc_private],
+        imp_b[acc_label],
+        s=70,
+        label=f"IMPOSTER (lambda = {lam})",
+        **method_style(1),
+    )
+    if majority is not None:
+        ax.axvline(majority, color="grey", ls=":", lw=1, label="sex majority rate")
+    ax.scatter(
+        published_value("imposter.gender_accuracy_b"),
+        published_value("imposter.income_accuracy_b"),
+        marker="x",
+        color=method_style(1)["color"],
+        label="IMPOSTER, published",
+    )
+    ax.scatter(
+        published_value("imposter.krr_gender_accuracy"),
+        published_value("imposter.krr_income_at_gender_6891"),
+        marker="x",
+        color=method_style(0)["color"],
+        label="k-RR, published",
+    )
+    ax.set_xlabel("sex accuracy (%)  (lower = more private)")
+    ax.set_ylabel("income accuracy (%)  (higher = more useful)")
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    return fig
 
 
 # ------------------------------------------------------------------------------------------------

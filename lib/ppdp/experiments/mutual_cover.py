@@ -13,7 +13,7 @@ Tidy rows (``experiment``, ``method``, ``parameters``, ``seed``, ``metric``, ``v
 * ``fig6``: ``iloss`` (total) and ``iloss_per_tuple``; MutualCover per delta, Mondrian per l;
 * ``fig7``: ``relative_error`` (mean over the queries) for MutualCover, Mondrian and Anatomy;
 * ``fig8``: ``iloss`` and ``relative_error`` of MutualCover at ``delta = 1/6`` per ``l``;
-* ``claims``: see :func:`claims_rows`.
+* ``claims``: see :func:`claims`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,14 @@ from ppdp.attacks.disclosure import (
     disclosure_randomized,
     draw_match_conditions,
 )
-from ppdp.experiments.common import COMMON_PARAMETERS, Param, tidy_frame, tidy_rows
+from ppdp.experiments.common import (
+    COMMON_PARAMETERS,
+    Param,
+    expand_parameters,
+    rank_correlation,
+    tidy_frame,
+    tidy_rows,
+)
 from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms.anatomy import Anatomy
 from ppdp.mechanisms.mondrian import Mondrian
@@ -306,15 +313,9 @@ def run_experiments(
 
 
 def _params(frame: pd.DataFrame) -> pd.DataFrame:
-    parsed = (
-        frame["parameters"]
-        .str.split(";")
-        .apply(lambda parts: dict(p.split("=", 1) for p in parts if p))
-    )
-    out = frame.copy()
-    for key in ("delta", "l", "p_match"):
-        out[key] = parsed.apply(lambda d, k=key: float(d[k]) if k in d else np.nan)
-    return out
+    # floats throughout: the summaries print l as 10.0 whatever the grid
+    keys = ("delta", "l", "p_match")
+    return expand_parameters(frame, keys).astype(dict.fromkeys(keys, "float64"))
 
 
 def summary(frame: pd.DataFrame, experiment: str, metric: str) -> pd.DataFrame:
@@ -327,8 +328,13 @@ def summary(frame: pd.DataFrame, experiment: str, metric: str) -> pd.DataFrame:
     return out
 
 
-def claims_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """Claims of the paper as tidy rows (``experiment == "claims"``); see the claims file."""
+def claims(results: pd.DataFrame) -> pd.DataFrame:
+    """Claims of the paper as tidy rows (``experiment == "claims"``); see the claims file.
+
+    ``results`` holds the tidy rows of the notebook's experiments, as written to its results CSV
+    (claims rows in it are ignored), so the claims can be recomputed from a written run.
+    """
+    frame = results
     rows: list[dict] = []
     d3 = _params(frame[(frame.experiment == "fig3") & (frame.metric == "identity_disclosure")])
     d4 = _params(frame[(frame.experiment == "fig4") & (frame.metric == "attribute_disclosure")])
@@ -350,7 +356,8 @@ def claims_rows(frame: pd.DataFrame) -> pd.DataFrame:
             add(
                 name,
                 float(
-                    means.iloc[0] >= means.iloc[-1] and _spearman(means.index, means.to_numpy()) > 0
+                    means.iloc[0] >= means.iloc[-1]
+                    and rank_correlation(means.index, means.to_numpy()) > 0
                 ),
                 METHOD_MC,
             )
@@ -383,7 +390,9 @@ def claims_rows(frame: pd.DataFrame) -> pd.DataFrame:
     mc6 = f6[f6.method == METHOD_MC].groupby("delta")["value"].mean().sort_index(ascending=False)
     if len(mc6) > 1:
         add(
-            "iloss_rises_as_delta_falls", float(_spearman(mc6.index, mc6.to_numpy()) < 0), METHOD_MC
+            "iloss_rises_as_delta_falls",
+            float(rank_correlation(mc6.index, mc6.to_numpy()) < 0),
+            METHOD_MC,
         )
     mo6 = f6[(f6.method == METHOD_MONDRIAN) & (f6.l == l_main)]["value"]
     if len(mc6) and len(mo6):
@@ -402,18 +411,13 @@ def claims_rows(frame: pd.DataFrame) -> pd.DataFrame:
     il8 = f8[f8.metric == "iloss"].groupby("l")["value"].mean()
     er8 = f8[f8.metric == "relative_error"].groupby("l")["value"].mean()
     if len(il8) > 1:
-        add("iloss_falls_with_l", float(_spearman(il8.index, il8.to_numpy()) < 0), METHOD_MC)
-        add("query_error_rises_with_l", float(_spearman(er8.index, er8.to_numpy()) > 0), METHOD_MC)
+        add("iloss_falls_with_l", float(rank_correlation(il8.index, il8.to_numpy()) < 0), METHOD_MC)
+        add(
+            "query_error_rises_with_l",
+            float(rank_correlation(er8.index, er8.to_numpy()) > 0),
+            METHOD_MC,
+        )
     return tidy_frame(rows)
-
-
-def _spearman(x, y) -> float:
-    from scipy.stats import spearmanr
-
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    if len(x) < 2 or np.ptp(y) == 0:
-        return 0.0
-    return float(spearmanr(x, y).statistic)
 
 
 # ------------------------------------------------------------------------------------------------

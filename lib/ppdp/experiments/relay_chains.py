@@ -30,7 +30,8 @@ from ppdp.experiments.common import (
     COMMON_PARAMETERS,
     Param,
     concat_tidy,
-    parse_parameters,
+    expand_parameters,
+    mean_halfwidth,
     tidy_frame,
     tidy_rows,
 )
@@ -47,13 +48,14 @@ __all__ = [
     "all_rows",
     "chain_points",
     "check_parameters",
-    "claims_rows",
+    "claims",
     "distinct_diversity",
     "fig2_example",
     "fig2_tables",
     "figure_rows",
     "german_credit_table",
     "make_weights",
+    "mean_over_seeds",
     "plot_fig4",
     "plot_fig5",
     "plot_fig6",
@@ -260,12 +262,7 @@ def wide(frame: pd.DataFrame) -> pd.DataFrame:
     """Tidy rows with their parameters as typed columns and one column per metric."""
     if frame.empty:
         return pd.DataFrame()
-    params = pd.DataFrame([parse_parameters(p) for p in frame["parameters"]], index=frame.index)
-    for col in params.columns:
-        converted = pd.to_numeric(params[col], errors="coerce")
-        if converted.notna().all():
-            params[col] = converted
-    out = pd.concat([frame.drop(columns="parameters"), params], axis=1)
+    out = expand_parameters(frame).drop(columns="parameters")
     keys = [c for c in out.columns if c not in ("metric", "value")]
     return out.pivot_table(
         index=keys, columns="metric", values="value", aggfunc="first"
@@ -446,10 +443,14 @@ def run_experiment(
 # ---------------------------------------------------------------------------------------------------
 # claims
 
+#: The experiments whose rows the figures (and most claims) are drawn from.
+FIGURE_EXPERIMENTS = ("fig4", "fig5", "fig6", "fig6b")
 
-def _mean_over_seeds(
+
+def mean_over_seeds(
     figs: pd.DataFrame, experiment: str, metric: str, dataset: str, key: str
 ) -> pd.DataFrame:
+    """One figure's curves: ``metric`` averaged over seeds, rows ``key`` values, columns methods."""
     w = wide(figs[(figs["experiment"] == experiment) & (figs["metric"] == metric)])
     if w.empty:
         return pd.DataFrame()
@@ -457,23 +458,31 @@ def _mean_over_seeds(
     return w.groupby([key, "method"])[metric].mean().unstack("method")
 
 
-def claims_rows(
-    figs: pd.DataFrame,
-    chains: pd.DataFrame,
-    fig2: pd.DataFrame | None = None,
-    dataset: str = "german",
-    extension: str = "adult",
+def claims(
+    results: pd.DataFrame, dataset: str = "german", extension: str = "adult"
 ) -> pd.DataFrame:
-    """Claim rows (experiment ``"claims"``) from the figure rows, averaged over seeds.
+    """Claim rows (experiment ``"claims"``) from the notebook's results, averaged over seeds.
 
     Orderings are 1 (holds) or 0 (does not); see ``claims.yaml`` for the statements.
+
+    Parameters
+    ----------
+    results : DataFrame
+        The tidy rows of the notebook's experiments (``chains``, ``fig2``, ``fig4``, ``fig5``,
+        ``fig6``, ``fig6b``), as written to its results CSV; claims rows in it are ignored, so the
+        claims can be recomputed from a written run.
+    dataset, extension : str
+        The paper's dataset and the extension dataset (Adult).
     """
+    figs = results[results["experiment"].isin(FIGURE_EXPERIMENTS)]
+    chains = results[results["experiment"] == "chains"]
+    fig2 = results[results["experiment"] == "fig2"]
     rows = []
 
     def add(claim: str, value: float, method: str = "") -> None:
         rows.extend(tidy_rows("claims", method, {f"relay_chains.{claim}": value}))
 
-    f4 = _mean_over_seeds(figs, "fig4", "mean_utility_loss", dataset, "delta")
+    f4 = mean_over_seeds(figs, "fig4", "mean_utility_loss", dataset, "delta")
     if not f4.empty:
         avg = f4.mean(axis=0)
         add("bua_loses_most", float(avg.idxmax() == "bua"), "bua")
@@ -481,7 +490,7 @@ def claims_rows(
         add("loss_rises_sharply", float(f4.loc[strict].mean() / f4.loc[loose].mean()))
         gap = abs(f4.loc[loose, "fla"] - f4.loc[loose, "tda"]) / f4.loc[loose, "tda"]
         add("tda_fla_close_loose", 100.0 * float(gap), "fla")
-    f6 = _mean_over_seeds(figs, "fig6", "mean_utility_loss", dataset, "hops")
+    f6 = mean_over_seeds(figs, "fig6", "mean_utility_loss", dataset, "hops")
     if not f6.empty:
         avg = f6.mean(axis=0)
         add("fla_least_along_chains", float(avg.idxmin() == "fla"), "fla")
@@ -491,7 +500,7 @@ def claims_rows(
             add("loss_grows_with_hops", float((growth > 0).all()))
             add("fla_slowest_growth", float(growth.idxmin() == "fla"), "fla")
             add("bua_fastest_growth", float(growth.idxmax() == "bua"), "bua")
-    f6b = _mean_over_seeds(figs, "fig6b", "mean_utility_loss", dataset, "hops")
+    f6b = mean_over_seeds(figs, "fig6b", "mean_utility_loss", dataset, "hops")
     if len(f6b.index) > 1:
         growth = f6b.loc[f6b.index.max()] - f6b.loc[f6b.index.min()]
         add("loss_grows_with_hops_fixed_top", float((growth > 0).all()))
@@ -510,10 +519,10 @@ def claims_rows(
         add(
             "all_tables_meet_requirements", float((wc["privacy"] <= wc["threshold"] + 1e-12).mean())
         )
-    f6x = _mean_over_seeds(figs, "fig6", "mean_utility_loss", extension, "hops")
+    f6x = mean_over_seeds(figs, "fig6", "mean_utility_loss", extension, "hops")
     if not f6x.empty:
         add("adult_fla_least_along_chains", float(f6x.mean(axis=0).idxmin() == "fla"), "fla")
-    if fig2 is not None and not fig2.empty:
+    if not fig2.empty:
         for _, r in wide(fig2).iterrows():
             option = r["method"].split("_", 1)[1]
             add(
@@ -533,7 +542,7 @@ def _summary(figs, experiment, metric, dataset, key):
     w = w[w["dataset"] == dataset]
     g = w.groupby(["method", key])[metric]
     out = g.agg(["mean", "std", "count"]).reset_index()
-    out["half"] = 1.96 * out["std"].fillna(0.0) / np.sqrt(out["count"])
+    out["half"] = mean_halfwidth(out["std"], out["count"])
     return out
 
 

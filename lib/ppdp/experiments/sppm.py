@@ -1,7 +1,10 @@
 """Experiments of the SPPM paper (Salamatian et al., UAI 2014), Figs. 2-7 and Table 1.
 
-Every function returns a tidy frame (see :mod:`ppdp.experiments.common`); the notebook
-``notebooks/sppm.ipynb`` draws the figures from those frames only.
+Every experiment function returns a tidy frame (see :mod:`ppdp.experiments.common`). The notebook
+``notebooks/sppm.ipynb`` runs them, shows the tables built from those frames (``*_table``) and the
+figures drawn from them (``plot_*``, each returning a matplotlib figure), and derives the claim rows
+with :func:`claims`, which also recomputes them from a written results CSV. The paper's own numbers
+(Table 1) come from ``claims.yaml`` through :func:`ppdp.published.published_value`.
 
 Data (Sec. 4.1)
 ---------------
@@ -30,7 +33,14 @@ import numpy as np
 import pandas as pd
 
 from ppdp import infotheory
-from ppdp.experiments.common import COMMON_PARAMETERS, Param, concat_tidy, tidy_frame, tidy_rows
+from ppdp.experiments.common import (
+    COMMON_PARAMETERS,
+    Param,
+    concat_tidy,
+    expand_parameters,
+    tidy_frame,
+    tidy_rows,
+)
 from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms import sppm as S
 from ppdp.mechanisms.sppm.table import empirical_joint, profile_alphabet
@@ -52,16 +62,6 @@ CENSUS_LABELS = {
     "race": "Race",
     "sex": "Gender",
     "native_country": "Country",
-}
-#: Table 1 of the paper: I(A; F) before and after SPPM on Census.
-TABLE1_PUBLISHED = {
-    "age": (0.1064, 0.0408),
-    "education": (0.1502, 0.0702),
-    "marital_status": (0.1241, 0.0440),
-    "occupation": (0.1126, 0.0367),
-    "race": (0.0192, 0.0084),
-    "sex": (0.0123, 0.0082),
-    "native_country": (0.0470, 0.0203),
 }
 
 
@@ -554,17 +554,51 @@ def support_experiment(problem: Problem, delta: float, n_steps: int = 100):
 # ------------------------------------------------------------------------------------------------
 # claims
 
+#: Experiments whose rows are derived values, not measurements; :func:`claims` ignores them.
+DERIVED_EXPERIMENTS = ("claims", "claim_context")
 
-def claims_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """Derive the claim rows (``experiment == "claims"``) from the experiment rows."""
+
+def claims(results: pd.DataFrame) -> pd.DataFrame:
+    """The values the paper's claims are judged on, as tidy rows (``experiment == "claims"``).
+
+    Parameters
+    ----------
+    results : DataFrame
+        The tidy rows of the notebook's experiments (``fig2_*``, ``table1``, ``fig3``, ``fig4``,
+        ``fig6``, ``fig7``), as the notebook builds them or as :func:`read_results
+        <ppdp.experiments.common.read_results>` reads them back from its results CSV. Rows of the
+        experiments ``"claims"`` and ``"claim_context"`` are ignored, so the claims can be
+        recomputed from a written run. Experiments that are absent give no claim rows.
+
+    Returns
+    -------
+    DataFrame
+        Tidy rows, one per claim id of ``claims.yaml`` (``metric``), plus one ``"claim_context"``
+        row (Census ExpMec distortion, the context of the Census ratio claim).
+
+    Notes
+    -----
+    * Fig. 2: the budget at which SPPM (``sppm_L100``) and ExpMec reach a target leakage (0.07 bits
+      on Census, 0.05 on Movie; :func:`distortion_to_reach`), their ratio, ``I(A; B)`` (the leakage
+      at ``delta = 0``), SPPM below ExpMec at every common budget (1/0) and the largest gap of SPPM
+      above the optimum; on the synthetic data the largest gap of ``L = 100`` above the optimum,
+      the largest gain of ``L = 500`` over ``L = 100`` and whether ``L = 3`` never beats
+      ``L = 100``.
+    * Table 1: education before and after, and whether education, marital status and occupation
+      are the three features with the most leakage before and with the largest reduction.
+    * Figs. 3-4: SPPM's AUC below ExpMec's at every budget (means over seeds) and SPPM's AUC at the
+      largest budget.
+    * Fig. 6: exact over SPPM time at the largest alphabet both were run on.
+    * Fig. 7: the largest support and the share of supports of at most 10.
+    """
+    frame = results[~results["experiment"].isin(DERIVED_EXPERIMENTS)]
+    frame = expand_parameters(frame, keys=("delta", "n"))
     rows = []
 
-    def get(exp, method, metric, params=None):
+    def get(exp, method, metric):
         sel = (
             (frame["experiment"] == exp) & (frame["method"] == method) & (frame["metric"] == metric)
         )
-        if params is not None:
-            sel &= frame["parameters"] == params
         vals = frame.loc[sel, "value"]
         return float(vals.mean()) if len(vals) else float("nan")
 
@@ -574,9 +608,7 @@ def claims_rows(frame: pd.DataFrame) -> pd.DataFrame:
             continue
         d_sppm = distortion_to_reach(curve, "sppm_L100", target)
         d_exp = distortion_to_reach(curve, "expmec", target)
-        zero = curve[
-            (curve["metric"] == "leakage") & curve["parameters"].str.startswith("delta=0;")
-        ]
+        zero = curve[(curve["metric"] == "leakage") & (curve["delta"] == 0)]
         rows += tidy_rows(
             "claims",
             "sppm",
@@ -598,7 +630,7 @@ def claims_rows(frame: pd.DataFrame) -> pd.DataFrame:
         )
         # SPPM below ExpMec at every common budget > 0
         lk = curve[curve["metric"] == "leakage"].pivot_table(
-            index="parameters", columns="method", values="value"
+            index="delta", columns="method", values="value"
         )
         if {"sppm_L100", "expmec"} <= set(lk.columns):
             both = lk[["sppm_L100", "expmec"]].dropna()
@@ -622,7 +654,7 @@ def claims_rows(frame: pd.DataFrame) -> pd.DataFrame:
     syn = frame[frame["experiment"] == "fig2_synthetic"]
     if not syn.empty:
         lk = syn[syn["metric"] == "leakage"].pivot_table(
-            index="parameters", columns="method", values="value"
+            index="delta", columns="method", values="value"
         )
         if {"sppm_L100", "optimal"} <= set(lk.columns):
             gap = (lk["sppm_L100"] - lk["optimal"]).max()
@@ -666,7 +698,7 @@ def claims_rows(frame: pd.DataFrame) -> pd.DataFrame:
         roc = frame[(frame["experiment"] == exp) & (frame["metric"] == "auc")]
         if roc.empty:
             continue
-        auc = roc.groupby(["parameters", "method"])["value"].mean().unstack()
+        auc = roc.groupby(["delta", "method"])["value"].mean().unstack()
         if {"sppm", "expmec"} <= set(auc.columns):
             rows += tidy_rows(
                 "claims",
@@ -682,7 +714,7 @@ def claims_rows(frame: pd.DataFrame) -> pd.DataFrame:
                 "",
                 {
                     f"sppm.{name}_auc_largest_delta_sppm": float(
-                        auc["sppm"].iloc[np.argmax([float(p.split("=")[1]) for p in auc.index])]
+                        auc["sppm"].iloc[np.argmax(auc.index.to_numpy())]
                     )
                 },
             )
@@ -700,10 +732,9 @@ def claims_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
     f6 = frame[(frame["experiment"] == "fig6") & (frame["metric"] == "seconds")]
     if not f6.empty:
-        sec = f6.pivot_table(index="parameters", columns="method", values="value")
-        sec["n"] = [int(dict(x.split("=") for x in p.split(";"))["n"]) for p in sec.index]
+        sec = f6.pivot_table(index="n", columns="method", values="value")
         if {"sppm_L100", "optimal"} <= set(sec.columns):
-            common = sec.dropna(subset=["sppm_L100", "optimal"]).sort_values("n")
+            common = sec.dropna(subset=["sppm_L100", "optimal"]).sort_index()
             if len(common):
                 last = common.iloc[-1]
                 rows += tidy_rows(
@@ -712,6 +743,410 @@ def claims_rows(frame: pd.DataFrame) -> pd.DataFrame:
                     {"sppm.fig6_exact_over_sppm_time": float(last["optimal"] / last["sppm_L100"])},
                 )
     return tidy_frame(rows)
+
+
+# ------------------------------------------------------------------------------------------------
+# Tables shown by the notebook
+
+#: House-style index (colour and marker, :func:`ppdp.plotting.method_style`) of each method; the
+#: figures draw methods in this order.
+METHOD_STYLE = {
+    "optimal": 0,
+    "sppm_L100": 1,
+    "sppm": 1,
+    "expmec": 2,
+    "sppm_L3": 3,
+    "sppm_L10": 4,
+    "sppm_L500": 5,
+    "none": 7,
+}
+_METHOD_LABELS = {"none": "No privacy", "sppm": "SPPM", "expmec": "ExpMec", "optimal": "Optimal"}
+#: The panels of Fig. 2: experiment and title.
+FIG2_PANELS = (
+    ("fig2_synthetic", "Synthetic"),
+    ("fig2_census", "Census"),
+    ("fig2_movie", "Movie"),
+)
+
+
+def method_label(method: str) -> str:
+    """The legend label of a method name of the frames (``sppm_L100`` -> ``SPPM L=100``)."""
+    if method in _METHOD_LABELS:
+        return _METHOD_LABELS[method]
+    if method.startswith("sppm_L"):
+        return "SPPM L=" + method.removeprefix("sppm_L")
+    return method
+
+
+def _by_style(methods) -> list:
+    return sorted(methods, key=lambda m: METHOD_STYLE.get(m, 9))
+
+
+def _rows(frame: pd.DataFrame, experiment: str, metrics=None) -> pd.DataFrame:
+    """The rows of one experiment (and of some metrics); an error when there are none."""
+    sel = frame["experiment"] == experiment
+    if metrics is not None:
+        sel &= frame["metric"].isin(list(metrics))
+    if not sel.any():
+        wanted = "" if metrics is None else f" with metrics {list(metrics)}"
+        raise ValueError(
+            f"frame has no rows of experiment {experiment!r}{wanted}; it holds the experiments "
+            f"{sorted(frame['experiment'].unique())}"
+        )
+    return frame[sel]
+
+
+def data_table(problems: Mapping[str, Problem]) -> pd.DataFrame:
+    """Size of each problem: alphabet ``|B|``, users behind the prior and ``I(A; B)`` in bits.
+
+    Parameters
+    ----------
+    problems : mapping of str to Problem
+        The row label of each problem (synthetic problems have no users: 0).
+
+    Returns
+    -------
+    DataFrame
+        Indexed by the labels, columns ``alphabet``, ``users`` and ``I(A;B) bits``.
+    """
+    return pd.DataFrame(
+        {
+            "alphabet": [p.n for p in problems.values()],
+            "users": [
+                0 if p.user_profile is None else p.user_profile.size for p in problems.values()
+            ],
+            "I(A;B) bits": [infotheory.mutual_information(p.p_ab) for p in problems.values()],
+        },
+        index=list(problems),
+    )
+
+
+def curve_table(frame: pd.DataFrame, experiment: str) -> pd.DataFrame:
+    """Fig. 2's curves: leakage and distortion per budget and method.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding those of ``experiment`` (from :func:`tradeoff`).
+    experiment : str
+        ``"fig2_synthetic"``, ``"fig2_census"`` or ``"fig2_movie"``.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``delta`` (float), columns ``(metric, method)`` with metric ``leakage`` or
+        ``distortion``; missing where a method was not run at that budget.
+    """
+    sub = expand_parameters(_rows(frame, experiment, ("leakage", "distortion")), keys=["delta"])
+    sub["delta"] = sub["delta"].astype(float)
+    return sub.pivot_table(index="delta", columns=["metric", "method"], values="value")
+
+
+def table1_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Table 1: ``I(A; F)`` per Census feature before and after SPPM, beside the paper's values.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding those of experiment ``"table1"`` at one budget (from :func:`table1`).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``feature`` (label), ``before``, ``after``, ``paper before``, ``paper after``; the
+        paper's values are the ``sppm.table1.<feature>`` entries of ``claims.yaml``
+        (:func:`ppdp.published.published_value`).
+    """
+    from ppdp.published import published_value
+
+    t1 = _rows(frame, "table1")
+
+    def ours(metric: str) -> float:
+        return t1.loc[t1["metric"] == metric, "value"].item()
+
+    paper = {f: published_value(f"sppm.table1.{f}") for f in CENSUS_FEATURES}
+    return pd.DataFrame(
+        {
+            "feature": [CENSUS_LABELS[f] for f in CENSUS_FEATURES],
+            "before": [ours(f"before_{f}") for f in CENSUS_FEATURES],
+            "after": [ours(f"after_{f}") for f in CENSUS_FEATURES],
+            "paper before": [paper[f][0] for f in CENSUS_FEATURES],
+            "paper after": [paper[f][1] for f in CENSUS_FEATURES],
+        }
+    )
+
+
+def auc_table(frame: pd.DataFrame, experiment: str) -> pd.DataFrame:
+    """Figs. 3-4: the attack's AUC per budget and method, mean over seeds.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding those of ``experiment`` (from :func:`roc_experiment`).
+    experiment : str
+        ``"fig3"`` (Census) or ``"fig4"`` (Movie).
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``delta`` (float), one column per method (``none`` = no privacy).
+    """
+    sub = expand_parameters(_rows(frame, experiment, ("auc",)), keys=["delta"])
+    sub["delta"] = sub["delta"].astype(float)
+    return sub.groupby(["delta", "method"])["value"].mean().unstack()
+
+
+def nearest_point_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 5: ``p(k-th nearest | b)`` over profiles ``b``, per ``k`` and method.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding those of experiment ``"fig5"`` (from :func:`nearest_point_experiment`).
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``k`` (1 = the point itself), columns ``(metric, method)`` with metric ``mean``,
+        ``std`` or ``sem``.
+    """
+    sub = expand_parameters(_rows(frame, "fig5"), keys=["k"])
+    sub["k"] = sub["k"].astype("int64")
+    return sub.pivot_table(index="k", columns=["metric", "method"], values="value")
+
+
+def time_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 6: seconds per alphabet size and method.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding those of experiment ``"fig6"`` (from :func:`timing_experiment`).
+
+    Returns
+    -------
+    DataFrame
+        Indexed by the alphabet size ``n`` (int), one column per method; missing where a method
+        was not run.
+    """
+    sub = expand_parameters(_rows(frame, "fig6", ("seconds",)), keys=["n"])
+    sub["n"] = sub["n"].astype("int64")
+    return sub.pivot_table(index="n", columns="method", values="value")
+
+
+def support_table(frame: pd.DataFrame) -> pd.Series:
+    """Fig. 7 in numbers: alphabet size, largest and median support, share of supports <= 10.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding those of experiment ``"fig7"`` at one budget (from
+        :func:`support_experiment`).
+
+    Returns
+    -------
+    Series
+        ``alphabet``, ``max``, ``median`` and ``share <= 10``.
+    """
+    f7 = _rows(frame, "fig7")
+    names = {
+        "alphabet": "alphabet",
+        "max": "support_max",
+        "median": "support_median",
+        "share <= 10": "support_frac_le10",
+    }
+    return pd.Series(
+        {label: f7.loc[f7["metric"] == metric, "value"].item() for label, metric in names.items()}
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Figures
+
+
+def plot_tradeoff(frame: pd.DataFrame):
+    """Fig. 2: leakage ``I(A; B^)`` against distortion, one panel per dataset.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding those of one or more of the experiments ``fig2_synthetic``,
+        ``fig2_census`` and ``fig2_movie`` (from :func:`tradeoff`); a panel for each present.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import method_style
+
+    present = set(frame["experiment"])
+    panels = [(exp, title) for exp, title in FIG2_PANELS if exp in present]
+    if not panels:
+        raise ValueError(
+            f"frame has none of the experiments {[exp for exp, _ in FIG2_PANELS]}; it holds "
+            f"{sorted(present)}"
+        )
+    fig, axes = plt.subplots(1, len(panels), figsize=(13 * len(panels) / 3, 3.6), squeeze=False)
+    for ax, (exp, title) in zip(axes[0], panels, strict=True):
+        tab = curve_table(frame, exp)
+        for method in _by_style(tab["leakage"].columns):
+            xs, ys = tab["distortion"][method], tab["leakage"][method]
+            ok = xs.notna() & ys.notna()
+            style = method_style(METHOD_STYLE.get(method, 6))
+            ax.plot(xs[ok], ys[ok], label=method_label(method), **style)
+        ax.set_xlabel("distortion $E[d(B,\\hat B)]$")
+        ax.set_ylabel("$I(A;\\hat B)$ (bits)")
+        ax.set_title(title)
+        ax.legend()
+    return fig
+
+
+def plot_roc(frame: pd.DataFrame, experiment: str, title: str):
+    """Figs. 3-4: ROC curves of the attack (mean over seeds), one panel per budget.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding those of ``experiment`` (from :func:`roc_experiment`).
+    experiment : str
+        ``"fig3"`` (Census) or ``"fig4"`` (Movie).
+    title : str
+        Start of each panel's title (the budget follows).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import method_style
+
+    auc = auc_table(frame, experiment)
+    tpr = expand_parameters(_rows(frame, experiment, ("tpr",)), keys=["delta", "fpr"])
+    tpr["delta"] = tpr["delta"].astype(float)
+    deltas = sorted(auc.index)
+    fig, axes = plt.subplots(1, len(deltas), figsize=(4.2 * len(deltas), 3.6), squeeze=False)
+    for ax, d in zip(axes[0], deltas, strict=True):
+        sub = tpr[tpr["delta"] == d].groupby(["method", "fpr"])["value"].mean().unstack(0)
+        for method in _by_style(sub.columns):
+            ax.plot(
+                sub.index,
+                sub[method],
+                label=f"{method_label(method)} (AUC {auc.loc[d, method]:.3f})",
+                **method_style(METHOD_STYLE.get(method, 6)),
+                markevery=4,
+            )
+        ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
+        ax.set_title(f"{title}, $\\Delta$ = {d:g}")
+        ax.set_xlabel("false positive rate")
+        ax.set_ylabel("true positive rate")
+        ax.legend(loc="lower right")
+    return fig
+
+
+def plot_nearest(frame: pd.DataFrame):
+    """Fig. 5: mean (and standard deviation over profiles) of ``p(k-th nearest | b)`` against k.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding those of experiment ``"fig5"`` (from :func:`nearest_point_experiment`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import method_style
+
+    tab = nearest_point_table(frame)
+    methods = [m for m in ("sppm", "expmec") if ("mean", m) in tab.columns]
+    fig, ax = plt.subplots()
+    for i, method in enumerate(methods):
+        ax.errorbar(
+            tab.index + (i - 0.5) * 0.15,
+            tab[("mean", method)],
+            yerr=tab[("std", method)],
+            capsize=3,
+            label=method_label(method),
+            **method_style(METHOD_STYLE[method]),
+        )
+    ax.set_xlabel("k (k-th nearest point; 1 = the point itself)")
+    ax.set_ylabel("mean $p(\\hat b = k$-th nearest $\\mid b)$")
+    ax.legend()
+    return fig
+
+
+def plot_time(frame: pd.DataFrame):
+    """Fig. 6: seconds to compute each mapping against the alphabet size (log-log).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding those of experiment ``"fig6"`` (from :func:`timing_experiment`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import method_style
+
+    tab = time_table(frame)
+    fig, ax = plt.subplots()
+    for method in _by_style(tab.columns):
+        ok = tab[method].notna()
+        style = method_style(METHOD_STYLE.get(method, 6))
+        ax.loglog(tab.index[ok], tab[method][ok], label=method_label(method), **style)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(list(tab.index), [str(n) for n in tab.index])
+    ax.minorticks_off()
+    ax.set_xlabel("alphabet size $|\\mathcal{B}|$")
+    ax.set_ylabel("seconds")
+    ax.legend()
+    return fig
+
+
+def plot_support(frame: pd.DataFrame, dataset: str = "Movie"):
+    """Fig. 7: histogram of the support sizes of SPPM's ``p(. | b)`` over the profiles ``b``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding those of experiment ``"fig7"`` at one budget (from
+        :func:`support_experiment`).
+    dataset : str
+        Name of the dataset, for the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import method_style
+
+    counts = expand_parameters(_rows(frame, "fig7", ("profiles",)), keys=["delta", "support"])
+    deltas = counts["delta"].unique()
+    if len(deltas) != 1:
+        raise ValueError(f"fig7 rows must hold one budget, got delta = {sorted(deltas)}")
+    support = counts["support"].to_numpy(dtype=float)
+    alphabet = int(support_table(frame)["alphabet"])
+    fig, ax = plt.subplots()
+    ax.hist(
+        support,
+        bins=np.arange(0.5, support.max() + 1.5),
+        weights=counts["value"].to_numpy(),
+        color=method_style(METHOD_STYLE["sppm"])["color"],
+    )
+    ax.set_xlabel("support size of $p(\\hat B \\mid b)$")
+    ax.set_ylabel("profiles")
+    ax.set_title(f"{dataset}, |B| = {alphabet}, $\\Delta$ = {float(deltas[0]):g}")
+    return fig
 
 
 # ------------------------------------------------------------------------------------------------

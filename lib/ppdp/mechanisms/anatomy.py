@@ -20,13 +20,15 @@ sensitive values permuted at random within each group (see its docstring).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from numbers import Integral
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ppdp.base import ReleaseMixin, check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
+from ppdp.mechanisms._validation import Interval, validate_hyperparameters
 from ppdp.tabular import measure_k_anonymity, measure_l_diversity, validate_table
 
 __all__ = ["Anatomy", "anatomy_groups"]
@@ -111,9 +113,10 @@ class Anatomy(ReleaseMixin):
         A copy of the fitted table, from which :meth:`release` draws; set with ``qit_``/``st_``.
     """
 
+    _parameter_constraints: ClassVar[dict] = {"l": [Interval(Integral, 2, None, closed="left")]}
+
     def __init__(self, qi: Sequence[str], sensitive: str, *, l: int):  # noqa: E741 (the paper's l)
-        if isinstance(l, bool) or not isinstance(l, int | np.integer) or l < 2:
-            raise ValueError(f"l must be an integer >= 2, got {l!r}")
+        validate_hyperparameters(self, {"l": l})
         self.qi = qi
         self.sensitive = sensitive
         self.l = int(l)
@@ -135,6 +138,7 @@ class Anatomy(ReleaseMixin):
         Anatomy
             ``self``.
         """
+        validate_hyperparameters(self)
         rng = check_random_state(random_state)
         qi, _, _ = validate_table(
             table,

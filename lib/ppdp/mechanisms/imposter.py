@@ -58,7 +58,8 @@ import numbers
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -71,6 +72,7 @@ from ppdp.infotheory import (
     joint_entropy,
     normalized_mutual_information_from_samples,
 )
+from ppdp.mechanisms._validation import Interval, StrOptions, check_params, validate_hyperparameters
 
 __all__ = [
     "DetectionResult",
@@ -101,30 +103,9 @@ def _check_frame(df: Any, name: str = "df") -> pd.DataFrame:
     return df
 
 
-def _check_number(
-    value: Any, name: str, low: float, high: float | None = None, *, open_low: bool = False
-) -> float:
-    """A finite real number (numpy scalars included) in ``[low, high]`` (``(low, high]`` with
-    ``open_low``); the message names ``name``, the value and the range."""
-    if high is not None:
-        allowed = f"in {'(' if open_low else '['}{low:g}, {high:g}]"
-    else:
-        allowed = f"{'>' if open_low else '>='} {low:g}"
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number {allowed}, got {value!r}")
-    out = float(value)
-    below = out <= low if open_low else out < low
-    if not np.isfinite(out) or below or (high is not None and out > high):
-        raise ValueError(f"{name} must be a finite number {allowed}, got {value!r}")
-    return out
-
-
-def _check_integer(value: Any, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer >= {low}, got {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
+_POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
+_ANY_INT = [Interval(Integral, None, None, closed="neither")]
+_UNIT = [Interval(Real, 0, 1, closed="both")]
 
 
 def _value_kinds(values: np.ndarray) -> list[str]:
@@ -258,8 +239,12 @@ def attribute_correlations(
     values = check_private_attribute(df, private, label)
     exclude = [private] if label is None else [private, label]
     cols = _check_columns(df, columns, exclude)
-    n_bins = _check_integer(n_bins, "n_bins", 2)
-    max_categories = _check_integer(max_categories, "max_categories", 1)
+    check_params(
+        {"n_bins": n_bins, "max_categories": max_categories},
+        {"n_bins": [Interval(Integral, 2, None, closed="left")], "max_categories": _POSITIVE_INT},
+        "attribute_correlations",
+    )
+    n_bins, max_categories = int(n_bins), int(max_categories)
     s = df[private].to_numpy()
     s01 = (s == values[1]).astype(float)
     rows = []
@@ -322,6 +307,16 @@ class DetectionResult:
     details: dict = field(default_factory=dict)
 
 
+_DETECTION_CONSTRAINTS = {
+    "correlation": [StrOptions(CORRELATIONS)],
+    "theta": _UNIT,
+    "beta": [*_UNIT, None],
+    "test_size": [Interval(Real, 0, 1, closed="neither")],
+    "seed": _ANY_INT,
+    "metric": [StrOptions(("accuracy", "f1"))],
+}
+
+
 def detect_implicit_privacy(
     df: pd.DataFrame,
     private: str,
@@ -354,17 +349,21 @@ def detect_implicit_privacy(
     classifier : name from :data:`ppdp.classifiers.CLASSIFIERS` used as ``f``.
     test_size, seed : held-out split for ``tau``.
     """
-    if correlation not in CORRELATIONS:
-        raise ValueError(f"correlation must be one of {CORRELATIONS}, got {correlation!r}")
-    theta = _check_number(theta, "theta", 0.0, 1.0)
+    check_params(
+        {
+            "correlation": correlation,
+            "theta": theta,
+            "beta": beta,
+            "test_size": test_size,
+            "seed": seed,
+            "metric": metric,
+        },
+        _DETECTION_CONSTRAINTS,
+        "detect_implicit_privacy",
+    )
+    theta = float(theta)
     if beta is not None:
-        beta = _check_number(beta, "beta", 0.0, 1.0)
-    if _check_number(test_size, "test_size", 0.0, 1.0, open_low=True) == 1.0:
-        raise ValueError(f"test_size must lie strictly between 0 and 1, got {test_size!r}")
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be an integer, got {seed!r}")
-    if metric not in ("accuracy", "f1"):
-        raise ValueError(f"metric must be 'accuracy' or 'f1', got {metric!r}")
+        beta = float(beta)
     scores = attribute_correlations(
         df,
         private,
@@ -563,6 +562,20 @@ class Imposter(ReleaseMixin, BaseEstimator):
     size and a fresh ``RangeIndex(n)`` otherwise; the rows are synthetic either way.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "lam": [Interval(Real, 0, None, closed="left")],
+        "epochs": _POSITIVE_INT,
+        "batch_size": [Interval(Integral, 2, None, closed="left")],
+        "latent_dim": _POSITIVE_INT,
+        "hidden": _POSITIVE_INT,
+        "lr": [Interval(Real, 0, None, closed="neither")],
+        "numeric_sigma": [Interval(Real, 0, None, closed="neither")],
+        "privacy_loss": [StrOptions(PRIVACY_LOSSES)],
+        "seed": _ANY_INT,
+        # this library trains on small CPUs
+        "n_threads": [Interval(Integral, 1, 2, closed="both")],
+    }
+
     def __init__(
         self,
         lam: float = 1.0,
@@ -578,24 +591,21 @@ class Imposter(ReleaseMixin, BaseEstimator):
         n_threads: int = 1,
         progress: bool = True,
     ):
-        _check_number(lam, "lam", 0.0)
-        for name, value, low in (
-            ("epochs", epochs, 1),
-            ("batch_size", batch_size, 2),
-            ("latent_dim", latent_dim, 1),
-            ("hidden", hidden, 1),
-        ):
-            _check_integer(value, name, low)
-        _check_number(lr, "lr", 0.0, open_low=True)
-        _check_number(numeric_sigma, "numeric_sigma", 0.0, open_low=True)
-        if privacy_loss not in PRIVACY_LOSSES:
-            raise ValueError(f"privacy_loss must be one of {PRIVACY_LOSSES}, got {privacy_loss!r}")
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-            raise TypeError(f"seed must be an integer, got {seed!r}")
-        if n_threads not in (1, 2):
-            raise ValueError(
-                f"n_threads must be 1 or 2 (this library trains on small CPUs), got {n_threads!r}"
-            )
+        validate_hyperparameters(
+            self,
+            {
+                "lam": lam,
+                "epochs": epochs,
+                "batch_size": batch_size,
+                "latent_dim": latent_dim,
+                "hidden": hidden,
+                "lr": lr,
+                "numeric_sigma": numeric_sigma,
+                "privacy_loss": privacy_loss,
+                "seed": seed,
+                "n_threads": n_threads,
+            },
+        )
         self.lam = float(lam)
         self.epochs = int(epochs)
         self.batch_size = int(batch_size)
@@ -685,6 +695,7 @@ class Imposter(ReleaseMixin, BaseEstimator):
         columns : attributes to generate (the implicit-privacy set ``x_p``); ``None`` = every
             column but ``private``. The label is added when it is not listed.
         """
+        validate_hyperparameters(self)
         df = _check_frame(df)
         values = check_private_attribute(df, private, label)
         cols = _check_columns(df, columns, [private])
@@ -840,8 +851,7 @@ class Imposter(ReleaseMixin, BaseEstimator):
         categories drawn from the softmax blocks with ``rng``.
         """
         self._check_fitted()
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"n must be an integer >= 1, got {n!r}")
+        check_params({"n": n}, {"n": _POSITIVE_INT}, "Imposter.sample")
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
         n = int(n)
@@ -872,10 +882,9 @@ class Imposter(ReleaseMixin, BaseEstimator):
         """
         check_fitted(self, ["history_", "n_fitted_"])
         rng = check_random_state(random_state)
+        check_params({"n": n}, {"n": [*_POSITIVE_INT, None]}, "Imposter.release")
         if n is None:
             n = self.n_fitted_
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"n must be None or an integer >= 1, got {n!r}")
         n = int(n)
         table = self.sample(n, rng)
         table.index = self.fitted_index_ if n == self.n_fitted_ else pd.RangeIndex(n)

@@ -26,13 +26,15 @@ Choices where the sources leave room (each one is a documented choice, not a gue
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ppdp.base import ReleaseMixin, check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
+from ppdp.mechanisms._validation import Interval, StrOptions, validate_hyperparameters
 from ppdp.tabular import (
     AttributeDomain,
     Hierarchy,
@@ -50,6 +52,16 @@ __all__ = ["Mondrian"]
 # --------------------------------------------------------------------------------------------
 # Mondrian
 # --------------------------------------------------------------------------------------------
+
+
+def _check_k_l(refine, k, l, sensitive) -> None:  # noqa: E741 (the paper's l)
+    """The guarantees asked for: at least one of k and l, and what l and refine need."""
+    if refine == "anatomy" and l is None:
+        raise ValueError("refine='anatomy' needs l")
+    if k is None and l is None:
+        raise ValueError("give k (k-anonymity), l (l-diversity) or both; got neither")
+    if l is not None and sensitive is None:
+        raise ValueError("l-diversity needs the sensitive column: pass sensitive=")
 
 
 class Mondrian(ReleaseMixin):
@@ -96,6 +108,12 @@ class Mondrian(ReleaseMixin):
     input dtype cannot be kept; the sensitive column keeps its input dtype.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "refine": [StrOptions(("none", "anatomy"))],
+        "k": [Interval(Integral, 1, None, closed="left"), None],
+        "l": [Interval(Real, 1, None, closed="left"), None],
+    }
+
     def __init__(
         self,
         qi: Sequence[str],
@@ -107,23 +125,8 @@ class Mondrian(ReleaseMixin):
         hierarchies: Mapping[str, Hierarchy] | None = None,
         refine: str = "none",
     ):
-        if refine not in ("none", "anatomy"):
-            raise ValueError(f"refine must be 'none' or 'anatomy', got {refine!r}")
-        if refine == "anatomy" and l is None:
-            raise ValueError("refine='anatomy' needs l")
-        if k is None and l is None:
-            raise ValueError("give k (k-anonymity), l (l-diversity) or both; got neither")
-        if k is not None and (isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1):
-            raise ValueError(f"k must be a positive integer, got {k!r}")
-        if l is not None:
-            if (
-                isinstance(l, bool)
-                or not isinstance(l, int | float | np.integer | np.floating)
-                or not l >= 1
-            ):
-                raise ValueError(f"l must be a number >= 1, got {l!r}")
-            if sensitive is None:
-                raise ValueError("l-diversity needs the sensitive column: pass sensitive=")
+        validate_hyperparameters(self, {"refine": refine, "k": k, "l": l})
+        _check_k_l(refine, k, l, sensitive)
         self.qi = qi
         self.sensitive = sensitive
         self.k = k
@@ -134,6 +137,8 @@ class Mondrian(ReleaseMixin):
 
     # -- fitting ------------------------------------------------------------------------------
     def fit(self, table: pd.DataFrame) -> Mondrian:
+        validate_hyperparameters(self)
+        _check_k_l(self.refine, self.k, self.l, self.sensitive)
         qi, categorical, hierarchies = validate_table(
             table,
             self.qi,

@@ -49,13 +49,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ppdp.base import ReleaseMixin, check_fitted, check_random_state
 from ppdp.guarantees import CHECK_TOL, GuaranteeCheck, enforce
+from ppdp.mechanisms._validation import Interval, StrOptions, check_params, validate_hyperparameters
 from ppdp.mechanisms.mondrian import Mondrian
 from ppdp.tabular import (
     AttributeDomain,
@@ -88,6 +90,14 @@ RESIDUE_MASS = 1e-6
 MAX_RANGE_COLUMNS = 1000
 
 _NUMERIC_COLUMNS = ("auto", "range", "observed")
+
+#: Constraints shared by :class:`MutualCover` and the functions that solve one group's table.
+_CONSTRAINTS = {
+    "numeric_columns": [StrOptions(_NUMERIC_COLUMNS)],
+    "max_range_columns": [Interval(Integral, 1, None, closed="left")],
+    "solver": [StrOptions(("ipm", "simplex"))],
+    "kind": [StrOptions(("numeric", "categorical"))],
+}
 
 
 @dataclass
@@ -287,8 +297,7 @@ def solve_random_output_table(
     r, n = distance.shape
     if counts.shape != (r,) or np.any(counts <= 0):
         raise ValueError(f"counts must be {r} positive numbers, got {counts!r}")
-    if solver not in ("ipm", "simplex"):
-        raise ValueError(f"solver must be 'ipm' or 'simplex', got {solver!r}")
+    check_params({"solver": solver}, _CONSTRAINTS, "solve_random_output_table")
     m = counts.sum()
     if not (1.0 / m - 1e-12 <= delta <= 1.0):
         raise ValueError(
@@ -362,19 +371,6 @@ def _columns_for(
     return dom.values[present]
 
 
-def _check_numeric_columns(numeric_columns, max_range_columns) -> None:
-    if numeric_columns not in _NUMERIC_COLUMNS:
-        raise ValueError(
-            f"numeric_columns must be one of {_NUMERIC_COLUMNS}, got {numeric_columns!r}"
-        )
-    if (
-        isinstance(max_range_columns, bool)
-        or not isinstance(max_range_columns, int | np.integer)
-        or max_range_columns < 1
-    ):
-        raise ValueError(f"max_range_columns must be a positive integer, got {max_range_columns!r}")
-
-
 def random_output_table(
     values,
     delta: float,
@@ -407,12 +403,15 @@ def random_output_table(
     max_range_columns : int
         See :class:`MutualCover`.
     """
-    _check_numeric_columns(numeric_columns, max_range_columns)
+    check_params(
+        {"numeric_columns": numeric_columns, "max_range_columns": max_range_columns},
+        _CONSTRAINTS,
+        "random_output_table",
+    )
     values = np.asarray(values)
     if values.ndim != 1 or len(values) == 0:
         raise ValueError(f"values must be a non-empty 1-d array, got shape {values.shape}")
-    if kind not in ("numeric", "categorical"):
-        raise ValueError(f"kind must be 'numeric' or 'categorical', got {kind!r}")
+    check_params({"kind": kind}, _CONSTRAINTS, "random_output_table")
     if pd.isna(values).any():
         raise ValueError("values hold NaN")
     if kind == "numeric" and np.issubdtype(values.dtype, np.number) and np.isinf(values).any():
@@ -439,6 +438,12 @@ def random_output_table(
         dist = np.array([[hierarchy.distance(a, b) for b in cols] for a in dom.values[uniq_codes]])
     probs, obj = solve_random_output_table(dist, counts, delta, solver=solver)
     return RandomOutputTable(cols, dom.values[uniq_codes], counts, probs, obj)
+
+
+def _check_property_2(delta, l) -> None:  # noqa: E741 (the paper's l)
+    """A delta-probability table of an l-diverse group needs ``delta >= 1/l`` (Property 2)."""
+    if not (1.0 / l - 1e-12 <= delta <= 1.0):
+        raise ValueError(f"delta={delta!r} must lie in [1/l, 1] = [{1 / l:.6g}, 1] (Property 2)")
 
 
 class MutualCover(ReleaseMixin):
@@ -499,6 +504,15 @@ class MutualCover(ReleaseMixin):
     released column keeps its input dtype (nullable integers, categories, strings).
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "numeric_columns": _CONSTRAINTS["numeric_columns"],
+        "max_range_columns": _CONSTRAINTS["max_range_columns"],
+        "refine": [StrOptions(("none", "anatomy"))],
+        "solver": _CONSTRAINTS["solver"],
+        "l": [Interval(Real, 1, None, closed="left")],
+        "delta": [Interval(Real, 0, 1, closed="right")],
+    }
+
     def __init__(
         self,
         qi: Sequence[str],
@@ -515,23 +529,18 @@ class MutualCover(ReleaseMixin):
         max_range_columns: int = MAX_RANGE_COLUMNS,
         progress: bool = False,
     ):
-        _check_numeric_columns(numeric_columns, max_range_columns)
-        if refine not in ("none", "anatomy"):
-            raise ValueError(f"refine must be 'none' or 'anatomy', got {refine!r}")
-        if solver not in ("ipm", "simplex"):
-            raise ValueError(f"solver must be 'ipm' or 'simplex', got {solver!r}")
-        if (
-            isinstance(l, bool)
-            or not isinstance(l, int | float | np.integer | np.floating)
-            or not l >= 1
-        ):
-            raise ValueError(f"l must be a number >= 1, got {l!r}")
-        if isinstance(delta, bool) or not isinstance(delta, int | float | np.integer | np.floating):
-            raise TypeError(f"delta must be a number, got {delta!r}")
-        if not (1.0 / l - 1e-12 <= delta <= 1.0):
-            raise ValueError(
-                f"delta={delta!r} must lie in [1/l, 1] = [{1 / l:.6g}, 1] (Property 2)"
-            )
+        validate_hyperparameters(
+            self,
+            {
+                "numeric_columns": numeric_columns,
+                "max_range_columns": max_range_columns,
+                "refine": refine,
+                "solver": solver,
+                "l": l,
+                "delta": delta,
+            },
+        )
+        _check_property_2(delta, l)
         self.qi = qi
         self.sensitive = sensitive
         self.delta = float(delta)
@@ -555,6 +564,8 @@ class MutualCover(ReleaseMixin):
             A precomputed partition (group id per row), e.g. ``Mondrian(...).fit(table).groups_``
             shared by several values of delta. Every group must hold at least ``1/delta`` tuples.
         """
+        validate_hyperparameters(self)
+        _check_property_2(self.delta, self.l)
         qi, categorical, hierarchies = validate_table(
             table,
             self.qi,

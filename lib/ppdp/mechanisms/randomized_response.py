@@ -27,13 +27,15 @@ from __future__ import annotations
 import numbers
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ppdp.base import ReleaseMixin, check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
+from ppdp.mechanisms._validation import Interval, check_params, validate_hyperparameters
 
 __all__ = [
     "KaryRandomizedResponse",
@@ -47,21 +49,15 @@ __all__ = [
 _GRID = 2.0**-53
 
 
-def _check_epsilon(epsilon, name: str = "epsilon") -> float:
-    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
-        raise TypeError(f"{name} must be a positive real number, got {epsilon!r}")
-    value = float(epsilon)
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {epsilon!r}")
-    return value
+#: Constraints of the functions' arguments and of :class:`KaryRandomizedResponse`'s epsilon.
+_EPSILON = [Interval(Real, 0, None, closed="neither")]
+_K = [Interval(Integral, 1, None, closed="left")]
 
 
-def _check_k(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise TypeError(f"k must be an integer >= 1 (the alphabet size), got {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be >= 1 (the alphabet size), got {k!r}")
-    return int(k)
+def _check_k_epsilon(k, epsilon, caller: str) -> tuple[int, float]:
+    """``k`` (the alphabet size, an int >= 1) and ``epsilon`` (finite, > 0) as int and float."""
+    check_params({"k": k, "epsilon": epsilon}, {"k": _K, "epsilon": _EPSILON}, caller)
+    return int(k), float(epsilon)
 
 
 def krr_keep_probability(k: int, epsilon: float) -> float:
@@ -69,14 +65,13 @@ def krr_keep_probability(k: int, epsilon: float) -> float:
 
     Computed as ``1 / (1 + (k - 1) e^-eps)`` so that large ``epsilon`` does not overflow.
     """
-    k = _check_k(k)
-    epsilon = _check_epsilon(epsilon)
+    k, epsilon = _check_k_epsilon(k, epsilon, "krr_keep_probability")
     return float(1.0 / (1.0 + (k - 1) * np.exp(-epsilon)))
 
 
 def krr_matrix(k: int, epsilon: float) -> np.ndarray:
     """The ``(k, k)`` channel ``Q[s, r] = Q(r | s)`` of Eq. (1); rows sum to one."""
-    k = _check_k(k)
+    k, _ = _check_k_epsilon(k, epsilon, "krr_matrix")
     keep = krr_keep_probability(k, epsilon)
     # 1 / (k - 1 + e^eps) written without the cancellation of (1 - keep) / (k - 1)
     flip = float(np.exp(-epsilon) / (1.0 + (k - 1) * np.exp(-epsilon))) if k > 1 else 0.0
@@ -99,8 +94,7 @@ def krr_applied_keep(k: int, epsilon: float) -> float:
     (keep with ``t``, else a uniform other value) has likelihood ratio ``<= e^eps``; a draw
     ``u = Generator.random()`` then keeps exactly when ``u < t``, with probability exactly ``t``.
     """
-    k = _check_k(k)
-    epsilon = _check_epsilon(epsilon)
+    k, epsilon = _check_k_epsilon(k, epsilon, "krr_applied_keep")
     if k == 1:
         return 1.0
     # keep >= 1/k > 0, so the grid point below it is positive; the loop runs at most a few times
@@ -151,7 +145,8 @@ def randomize_codes(codes, k: int, epsilon: float, rng: np.random.Generator) -> 
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    k = _check_k(k)
+    check_params({"k": k}, {"k": _K}, "randomize_codes")
+    k = int(k)
     codes = np.asarray(codes)
     if codes.size and (not np.issubdtype(codes.dtype, np.integer)):
         raise TypeError(f"codes must be integers, got dtype {codes.dtype}")
@@ -225,14 +220,12 @@ class KaryRandomizedResponse(ReleaseMixin):
         A copy of the fitted table; :meth:`release` randomizes it.
     """
 
+    _parameter_constraints: ClassVar[dict] = {"epsilon": [*_EPSILON, Mapping]}
+
     def __init__(
         self, epsilon: float | Mapping[str, float] = 1.0, columns: Sequence[str] | None = None
     ):
-        if isinstance(epsilon, Mapping):
-            for col, eps in epsilon.items():
-                _check_epsilon(eps, name=f"epsilon[{col!r}]")
-        else:
-            _check_epsilon(epsilon)
+        self._check_epsilon(epsilon)
         if columns is not None:
             if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
                 raise TypeError(f"columns must be a sequence of column names, got {columns!r}")
@@ -243,11 +236,23 @@ class KaryRandomizedResponse(ReleaseMixin):
         self.epsilon = epsilon
         self.columns = columns
 
+    def _check_epsilon(self, epsilon) -> None:
+        """One budget for every column, or a mapping column -> budget; each finite and > 0."""
+        validate_hyperparameters(self, {"epsilon": epsilon})
+        if isinstance(epsilon, Mapping):
+            names = {col: f"epsilon[{col!r}]" for col in epsilon}
+            check_params(
+                {names[col]: eps for col, eps in epsilon.items()},
+                dict.fromkeys(names.values(), _EPSILON),
+                type(self).__name__,
+            )
+
     def fit(self, df: pd.DataFrame) -> KaryRandomizedResponse:
         """Learn each column's alphabet (its observed values) and its channel."""
         # a failed refit must not leave the previous table's channels in place
         for name in ("columns_", "epsilons_", "domains_", "matrices_", "table_"):
             self.__dict__.pop(name, None)
+        self._check_epsilon(self.epsilon)
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
         if len(df) == 0:

@@ -83,7 +83,8 @@ import warnings
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -92,6 +93,7 @@ from scipy.spatial import cKDTree
 from ppdp.base import ReleaseMixin, check_fitted, check_random_state
 from ppdp.guarantees import CHECK_TOL, GuaranteeCheck, enforce
 from ppdp.infotheory import pairwise_js_divergence
+from ppdp.mechanisms._validation import Interval, StrOptions, check_params, validate_hyperparameters
 
 __all__ = [
     "METHODS",
@@ -205,34 +207,22 @@ def _check_weights(weights, d: int) -> np.ndarray:
     return w
 
 
-def _check_delta(delta, name: str = "delta", upper: float | None = None) -> float:
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
-        raise TypeError(f"{name} must be a positive real number; got {delta!r}")
-    value = float(delta)
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(
-            f"{name} must be a finite number > 0 (a JS divergence bound in bits); got {delta!r}"
-        )
-    if upper is not None and value > upper:
-        raise ValueError(
-            f"{name} must lie in (0, {upper:g}] (a JS divergence in bits is at most 1); "
-            f"got {delta!r}"
-        )
-    return value
+#: A Jensen-Shannon divergence bound in bits: finite and > 0 (a chain's delta is at most 1 bit).
+_DELTA = [Interval(Real, 0, None, closed="neither")]
+_CHAIN_DELTA = [Interval(Real, 0, 1, closed="right")]
 
 
-def _check_method(method) -> str:
-    if not isinstance(method, str) or method.lower() not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}; got {method!r}")
-    return method.lower()
+def _check_delta(delta, caller: str, name: str = "delta") -> float:
+    check_params({name: delta}, {name: _DELTA}, caller)
+    return float(delta)
 
 
-def _check_hops(hops) -> int:
-    if isinstance(hops, bool) or not isinstance(hops, numbers.Integral):
-        raise TypeError(f"hops must be an integer >= 1; got {hops!r}")
-    if hops < 1:
-        raise ValueError(f"hops must be an integer >= 1 (the chain length l); got {hops!r}")
-    return int(hops)
+def _check_method(method, caller: str) -> str:
+    """One of :data:`METHODS`, in any case."""
+    if isinstance(method, str) and method.lower() in METHODS:
+        return method.lower()
+    check_params({"method": method}, {"method": [StrOptions(METHODS)]}, caller)
+    return method
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -776,10 +766,12 @@ def generalize(table: pd.DataFrame, labels, *, sensitive, quasi_identifiers=None
     return out
 
 
-def _labels(table, delta, method, sensitive, quasi_identifiers, weights, next_delta, warn=True):
-    delta = _check_delta(delta)
+def _labels(
+    table, delta, method, sensitive, quasi_identifiers, weights, next_delta, *, caller, warn=True
+):
+    delta = _check_delta(delta, caller)
     if next_delta is not None:
-        next_delta = _check_delta(next_delta, "next_delta")
+        next_delta = _check_delta(next_delta, caller, "next_delta")
         if next_delta > delta:
             raise ValueError(
                 f"next_delta must not exceed delta (privacy only strengthens along the chain); "
@@ -794,12 +786,12 @@ def _labels(table, delta, method, sensitive, quasi_identifiers, weights, next_de
 
 def bua(table, delta, *, sensitive, quasi_identifiers=None, weights=None) -> np.ndarray:
     """Bottom-up approach (Algorithm 1, then PLSA): class label per row meeting ``delta``."""
-    return _labels(table, delta, "bua", sensitive, quasi_identifiers, weights, None)
+    return _labels(table, delta, "bua", sensitive, quasi_identifiers, weights, None, caller="bua")
 
 
 def tda(table, delta, *, sensitive, quasi_identifiers=None, weights=None) -> np.ndarray:
     """Top-down approach (Algorithm 3: binary splits, then PLSA): class label per row."""
-    return _labels(table, delta, "tda", sensitive, quasi_identifiers, weights, None)
+    return _labels(table, delta, "tda", sensitive, quasi_identifiers, weights, None, caller="tda")
 
 
 def fla(
@@ -810,7 +802,9 @@ def fla(
     With ``next_delta`` (the next hop's threshold, ``<= delta``) the result is the table meeting
     ``next_delta`` when ``2 U(T1) > U(T2) + U(T3)``, otherwise the one meeting ``delta``.
     """
-    return _labels(table, delta, "fla", sensitive, quasi_identifiers, weights, next_delta)
+    return _labels(
+        table, delta, "fla", sensitive, quasi_identifiers, weights, next_delta, caller="fla"
+    )
 
 
 def plsa(table, labels, delta, *, sensitive, quasi_identifiers=None, weights=None) -> np.ndarray:
@@ -820,7 +814,7 @@ def plsa(table, labels, delta, *, sensitive, quasi_identifiers=None, weights=Non
     disclosure of the partition ``labels``; hence the result never discloses more than the input.
     ``labels`` must not separate rows with identical QI tuples.
     """
-    delta = _check_delta(delta)
+    delta = _check_delta(delta, "plsa")
     _, _, _, units, row_unit = _prepare(table, sensitive, quasi_identifiers, weights)
     labels = np.asarray(labels)
     if labels.shape != row_unit.shape or not np.issubdtype(labels.dtype, np.integer):
@@ -859,8 +853,10 @@ def sanitize(
     ppdp.guarantees.GuaranteeViolation
         If ``P`` of the table about to be returned exceeds ``delta`` (nothing is returned).
     """
-    method = _check_method(method)
-    labels = _labels(table, delta, method, sensitive, quasi_identifiers, weights, next_delta)
+    method = _check_method(method, "sanitize")
+    labels = _labels(
+        table, delta, method, sensitive, quasi_identifiers, weights, next_delta, caller="sanitize"
+    )
     out = generalize(table, labels, sensitive=sensitive, quasi_identifiers=quasi_identifiers)
     enforce(
         [
@@ -947,6 +943,12 @@ class RelayChain(ReleaseMixin):
         exposed then.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "method": [StrOptions(METHODS)],
+        "hops": [Interval(Integral, 1, None, closed="left")],
+        "delta": _CHAIN_DELTA,
+    }
+
     def __init__(
         self,
         method: str = "fla",
@@ -958,9 +960,10 @@ class RelayChain(ReleaseMixin):
         weights=None,
         progress: bool = False,
     ):
-        self.method = _check_method(method)
-        self.hops = _check_hops(hops)
-        self.delta = _check_delta(delta, upper=1.0)
+        self.method = _check_method(method, type(self).__name__)
+        validate_hyperparameters(self, {"hops": hops, "delta": delta})
+        self.hops = int(hops)
+        self.delta = float(delta)
         self.sensitive = sensitive
         self.quasi_identifiers = quasi_identifiers
         self.weights = weights
@@ -971,6 +974,7 @@ class RelayChain(ReleaseMixin):
         # a failed fit must not leave an earlier chain's tables looking like this one's
         for name in _FITTED:
             self.__dict__.pop(name, None)
+        validate_hyperparameters(self)
         table = _check_table(table)
         qis = _check_columns(table, self.sensitive, self.quasi_identifiers)
         _check_weights(self.weights, len(qis))
@@ -995,6 +999,7 @@ class RelayChain(ReleaseMixin):
                 qis,
                 self.weights,
                 nxt,
+                caller=type(self).__name__,
             )
             current = generalize(current, label, sensitive=self.sensitive, quasi_identifiers=qis)
             tables.append(current)
@@ -1062,9 +1067,10 @@ class RelayChain(ReleaseMixin):
         check_fitted(self, list(_FITTED))
         check_random_state(random_state)
         hops = len(self.tables_)
-        if isinstance(hop, bool) or not isinstance(hop, numbers.Integral):
-            raise TypeError(f"hop must be an integer in 1..{hops} (the chain's hops); got {hop!r}")
-        if not 1 <= hop <= hops:
-            raise ValueError(f"hop must be an integer in 1..{hops} (the chain's hops); got {hop!r}")
+        check_params(
+            {"hop": hop},
+            {"hop": [Interval(Integral, 1, hops, closed="both")]},
+            "RelayChain.release",
+        )
         enforce(self.guarantee_checks())
         return self.tables_[int(hop) - 1].copy()

@@ -28,22 +28,25 @@ generalized values and differ only in their obfuscation.
 
 from __future__ import annotations
 
-from typing import Any
+from numbers import Real
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ppdp.guarantees import GuaranteeCheck, enforce
 from ppdp.infotheory import pairwise_js_divergence
+from ppdp.mechanisms._validation import Interval, check_params, validate_hyperparameters
 from ppdp.mechanisms.exponential import exponential_epsilon, exponential_weights
 
 from .checks import (
+    DISTANCE,
+    NON_NEGATIVE,
+    POSITIVE_INT,
+    PROBABILITY,
+    SOLVER,
     as_features,
     as_private,
     check_clusters,
-    check_solver,
-    float_param,
-    int_param,
-    probability_param,
 )
 from .domain import Generalization
 from .leakage import (
@@ -94,6 +97,7 @@ class _UserLevel:
 
         ``clusters`` and ``rng`` are accepted for a uniform interface and not used.
         """
+        validate_hyperparameters(self)
         X = as_features(X)
         y = as_private(y, X.shape[0])
         gen = _check_generalization(generalization)
@@ -126,8 +130,11 @@ class _UserLevel:
 class RandomObfuscation(_UserLevel):
     """ "Random": keep own features with probability ``1 - p_rand``, else a uniform other member."""
 
+    _parameter_constraints: ClassVar[dict] = {"p_rand": PROBABILITY}
+
     def __init__(self, p_rand: float = 0.5):
-        self.p_rand = probability_param(p_rand, "p_rand")
+        validate_hyperparameters(self, {"p_rand": p_rand})
+        self.p_rand = float(p_rand)
 
     def _group_matrix(self, Xg):
         n = Xg.shape[0]
@@ -141,13 +148,12 @@ class RandomObfuscation(_UserLevel):
 class Frapp(_UserLevel):
     """FRAPP gamma-diagonal obfuscation: ``p(self) = gamma e``, ``p(other) = e``."""
 
+    # gamma >= 1: a user's own features are at least as likely as another user's
+    _parameter_constraints: ClassVar[dict] = {"gamma": [Interval(Real, 1, None, closed="left")]}
+
     def __init__(self, gamma: float = 10.0):
-        gamma = float_param(gamma, "gamma")
-        if gamma < 1:
-            raise ValueError(
-                f"gamma must be >= 1 (self at least as likely as another user); got {gamma}"
-            )
-        self.gamma = gamma
+        validate_hyperparameters(self, {"gamma": gamma})
+        self.gamma = float(gamma)
 
     def _group_matrix(self, Xg):
         n = Xg.shape[0]
@@ -160,8 +166,11 @@ class Frapp(_UserLevel):
 class Similarity(_UserLevel):
     """ "Simp": another member drawn proportionally to cosine similarity, with probability ``p_obf``."""
 
+    _parameter_constraints: ClassVar[dict] = {"p_obf": PROBABILITY}
+
     def __init__(self, p_obf: float = 0.5):
-        self.p_obf = probability_param(p_obf, "p_obf")
+        validate_hyperparameters(self, {"p_obf": p_obf})
+        self.p_obf = float(p_obf)
 
     def _group_matrix(self, Xg):
         n = Xg.shape[0]
@@ -192,8 +201,11 @@ class DPObfuscation(_UserLevel):
         The Jensen-Shannon divergences (bits) inside each group.
     """
 
+    _parameter_constraints: ClassVar[dict] = {"beta": NON_NEGATIVE}
+
     def __init__(self, beta: float = 5.0):
-        self.beta = float_param(beta, "beta")
+        validate_hyperparameters(self, {"beta": beta})
+        self.beta = float(beta)
 
     def _group_matrix(self, Xg):
         D = pairwise_js_divergence(Xg)
@@ -240,6 +252,13 @@ class PrivCheck:
     use any number of labels.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "budget": NON_NEGATIVE,
+        "n_clusters": POSITIVE_INT,
+        "distance": DISTANCE,
+        "solver": SOLVER,
+    }
+
     def __init__(
         self,
         budget: float = 0.1,
@@ -247,14 +266,14 @@ class PrivCheck:
         distance: DistanceSpec = "centroid_js",
         solver: str = "CLARABEL",
     ):
-        self.budget = float_param(budget, "budget")
-        self.n_clusters = int_param(n_clusters, "n_clusters", 1)
-        if not (callable(distance) or distance in ("centroid_js", "mean_pairwise_js")):
-            raise ValueError(
-                f"distance must be 'centroid_js', 'mean_pairwise_js' or a callable; got {distance!r}"
-            )
+        validate_hyperparameters(
+            self,
+            {"budget": budget, "n_clusters": n_clusters, "distance": distance, "solver": solver},
+        )
+        self.budget = float(budget)
+        self.n_clusters = int(n_clusters)
         self.distance = distance
-        self.solver = check_solver(solver)
+        self.solver = solver
 
     def fit(
         self,
@@ -265,6 +284,7 @@ class PrivCheck:
         clusters: Any = None,
         rng: np.random.Generator | None = None,
     ) -> PrivCheck:
+        validate_hyperparameters(self)
         X = as_features(X)
         y = as_private(y, X.shape[0])
         gen = _check_generalization(generalization)
@@ -332,4 +352,7 @@ class PrivCheck:
 
 def dp_epsilon(beta: float, d_max: float) -> float:
     """Privacy level ``2 beta d_max`` of the exponential obfuscation (Sect. IV-A5)."""
-    return exponential_epsilon(float_param(beta, "beta"), float_param(d_max, "d_max"))
+    check_params(
+        {"beta": beta, "d_max": d_max}, {"beta": NON_NEGATIVE, "d_max": NON_NEGATIVE}, "dp_epsilon"
+    )
+    return exponential_epsilon(float(beta), float(d_max))

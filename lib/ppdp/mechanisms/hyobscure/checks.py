@@ -2,42 +2,28 @@
 
 from __future__ import annotations
 
-import math
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 
+from ppdp.mechanisms._validation import Interval, StrOptions
 
-def int_param(value: Any, name: str, low: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise TypeError(f"{name} must be an int; got {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}; got {value!r}")
-    return int(value)
+#: Constraints of the hyper-parameters of this package's mechanisms and functions.
+POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
+NON_NEGATIVE = [Interval(Real, 0, None, closed="left")]
+PROBABILITY = [Interval(Real, 0, 1, closed="both")]
+SOLVER = [StrOptions(("CLARABEL", "SCS"))]
+DISTANCE = [StrOptions(("centroid_js", "mean_pairwise_js")), callable]
+DOMAIN = [StrOptions(("interval", "grid"))]
+BUDGET_SCOPE = [StrOptions(("global", "group"))]
 
-
-def float_param(value: Any, name: str, low: float = 0.0) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise TypeError(f"{name} must be a number; got {value!r}")
-    value = float(value)
-    if not math.isfinite(value) or value < low:
-        raise ValueError(f"{name} must be a finite number >= {low}; got {value!r}")
-    return value
+#: (k, alpha)-uniqueness (Definition 2) and (l, beta)-variety (Definition 3).
+BOUNDS = {"k": POSITIVE_INT, "alpha": POSITIVE_INT, "l": POSITIVE_INT, "beta": POSITIVE_INT}
 
 
-def probability_param(value: Any, name: str) -> float:
-    """A probability in ``[0, 1]``."""
-    value = float_param(value, name)
-    if value > 1:
-        raise ValueError(f"{name} must lie in [0, 1]; got {value}")
-    return value
-
-
-def check_constraints(k, alpha, l, beta):  # noqa: E741
-    k = int_param(k, "k", 1)
-    alpha = int_param(alpha, "alpha", 1)
-    l = int_param(l, "l", 1)  # noqa: E741
-    beta = int_param(beta, "beta", 1)
+def check_bound_order(k: int, alpha: int, l: int, beta: int) -> tuple[int, ...]:  # noqa: E741
+    """``alpha >= k`` and ``beta >= l``: each upper bound at least its lower bound."""
     if alpha < k:
         raise ValueError(f"alpha must be >= k (Definition 2); got k={k}, alpha={alpha}")
     if beta < l:
@@ -124,12 +110,6 @@ def _missing_mask(y: Any) -> np.ndarray | None:
     if arr.dtype.kind == "f":
         return np.isnan(arr).ravel()
     return None
-
-
-def check_solver(solver: Any) -> str:
-    if solver not in ("CLARABEL", "SCS"):
-        raise ValueError(f"solver must be 'CLARABEL' or 'SCS'; got {solver!r}")
-    return solver
 
 
 def check_clusters(clusters: Any, n: int, name: str = "clusters") -> np.ndarray:

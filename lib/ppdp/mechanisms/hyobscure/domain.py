@@ -10,7 +10,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from .checks import as_private, check_constraints, int_param
+from ppdp.mechanisms._validation import check_params
+
+from .checks import BOUNDS, DOMAIN, POSITIVE_INT, as_private, check_bound_order
 
 # ------------------------------------------------------------------------------------------------
 # private domain and generalization
@@ -66,18 +68,18 @@ def private_domain(values: Any, kind: str = "interval", grid_width: int = 60) ->
     grid_width : int
         Number of columns of the grid (60 for the Foursquare NYC grid).
     """
+    check_params({"kind": kind}, {"kind": DOMAIN}, "private_domain")
     vals = np.unique(as_private(values))
     n = len(vals)
     if kind == "interval":
         coords = vals.astype(np.float64)[:, None]
         rows = np.arange(n - 1)
         edges = np.stack([rows, rows + 1], axis=1)
-    elif kind == "grid":
-        grid_width = int_param(grid_width, "grid_width", 1)
+    else:
+        check_params({"grid_width": grid_width}, {"grid_width": POSITIVE_INT}, "private_domain")
+        grid_width = int(grid_width)
         coords = np.stack([vals // grid_width, vals % grid_width], axis=1).astype(np.float64)
         edges = _delaunay_edges(coords)
-    else:
-        raise ValueError(f"kind must be 'interval' or 'grid'; got {kind!r}")
     adj = sp.coo_matrix(
         (
             np.ones(2 * len(edges)),
@@ -399,9 +401,13 @@ def initial_generalization(
         When ``n_groups`` lies outside ``[|U|/alpha, |U|/k]`` or no feasible partition is found;
         the message names the bound that cannot be met.
     """
-    k, alpha, l, beta = check_constraints(k, alpha, l, beta)  # noqa: E741
-    n_groups = int_param(n_groups, "n_groups", 1)
-    n_init = int_param(n_init, "n_init", 1)
+    check_params(
+        {"k": k, "alpha": alpha, "l": l, "beta": beta, "n_groups": n_groups, "n_init": n_init},
+        {**BOUNDS, "n_groups": POSITIVE_INT, "n_init": POSITIVE_INT},
+        "initial_generalization",
+    )
+    k, alpha, l, beta = check_bound_order(int(k), int(alpha), int(l), int(beta))  # noqa: E741
+    n_groups, n_init = int(n_groups), int(n_init)
     idx = domain.index(as_private(y))
     counts = np.bincount(idx, minlength=len(domain.values)).astype(np.float64)
     n_users = int(counts.sum())

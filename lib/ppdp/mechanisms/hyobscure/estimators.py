@@ -3,24 +3,30 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from numbers import Integral
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
 from ppdp.guarantees import GuaranteeCheck, enforce
+from ppdp.mechanisms._validation import Interval, validate_hyperparameters
 
 from .baselines import PrivCheck
 from .boosting import improve_generalization
 from .checks import (
+    BOUNDS,
+    BUDGET_SCOPE,
+    DISTANCE,
+    DOMAIN,
+    NON_NEGATIVE,
+    POSITIVE_INT,
+    SOLVER,
     as_features,
     as_private,
+    check_bound_order,
     check_clusters,
-    check_constraints,
     check_mappings,
-    check_solver,
-    float_param,
-    int_param,
 )
 from .domain import Generalization, initial_generalization, private_domain
 from .leakage import (
@@ -90,6 +96,22 @@ class HyObscure:
     _do_o = True
     _do_g = True
 
+    _parameter_constraints: ClassVar[dict] = {
+        **BOUNDS,
+        "n_groups": POSITIVE_INT,
+        "budget": NON_NEGATIVE,
+        "n_clusters": POSITIVE_INT,
+        "domain": DOMAIN,
+        "grid_width": POSITIVE_INT,
+        "distance": DISTANCE,
+        "budget_scope": BUDGET_SCOPE,
+        "threshold": NON_NEGATIVE,
+        "max_iter": POSITIVE_INT,
+        "max_moves": [Interval(Integral, 0, None, closed="left")],
+        "n_init": POSITIVE_INT,
+        "solver": SOLVER,
+    }
+
     def __init__(
         self,
         n_groups: int = 4,
@@ -110,27 +132,47 @@ class HyObscure:
         n_init: int = 10,
         solver: str = "CLARABEL",
     ):
-        self.k, self.alpha, self.l, self.beta = check_constraints(k, alpha, l, beta)
-        self.n_groups = int_param(n_groups, "n_groups", 1)
-        self.budget = float_param(budget, "budget")
-        self.n_clusters = int_param(n_clusters, "n_clusters", 1)
-        if domain not in ("interval", "grid"):
-            raise ValueError(f"domain must be 'interval' or 'grid'; got {domain!r}")
+        validate_hyperparameters(
+            self,
+            {
+                "k": k,
+                "alpha": alpha,
+                "l": l,
+                "beta": beta,
+                "n_groups": n_groups,
+                "budget": budget,
+                "n_clusters": n_clusters,
+                "domain": domain,
+                "grid_width": grid_width,
+                "distance": distance,
+                "budget_scope": budget_scope,
+                "threshold": threshold,
+                "max_iter": max_iter,
+                "max_moves": max_moves,
+                "n_init": n_init,
+                "solver": solver,
+            },
+        )
+        self.k, self.alpha, self.l, self.beta = check_bound_order(
+            int(k), int(alpha), int(l), int(beta)
+        )
+        self.n_groups = int(n_groups)
+        self.budget = float(budget)
+        self.n_clusters = int(n_clusters)
         self.domain = domain
-        self.grid_width = int_param(grid_width, "grid_width", 1)
-        if not (callable(distance) or distance in ("centroid_js", "mean_pairwise_js")):
-            raise ValueError(
-                f"distance must be 'centroid_js', 'mean_pairwise_js' or a callable; got {distance!r}"
-            )
+        self.grid_width = int(grid_width)
         self.distance = distance
-        if budget_scope not in ("global", "group"):
-            raise ValueError(f"budget_scope must be 'global' or 'group'; got {budget_scope!r}")
         self.budget_scope = budget_scope
-        self.threshold = float_param(threshold, "threshold")
-        self.max_iter = int_param(max_iter, "max_iter", 1)
-        self.max_moves = int_param(max_moves, "max_moves", 0)
-        self.n_init = int_param(n_init, "n_init", 1)
-        self.solver = check_solver(solver)
+        self.threshold = float(threshold)
+        self.max_iter = int(max_iter)
+        self.max_moves = int(max_moves)
+        self.n_init = int(n_init)
+        self.solver = solver
+
+    def _check_params(self) -> None:
+        """The hyper-parameters as ``fit`` reads them (they may have been set since __init__)."""
+        validate_hyperparameters(self)
+        check_bound_order(self.k, self.alpha, self.l, self.beta)
 
     # -- fitting ---------------------------------------------------------------------------------
     def _initial_generalization(self, y, rng):
@@ -199,6 +241,7 @@ class HyObscure:
         progress : bool
             Show a progress bar over the cross-iterations.
         """
+        self._check_params()
         X, y, clusters, gen, counts, dist_model = self._prepare(X, y, clusters, generalization, rng)
         history: list[dict] = []
         iterator = range(self.max_iter)
@@ -392,6 +435,7 @@ class YGen(HyObscure):
         return repaired
 
     def fit(self, X, y, *, rng, clusters=None, generalization=None, mappings=None, progress=False):
+        self._check_params()
         self._from_privcheck = mappings is None
         if mappings is None:
             X_arr = as_features(X)

@@ -11,8 +11,17 @@ import cvxpy as cp
 import numpy as np
 
 from ppdp.infotheory import mutual_information, pairwise_js_divergence
+from ppdp.mechanisms._validation import check_params
 
-from .checks import as_features, as_private, float_param, int_param
+from .checks import (
+    BUDGET_SCOPE,
+    DISTANCE,
+    NON_NEGATIVE,
+    POSITIVE_INT,
+    SOLVER,
+    as_features,
+    as_private,
+)
 from .domain import Generalization
 
 _LN2 = math.log(2.0)
@@ -30,13 +39,13 @@ def cluster_users(
     from sklearn.cluster import KMeans
 
     X = as_features(X)
-    n_clusters = int_param(n_clusters, "n_clusters", 1)
+    check_params({"n_clusters": n_clusters}, {"n_clusters": POSITIVE_INT}, "cluster_users")
+    n_clusters = int(n_clusters)
     if n_clusters > X.shape[0]:
         raise ValueError(f"n_clusters={n_clusters} exceeds the number of users ({X.shape[0]})")
     seed = int(rng.integers(2**31 - 1))
-    km = KMeans(
-        n_clusters=n_clusters, n_init=int_param(n_init, "n_init", 1), random_state=seed
-    ).fit(X)
+    check_params({"n_init": n_init}, {"n_init": POSITIVE_INT}, "cluster_users")
+    km = KMeans(n_clusters=n_clusters, n_init=int(n_init), random_state=seed).fit(X)
     # number clusters by size then by first member, so that the labels do not depend on k-means order
     labels = km.labels_
     sizes = np.bincount(labels, minlength=n_clusters)
@@ -56,6 +65,7 @@ class DistanceModel:
     """Cluster-to-cluster distances inside each group, cheap to update after a boundary move."""
 
     def __init__(self, X, clusters, value_idx, n_clusters, n_values, metric: DistanceSpec):
+        check_params({"metric": metric}, {"metric": DISTANCE}, type(self).__name__)
         self.metric = metric
         self.X = X
         self.clusters = clusters
@@ -73,12 +83,6 @@ class DistanceModel:
                     "use 'centroid_js' for populations above 20,000 users"
                 )
             self.J = pairwise_js_divergence(X)
-        elif callable(metric):
-            pass
-        else:
-            raise ValueError(
-                f"distance must be 'centroid_js', 'mean_pairwise_js' or a callable; got {metric!r}"
-            )
 
     def group(self, value_mask: np.ndarray) -> np.ndarray:
         """(C, C) distances between clusters restricted to the users whose value is in the mask;
@@ -304,8 +308,6 @@ def _solver_plan(solver: str) -> list[tuple[str, dict]]:
     instances (budgets just short of perfect privacy, clusters of one user); tighter
     regularization or switching off its equilibration settles them, and SCS without Anderson
     acceleration is the last resort. Every fallback must still reach the 'optimal' status."""
-    if solver not in ("CLARABEL", "SCS"):
-        raise ValueError(f"solver must be 'CLARABEL' or 'SCS'; got {solver!r}")
     plan = [(solver, {})]
     if solver == "CLARABEL":
         plan.append(("CLARABEL", {"max_iter": 500, "static_regularization_constant": 1e-7}))
@@ -369,9 +371,12 @@ def solve_obfuscation(
     leakage : float
         Objective value in bits (``I(Y; C^, Y~)``, or ``I(Y; C^)`` when ``shared``).
     """
-    budget = float_param(budget, "budget")
-    if scope not in ("global", "group"):
-        raise ValueError(f"scope must be 'global' or 'group'; got {scope!r}")
+    check_params(
+        {"budget": budget, "scope": scope, "solver": solver},
+        {"budget": NON_NEGATIVE, "scope": BUDGET_SCOPE, "solver": SOLVER},
+        "solve_obfuscation",
+    )
+    budget = float(budget)
     counts_cy = np.asarray(counts_cy, dtype=np.float64)
     labels = np.asarray(labels, dtype=np.int64)
     C, V = counts_cy.shape

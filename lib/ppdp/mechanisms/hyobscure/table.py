@@ -13,8 +13,7 @@ user in the private column, as a readable label (:func:`group_labels`).
 from __future__ import annotations
 
 import copy
-import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -23,9 +22,10 @@ from sklearn.base import BaseEstimator
 
 from ppdp.base import ReleaseMixin, check_fitted, check_frame, check_random_state
 from ppdp.guarantees import GuaranteeCheck
+from ppdp.mechanisms._validation import validate_hyperparameters
 
 from .baselines import DPObfuscation, Frapp, PrivCheck, RandomObfuscation, Similarity
-from .checks import as_features, as_private, check_constraints
+from .checks import DOMAIN, POSITIVE_INT, as_features, as_private, check_bound_order
 from .domain import Generalization, initial_generalization, private_domain
 from .estimators import HyObscure, XObf, YGen
 from .leakage import cluster_users
@@ -102,17 +102,6 @@ def _check_mechanism(mechanism: Any):
             f"got {type(mechanism).__name__} {mechanism!r}"
         )
     return mechanism
-
-
-def _optional_int(value: Any, name: str, low: int, *, optional: bool = True) -> int | None:
-    allowed = f"None or an int >= {low}" if optional else f"an int >= {low}"
-    if value is None and optional:
-        return None
-    if value is None or isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be {allowed}; got {type(value).__name__} {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be {allowed}; got {value!r}")
-    return int(value)
 
 
 class TableObfuscation(ReleaseMixin, BaseEstimator):
@@ -212,6 +201,14 @@ class TableObfuscation(ReleaseMixin, BaseEstimator):
         hy = HyObscure(n_groups=3, k=30, alpha=100, l=3, beta=8, budget=0.05, n_clusters=3)
         released = TableObfuscation(hy, private="age").fit(df, random_state=0).release(1)
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **{
+            name: [*DOMAIN, None] if name == "domain" else [*POSITIVE_INT, None]
+            for name in _GENERALIZATION_PARAMS
+        },
+        "kmeans_n_init": POSITIVE_INT,
+    }
 
     def __init__(
         self,
@@ -342,18 +339,9 @@ class TableObfuscation(ReleaseMixin, BaseEstimator):
 
     def _generalization_settings(self, mechanism) -> dict[str, Any]:
         """The I-problem's settings: the mechanism's own (HyObscure family) or the given ones."""
-        given = {
-            "n_groups": _optional_int(self.n_groups, "n_groups", 1),
-            "k": _optional_int(self.k, "k", 1),
-            "alpha": _optional_int(self.alpha, "alpha", 1),
-            "l": _optional_int(self.l, "l", 1),
-            "beta": _optional_int(self.beta, "beta", 1),
-            "domain": self.domain,
-            "grid_width": _optional_int(self.grid_width, "grid_width", 1),
-            "n_init": _optional_int(self.n_init, "n_init", 1),
-        }
-        if given["domain"] not in (None, "interval", "grid"):
-            raise ValueError(f"domain must be None, 'interval' or 'grid'; got {self.domain!r}")
+        # checked by fit (_parameter_constraints); numbers as ints, as the mechanisms hold them
+        given = {name: getattr(self, name) for name in _GENERALIZATION_PARAMS}
+        given = {n: v if v is None or n == "domain" else int(v) for n, v in given.items()}
         if isinstance(mechanism, HyObscure):
             own = {name: getattr(mechanism, name) for name in _GENERALIZATION_PARAMS}
             for name, value in given.items():
@@ -369,7 +357,7 @@ class TableObfuscation(ReleaseMixin, BaseEstimator):
             name: getattr(defaults, name) if value is None else value
             for name, value in given.items()
         }
-        check_constraints(settings["k"], settings["alpha"], settings["l"], settings["beta"])
+        check_bound_order(settings["k"], settings["alpha"], settings["l"], settings["beta"])
         return settings
 
     # -- protocol --------------------------------------------------------------------------------
@@ -394,12 +382,13 @@ class TableObfuscation(ReleaseMixin, BaseEstimator):
         for name in _LEARNED:
             self.__dict__.pop(name, None)
         template = _check_mechanism(self.mechanism)
+        validate_hyperparameters(self)
         df = check_frame(df)
         private = self._check_private(df)
         cluster_column, raw_clusters = self._check_clusters(df, private)
         features = self._check_features(df, private, cluster_column)
         settings = self._generalization_settings(template)
-        kmeans_n_init = _optional_int(self.kmeans_n_init, "kmeans_n_init", 1, optional=False)
+        kmeans_n_init = int(self.kmeans_n_init)
         rng = check_random_state(random_state)
 
         X = as_features(df[features])

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
+
+from ppdp.mechanisms._validation import Interval, check_params
 
 from .distortion import Distortion
 from .problem import validate_problem
@@ -22,14 +25,8 @@ PRICE_ROWS = 128  # rows per chunk of the factored pricing (they share one set o
 PRICE_BLOCK = 32  # columns per block of the pricing's lower bounds
 
 
-def check_columns_per_row(columns_per_row) -> None:
-    """Columns added per row and pricing round: an integer >= 1."""
-    if (
-        isinstance(columns_per_row, bool)
-        or not isinstance(columns_per_row, int | np.integer)
-        or columns_per_row < 1
-    ):
-        raise ValueError(f"columns_per_row must be an integer >= 1, got {columns_per_row!r}")
+#: Columns added per row and pricing round: an integer >= 1.
+COLUMNS_PER_ROW = [Interval(Integral, 1, None, closed="left")]
 
 
 @dataclass
@@ -477,7 +474,11 @@ def solve_linear_step(
     columns_per_row : int, default 3
         Violated columns added per row and pricing round (see :class:`SPPM`).
     """
-    check_columns_per_row(columns_per_row)
+    check_params(
+        {"columns_per_row": columns_per_row},
+        {"columns_per_row": COLUMNS_PER_ROW},
+        "solve_linear_step",
+    )
     p, dist, delta = validate_problem(p_ab, distortion, delta)
     cost = np.asarray(cost, dtype=float)
     if cost.shape != dist.shape or not np.all(np.isfinite(cost)):

@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import math
 import time
+from typing import ClassVar
 
 import numpy as np
 
 from ppdp import infotheory
 from ppdp.guarantees import enforce
+from ppdp.mechanisms._validation import StrOptions, validate_hyperparameters
 
 from .problem import (
-    check_delta,
+    DELTA,
     expected_distortion,
     repair_distortion,
     validate_problem,
 )
 from .release import BudgetedMapping
+
+_SOLVERS = StrOptions(("CLARABEL", "SCS"))
 
 
 class ExactMapping(BudgetedMapping):
@@ -52,6 +56,12 @@ class ExactMapping(BudgetedMapping):
     seconds_ : float
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "solver": [_SOLVERS],
+        "fallback": [_SOLVERS, None],
+        "delta": DELTA,
+    }
+
     def __init__(
         self,
         delta,
@@ -61,13 +71,9 @@ class ExactMapping(BudgetedMapping):
         fallback: str | None = "SCS",
         fallback_options: dict | None = None,
     ):
-        if solver not in ("CLARABEL", "SCS"):
-            raise ValueError(f"solver must be 'CLARABEL' or 'SCS', got {solver!r}")
-        if fallback not in ("CLARABEL", "SCS", None):
-            raise ValueError(f"fallback must be 'CLARABEL', 'SCS' or None, got {fallback!r}")
+        validate_hyperparameters(self, {"solver": solver, "fallback": fallback, "delta": delta})
         self.fallback = fallback
         self.fallback_options = dict(fallback_options or {"eps": 1e-7, "max_iters": 50_000})
-        check_delta(delta)
         self.delta = delta
         self.solver = solver
         self.solver_options = dict(solver_options or {})
@@ -78,6 +84,7 @@ class ExactMapping(BudgetedMapping):
     def fit(self, p_ab, distortion):
         import cvxpy as cp
 
+        validate_hyperparameters(self)
         p, dist, delta = validate_problem(p_ab, distortion, self.delta)
         n, m = dist.shape
         D = dist.toarray()

@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
-import math
+from numbers import Real
+from typing import ClassVar
 
 import numpy as np
 
 from ppdp import infotheory
 from ppdp.guarantees import GuaranteeCheck, enforce
+from ppdp.mechanisms._validation import Interval, validate_hyperparameters
 from ppdp.mechanisms.exponential import exponential_epsilon, exponential_weights
 
 from .distortion import Distortion, as_distortion
-from .problem import budget_check, is_real, min_feasible_budget, validate_problem
+from .problem import DELTA, budget_check, min_feasible_budget, validate_problem
 from .release import sample_release
 
 
 def _gibbs_block(dist: Distortion, rows, beta):
     d = dist.block(rows)
     return exponential_weights(d, beta), d
+
+
+def _check_beta_or_delta(beta, delta) -> None:
+    if (beta is None) == (delta is None):
+        raise ValueError("give exactly one of beta and delta")
 
 
 class ExponentialMechanism:
@@ -35,18 +42,15 @@ class ExponentialMechanism:
     leakage_, distortion_ : float
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "beta": [Interval(Real, 0, None, closed="left"), None],
+        "delta": [*DELTA, None],
+        "rtol": [Interval(Real, 0, 1, closed="neither")],
+    }
+
     def __init__(self, *, beta=None, delta=None, rtol: float = 1e-10):
-        if (beta is None) == (delta is None):
-            raise ValueError("give exactly one of beta and delta")
-        for name, val in (("beta", beta), ("delta", delta)):
-            if val is not None and (
-                isinstance(val, bool)
-                or not isinstance(val, int | float | np.integer | np.floating)
-                or not (math.isfinite(val) and val >= 0)
-            ):
-                raise ValueError(f"{name} must be a finite number >= 0, got {val!r}")
-        if not (is_real(rtol) and 0 < rtol < 1):
-            raise ValueError(f"rtol must be a number in (0, 1), got {rtol!r}")
+        _check_beta_or_delta(beta, delta)
+        validate_hyperparameters(self, {"beta": beta, "delta": delta, "rtol": rtol})
         self.beta = beta
         self.delta = delta
         self.rtol = float(rtol)
@@ -63,6 +67,8 @@ class ExponentialMechanism:
         return total
 
     def fit(self, p_ab, distortion, *, mapping: bool = True):
+        _check_beta_or_delta(self.beta, self.delta)
+        validate_hyperparameters(self)
         p, dist, delta = validate_problem(p_ab, distortion, self.delta)
         beta = self.beta
         if beta is None:

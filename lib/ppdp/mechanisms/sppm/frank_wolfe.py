@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -16,12 +18,12 @@ import scipy.sparse as sp
 
 from ppdp import infotheory
 from ppdp.guarantees import enforce
+from ppdp.mechanisms._validation import Interval, StrOptions, validate_hyperparameters
 
-from .column_generation import StepSolver, check_columns_per_row
+from .column_generation import COLUMNS_PER_ROW, StepSolver
 from .problem import (
-    check_delta,
+    DELTA,
     expected_distortion,
-    is_real,
     repair_distortion,
     validate_problem,
 )
@@ -241,6 +243,20 @@ class SPPM(BudgetedMapping):
     valid) paths; each linear step is solved exactly either way.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "variant": [StrOptions(("vanilla", "away"))],
+        "active_set": [StrOptions(("keep", "reset"))],
+        "n_steps": [Interval(Integral, 0, None, closed="left")],
+        "floor": [Interval(Real, 0, 1, closed="neither")],
+        # tol and cg_tol may be infinite, as they always could
+        "tol": [Interval(Real, 0, None, closed="both")],
+        "cg_tol": [Interval(Real, 0, None, closed="right")],
+        "columns_per_row": COLUMNS_PER_ROW,
+        "drop_after": [Interval(Integral, 1, None, closed="left"), None],
+        "delta": DELTA,
+        "blas_threads": [Interval(Integral, 1, None, closed="left"), None],
+    }
+
     def __init__(
         self,
         delta,
@@ -256,41 +272,30 @@ class SPPM(BudgetedMapping):
         blas_threads: int | None = 1,
         progress: bool = False,
     ):
-        if variant not in ("vanilla", "away"):
-            raise ValueError(f"variant must be 'vanilla' or 'away', got {variant!r}")
-        if active_set not in ("keep", "reset"):
-            raise ValueError(f"active_set must be 'keep' or 'reset', got {active_set!r}")
+        validate_hyperparameters(
+            self,
+            {
+                "variant": variant,
+                "active_set": active_set,
+                "n_steps": n_steps,
+                "floor": floor,
+                "tol": tol,
+                "cg_tol": cg_tol,
+                "columns_per_row": columns_per_row,
+                "drop_after": drop_after,
+                "delta": delta,
+                "blas_threads": blas_threads,
+            },
+        )
         self.variant = variant
         self.active_set = active_set
-        if isinstance(n_steps, bool) or not isinstance(n_steps, int | np.integer) or n_steps < 0:
-            raise ValueError(f"n_steps must be an integer >= 0, got {n_steps!r}")
-        if not (is_real(floor) and 0 < floor < 1):
-            raise ValueError(f"floor must be a number in (0, 1), got {floor!r}")
-        if not (is_real(tol) and tol >= 0):
-            raise ValueError(f"tol must be a number >= 0, got {tol!r}")
-        if not (is_real(cg_tol) and cg_tol > 0):
-            raise ValueError(f"cg_tol must be a number > 0, got {cg_tol!r}")
-        check_columns_per_row(columns_per_row)
-        if drop_after is not None and (
-            isinstance(drop_after, bool)
-            or not isinstance(drop_after, int | np.integer)
-            or drop_after < 1
-        ):
-            raise ValueError(f"drop_after must be None or an integer >= 1, got {drop_after!r}")
         self.columns_per_row = int(columns_per_row)
         self.drop_after = None if drop_after is None else int(drop_after)
-        check_delta(delta)
         self.delta = delta
         self.n_steps = int(n_steps)
         self.floor = float(floor)
         self.tol = float(tol)
         self.cg_tol = float(cg_tol)
-        if blas_threads is not None and (
-            isinstance(blas_threads, bool)
-            or not isinstance(blas_threads, int | np.integer)
-            or blas_threads < 1
-        ):
-            raise ValueError(f"blas_threads must be None or an integer >= 1, got {blas_threads!r}")
         self.blas_threads = blas_threads
         self.progress = progress
 
@@ -301,6 +306,7 @@ class SPPM(BudgetedMapping):
         """
         from threadpoolctl import threadpool_limits
 
+        validate_hyperparameters(self)
         # The pricing products are thin (rank ~ |A| + rank d) and memory-bound; threaded BLAS
         # gains nothing on them and slows down by an order of magnitude on a busy machine.
         with threadpool_limits(limits=self.blas_threads, user_api="blas"):

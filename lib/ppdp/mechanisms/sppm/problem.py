@@ -7,32 +7,21 @@ the budget's guarantee check, and the synthetic problem of Sec. 2 / Sec. 4.1.
 from __future__ import annotations
 
 import math
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 
 from ppdp.guarantees import GuaranteeCheck
+from ppdp.mechanisms._validation import Interval, check_params
 
 from .distortion import SquaredDistortion, as_distortion
 
 _PROB_ATOL = 1e-9
 
 
-def is_real(value) -> bool:
-    """A real number: Python or numpy int/float scalars (booleans are not numbers here)."""
-    return not isinstance(value, bool | np.bool_) and isinstance(
-        value, int | float | np.integer | np.floating
-    )
-
-
-def check_delta(delta) -> None:
-    """The distortion budget of Eq. (2): a finite number >= 0."""
-    if (
-        isinstance(delta, bool)
-        or not isinstance(delta, int | float | np.integer | np.floating)
-        or not (np.isfinite(delta) and delta >= 0)
-    ):
-        raise ValueError(f"delta must be a finite number >= 0, got {delta!r}")
+#: The distortion budget of Eq. (2): a finite number >= 0.
+DELTA = [Interval(Real, 0, None, closed="left")]
 
 
 def validate_problem(p_ab, distortion, delta=None, *, check_feasible: bool = True):
@@ -84,11 +73,8 @@ def validate_problem(p_ab, distortion, delta=None, *, check_feasible: bool = Tru
     if dmin < 0:
         raise ValueError(f"distortion must be non-negative; its smallest entry is {dmin:.6g}")
     if delta is not None:
-        if isinstance(delta, bool) or not isinstance(delta, int | float | np.integer | np.floating):
-            raise TypeError(f"delta must be a real number, got {type(delta).__name__}")
+        check_params({"delta": delta}, {"delta": DELTA}, "validate_problem")
         delta = float(delta)
-        if not math.isfinite(delta) or delta < 0:
-            raise ValueError(f"delta must be a finite number >= 0, got {delta}")
         if check_feasible:
             smallest = min_feasible_budget(p, dist)
             if delta < smallest * (1 - 1e-12) - 1e-15:
@@ -191,8 +177,7 @@ def synthetic_problem(m: int):
     p_ab : ndarray of shape (2, 2^m)
     distortion : SquaredDistortion
     """
-    if isinstance(m, bool) or not isinstance(m, int | np.integer) or m < 1:
-        raise ValueError(f"m must be an integer >= 1, got {m!r}")
+    check_params({"m": m}, {"m": [Interval(Integral, 1, None, closed="left")]}, "synthetic_problem")
     n = 2 ** int(m)
     p_ab = np.zeros((2, n))
     p_ab[0, : n // 2] = 1.0 / n

@@ -28,19 +28,21 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
-from typing import Any
+from numbers import Integral
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
 from ppdp.base import ReleaseMixin, check_fitted, check_frame, check_random_state
+from ppdp.mechanisms._validation import Interval, StrOptions, check_params, validate_hyperparameters
 
 from .distortion import Distortion, HammingDistortion, SquaredDistortion
 from .exact import ExactMapping
 from .exponential import ExponentialMechanism
 from .frank_wolfe import SPPM
-from .problem import check_delta, min_feasible_budget
+from .problem import DELTA, min_feasible_budget
 
 __all__ = ["TableMapping", "empirical_joint", "encode_columns", "profile_alphabet"]
 
@@ -108,8 +110,11 @@ def profile_alphabet(
     first : int64 array of shape (m,)
         For each profile, the first row holding it.
     """
-    if order not in ORDERS:
-        raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
+    check_params(
+        {"order": order, "top": top},
+        {"order": [StrOptions(ORDERS)], "top": [Interval(Integral, 1, None, closed="left"), None]},
+        "profile_alphabet",
+    )
     codes = np.asarray(codes)
     if codes.ndim != 2 or codes.shape[0] == 0:
         raise ValueError(f"codes must be a non-empty 2-D array, got shape {codes.shape}")
@@ -122,8 +127,6 @@ def profile_alphabet(
     else:
         ranked = np.lexsort((np.arange(uniq.shape[0]), -counts))
     if top is not None:
-        if isinstance(top, bool) or not isinstance(top, int | np.integer) or top < 1:
-            raise ValueError(f"top must be None or an integer >= 1, got {top!r}")
         ranked = ranked[: int(top)]
     rank = np.full(uniq.shape[0], -1)
     rank[ranked] = np.arange(ranked.size)
@@ -218,6 +221,12 @@ class TableMapping(ReleaseMixin, BaseEstimator):
         The smallest feasible budget (:func:`.min_feasible_budget`; 0 for these distortions).
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "distortion": [StrOptions(DISTORTIONS)],
+        "method": [StrOptions(tuple(METHODS))],
+        "delta": DELTA,
+    }
+
     def __init__(
         self,
         *,
@@ -258,11 +267,7 @@ class TableMapping(ReleaseMixin, BaseEstimator):
                 f"private = {private!r} and released = {released!r} share the columns {shared}; "
                 "a column is either private or released"
             )
-        if not isinstance(self.distortion, str) or self.distortion not in DISTORTIONS:
-            raise ValueError(f"distortion must be one of {DISTORTIONS}, got {self.distortion!r}")
-        if not isinstance(self.method, str) or self.method not in METHODS:
-            raise ValueError(f"method must be one of {tuple(METHODS)}, got {self.method!r}")
-        check_delta(self.delta)
+        validate_hyperparameters(self)
         core = METHODS[self.method]
         allowed = [
             p

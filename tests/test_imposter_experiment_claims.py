@@ -1,0 +1,458 @@
+"""IMPOSTER experiment module: claims from tidy results, score tables and figures.
+
+The claims are recomputed here from the tidy rows by an independent route (each row's parameters
+read with ``parse_parameters`` and averaged with plain Python), on synthetic rows laid out like
+the experiment functions' and on rows that ``run_fig6``/``run_fig7`` produce on a small table.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+from ppdp.classifiers import CLASSIFIERS
+from ppdp.experiments import imposter as ex
+from ppdp.experiments.common import (
+    concat_tidy,
+    parse_parameters,
+    read_results,
+    tidy_frame,
+    tidy_rows,
+    write_results,
+)
+from ppdp.published import published_value
+
+ROOT = Path(__file__).resolve().parents[1]
+CLAIM_IDS = (
+    "imposter.beats_krr_at_matched_gender",
+    "imposter.gender_accuracy_b",
+    "imposter.gender_drop_every_classifier",
+    "imposter.income_accuracy_b",
+    "imposter.krr_income_at_gender_6891",
+    "imposter.lambda1_below_lambda0",
+    "imposter.min_income_accuracy_b",
+    "imposter.table2_gender_accuracy_b_max",
+    "imposter.table2_gender_f1_b_max",
+)
+
+
+# ------------------------------------------------------------------------------------------------
+# synthetic tidy rows shaped like run_table1 / run_fig7 / run_fig8 / run_table2
+
+
+def synthetic_results(seeds=(0, 1, 2), seed: int = 0, classifiers=CLASSIFIERS) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows: list[dict] = []
+
+    def scores(low, high):
+        return {"accuracy": rng.uniform(low, high), "f1": rng.uniform(0.1, 0.6)}
+
+    for s in seeds:
+        for clf in classifiers:
+            for setting, (low, high) in {
+                "A": (0.78, 0.85),
+                "B": (0.6, 0.72),
+                "C": (0.6, 0.8),
+            }.items():
+                for target in ("sex", "income"):
+                    params = {"lambda": 1.0, "setting": setting, "target": target, "theta": 0.01}
+                    rows += tidy_rows("table1", clf, scores(low, high), parameters=params, seed=s)
+        # k-RR: sex accuracy grows with epsilon, crossing 68.91% between epsilon 2 and 10
+        for eps, level in ((1.0, 0.6), (2.0, 0.66), (10.0, 0.75), (100.0, 0.83)):
+            for setting in ("B", "C"):
+                for target in ("sex", "income"):
+                    params = {"epsilon": eps, "setting": setting, "target": target}
+                    metrics = scores(level - 0.01, level + 0.01)
+                    rows += tidy_rows("fig7", "kRR", metrics, parameters=params, seed=s)
+        for lam in (0.0, 0.5, 1.0, 2.0):
+            for target in ("sex", "income"):
+                params = {"lambda": lam, "setting": "B", "target": target}
+                rows += tidy_rows("fig8", "XGBoost", scores(0.55, 0.75), parameters=params, seed=s)
+        for theta, n_attr in ((0.005, 7), (0.01, 6), (0.1, 2)):
+            for setting in ("A", "B"):
+                for target in ("sex", "income"):
+                    params = {"setting": setting, "target": target, "theta": theta}
+                    rows += tidy_rows(
+                        "table2", "XGBoost", scores(0.55, 0.8), parameters=params, seed=s
+                    )
+            rows += tidy_rows(
+                "table2", "XGBoost", {"n_attributes": n_attr}, parameters={"theta": theta}, seed=s
+            )
+    rows += tidy_rows("fig6", "nmi", {"score": 0.2}, parameters={"attribute": "relationship"})
+    return tidy_frame(rows)
+
+
+def reference_claims(results: pd.DataFrame) -> dict[str, float]:
+    """The claims computed row by row, without the module's helpers."""
+    groups: dict[tuple, list[float]] = defaultdict(list)
+    for exp, method, params, metric, value in zip(
+        results["experiment"],
+        results["method"],
+        results["parameters"],
+        results["metric"],
+        results["value"],
+        strict=True,
+    ):
+        p = parse_parameters(params)
+        if exp == "table1":
+            groups["t1", method, p["setting"], p["target"], metric].append(value)
+        elif exp == "fig7":
+            groups["f7", p["setting"], float(p["epsilon"]), p["target"], metric].append(value)
+        elif exp == "fig8":
+            groups["f8", float(p["lambda"]), p["target"], metric].append(value)
+        elif exp == "table2" and metric != "n_attributes":
+            groups["t2", p["setting"], float(p["theta"]), p["target"], metric].append(value)
+
+    def mean(key):
+        values = groups.get(key)
+        return sum(values) / len(values) if values else float("nan")
+
+    out = {}
+    acc = {
+        (setting, target, clf): 100 * mean(("t1", clf, setting, target, "accuracy"))
+        for setting in "AB"
+        for target in ("sex", "income")
+        for clf in CLASSIFIERS
+    }
+    present = [c for c in CLASSIFIERS if not np.isnan(acc["B", "sex", c])]
+    out["imposter.gender_accuracy_b"] = acc["B", "sex", "GBDT"]
+    out["imposter.income_accuracy_b"] = acc["B", "income", "GBDT"]
+    out["imposter.min_income_accuracy_b"] = min(acc["B", "income", c] for c in present)
+    out["imposter.gender_drop_every_classifier"] = float(
+        all(acc["B", "sex", c] < acc["A", "sex", c] for c in present)
+    )
+    epsilons = sorted({k[2] for k in groups if k[0] == "f7"})
+
+    def krr_income(level):
+        for eps in epsilons:
+            if mean(("f7", "B", eps, "sex", "accuracy")) >= level:
+                return 100 * mean(("f7", "B", eps, "income", "accuracy"))
+        return float("nan")
+
+    out["imposter.krr_income_at_gender_6891"] = krr_income(0.6891)
+    matched = krr_income(out["imposter.gender_accuracy_b"] / 100)
+    out["imposter.beats_krr_at_matched_gender"] = (
+        float(out["imposter.income_accuracy_b"] > matched) if not np.isnan(matched) else np.nan
+    )
+    if any(k[0] == "f8" for k in groups):
+        g0, g1 = (mean(("f8", lam, "sex", "accuracy")) for lam in (0.0, 1.0))
+        out["imposter.lambda1_below_lambda0"] = float(g1 < g0)
+    thetas = sorted({k[2] for k in groups if k[0] == "t2"})
+    if thetas:
+        for metric in ("accuracy", "f1"):
+            out[f"imposter.table2_gender_{metric}_b_max"] = 100 * max(
+                mean(("t2", "B", t, "sex", metric)) for t in thetas
+            )
+    return out
+
+
+def as_dict(claims: pd.DataFrame) -> dict[str, float]:
+    assert (claims["experiment"] == "claims").all()
+    assert claims["metric"].is_unique
+    return dict(zip(claims["metric"], claims["value"], strict=True))
+
+
+def assert_same_claims(got: dict[str, float], want: dict[str, float]) -> None:
+    assert sorted(got) == sorted(want)
+    for key, value in want.items():
+        if np.isnan(value):
+            assert np.isnan(got[key]), key
+        else:
+            assert got[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
+
+
+# ------------------------------------------------------------------------------------------------
+# claims
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_claims_match_a_row_by_row_computation(seed):
+    results = synthetic_results(seed=seed)
+    got = ex.claims(results)
+    assert sorted(got["metric"]) == sorted(CLAIM_IDS)
+    assert set(got.loc[got["method"] == "kRR", "metric"]) == {"imposter.krr_income_at_gender_6891"}
+    assert set(got["method"]) == {"IMPOSTER", "kRR"}
+    assert_same_claims(as_dict(got), reference_claims(results))
+
+
+def test_claims_worked_example():
+    """One seed, values chosen by hand: every claim can be read off the rows."""
+    rows = []
+    for clf, (a_sex, b_sex, b_inc) in {
+        "GBDT": (0.80, 0.65, 0.82),
+        "LR": (0.81, 0.66, 0.79),
+    }.items():
+        for setting, sex, inc in (("A", a_sex, 0.84), ("B", b_sex, b_inc)):
+            for target, acc in (("sex", sex), ("income", inc)):
+                params = {"lambda": 1.0, "setting": setting, "target": target, "theta": 0.01}
+                rows += tidy_rows("table1", clf, {"accuracy": acc, "f1": 0.5}, parameters=params)
+    for eps, sex, inc in ((1.0, 0.60, 0.70), (5.0, 0.64, 0.74), (10.0, 0.70, 0.77)):
+        for target, acc in (("sex", sex), ("income", inc)):
+            params = {"epsilon": eps, "setting": "B", "target": target}
+            rows += tidy_rows("fig7", "kRR", {"accuracy": acc}, parameters=params)
+    for lam, sex in ((0.0, 0.70), (1.0, 0.62)):
+        params = {"lambda": lam, "setting": "B", "target": "sex"}
+        rows += tidy_rows("fig8", "XGBoost", {"accuracy": sex}, parameters=params)
+    for theta, acc, f1 in ((0.01, 0.61, 0.30), (0.05, 0.64, 0.20)):
+        params = {"setting": "B", "target": "sex", "theta": theta}
+        rows += tidy_rows("table2", "XGBoost", {"accuracy": acc, "f1": f1}, parameters=params)
+    got = as_dict(ex.claims(tidy_frame(rows)))
+    want = {
+        "imposter.gender_accuracy_b": 65.0,
+        "imposter.income_accuracy_b": 82.0,
+        "imposter.min_income_accuracy_b": 79.0,
+        "imposter.gender_drop_every_classifier": 1.0,
+        # 68.91% is first reached at epsilon 10, where income accuracy is 77%
+        "imposter.krr_income_at_gender_6891": 77.0,
+        # IMPOSTER's 65% sex accuracy is matched at epsilon 10 too: 82% > 77%
+        "imposter.beats_krr_at_matched_gender": 1.0,
+        "imposter.lambda1_below_lambda0": 1.0,
+        "imposter.table2_gender_accuracy_b_max": 64.0,
+        "imposter.table2_gender_f1_b_max": 30.0,
+    }
+    assert_same_claims(got, want)
+
+
+def test_claims_ignore_claim_rows_and_other_experiments():
+    results = synthetic_results()
+    first = ex.claims(results)
+    stale = tidy_frame(tidy_rows("claims", "IMPOSTER", {"imposter.gender_accuracy_b": -1.0}))
+    fig6 = tidy_frame(tidy_rows("fig6", "detection", {"n_selected": 3}, parameters={"theta": 0.01}))
+    pd.testing.assert_frame_equal(ex.claims(concat_tidy([results, stale, fig6, first])), first)
+
+
+def test_claims_without_fig8_or_table2_leave_their_claims_out():
+    results = synthetic_results()
+    core = results[results["experiment"].isin(["table1", "fig7"])]
+    got = as_dict(ex.claims(core))
+    assert "imposter.lambda1_below_lambda0" not in got
+    assert "imposter.table2_gender_accuracy_b_max" not in got
+    assert len(got) == len(CLAIM_IDS) - 3
+    assert_same_claims(got, reference_claims(core))
+
+
+def test_claims_when_krr_never_reaches_the_level():
+    results = synthetic_results()
+    fig7 = results["experiment"] == "fig7"
+    low = results.assign(value=np.where(fig7, 0.5, results["value"]))
+    got = as_dict(ex.claims(low))
+    assert np.isnan(got["imposter.krr_income_at_gender_6891"])
+    assert np.isnan(got["imposter.beats_krr_at_matched_gender"])
+
+
+def test_claims_threshold_is_the_published_krr_gender_accuracy():
+    assert published_value("imposter.krr_gender_accuracy") == 68.91
+    results = synthetic_results()
+    eps = ex.krr_matched_income(results, 0.6891)[0]
+    assert eps == 10.0
+
+
+def test_claims_from_a_written_results_csv(tmp_path):
+    """What the report does: recompute the claims from the CSV the notebook wrote."""
+    results = synthetic_results()
+    claims = ex.claims(results)
+    path = write_results(concat_tidy([results, claims]), tmp_path / "imposter.csv")
+    written = read_results(path)
+    again = ex.claims(written)
+    stored = written[written["experiment"] == "claims"].reset_index(drop=True)
+    assert list(again["metric"]) == list(stored["metric"])
+    np.testing.assert_allclose(again["value"], stored["value"], rtol=1e-9)
+
+
+def test_claims_on_rows_of_run_fig7():
+    df = small_table()
+    fig7 = ex.run_fig7(df, epsilons=[1, 100], seeds=[0, 1], theta=0.01)
+    eps, income = ex.krr_matched_income(fig7, 0.0)
+    assert eps == 1.0
+    by_hand = [
+        v
+        for v, p, m in zip(fig7["value"], fig7["parameters"], fig7["metric"], strict=True)
+        if m == "accuracy"
+        and parse_parameters(p) == {"epsilon": "1", "setting": "B", "target": "income"}
+    ]
+    assert len(by_hand) == 2
+    assert income == pytest.approx(np.mean(by_hand), rel=1e-12)
+    table = ex.score_table(fig7, "fig7")
+    assert table.index.names == ["setting", "epsilon"]
+    assert table.index.get_level_values("epsilon").dtype == np.float64
+    assert table.loc[("B", 1.0), ("income", "accuracy")] == pytest.approx(100 * income, rel=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------
+# tables
+
+
+def test_score_tables_index_numeric_grids_as_floats():
+    results = synthetic_results()
+    t8 = ex.score_table(results, "fig8")
+    assert list(t8.index) == [0.0, 0.5, 1.0, 2.0]
+    assert list(t8.columns) == [(t, m) for t in ("income", "sex") for m in ("accuracy", "f1")]
+    t2 = ex.score_table(results, "table2")
+    assert list(t2.index) == [(t, s) for t in (0.005, 0.01, 0.1) for s in "AB"]
+    t1 = ex.score_table(results, "table1")
+    assert list(t1.index) == [(s, c) for s in "ABC" for c in sorted(CLASSIFIERS)]
+    sel = (results["experiment"] == "table1") & (results["method"] == "LR")
+    sel &= results["parameters"] == "lambda=1;setting=B;target=sex;theta=0.01"
+    sel &= results["metric"] == "accuracy"
+    assert t1.loc[("B", "LR"), ("sex", "accuracy")] == pytest.approx(
+        100 * results.loc[sel, "value"].mean(), rel=1e-12
+    )
+    ci = ex.score_table(results, "table1", stat="ci")
+    values = results.loc[sel, "value"]
+    half = 1.959963984540054 * values.std(ddof=1) / np.sqrt(len(values))
+    assert ci.loc[("B", "LR"), ("sex", "accuracy")] == pytest.approx(100 * half, rel=1e-12)
+    with pytest.raises(ValueError, match="experiment must be one of"):
+        ex.score_table(results, "fig6")
+    with pytest.raises(ValueError, match="stat must be"):
+        ex.score_table(results, "fig8", stat="median")
+
+
+def test_selected_counts():
+    counts = ex.selected_counts(synthetic_results())
+    assert counts.to_dict() == {0.005: 7, 0.01: 6, 0.1: 2}
+
+
+def small_table(n: int = 300, seed: int = 0) -> pd.DataFrame:
+    """``rel`` mostly follows sex, ``hours`` is shifted by sex, ``job`` is noise; income on job."""
+    rng = np.random.default_rng(seed)
+    sex = rng.choice(["Female", "Male"], size=n, p=[0.35, 0.65])
+    rel = np.where(rng.random(n) < 0.85, np.where(sex == "Female", "Wife", "Husband"), "Own-child")
+    job = rng.choice(["a", "b", "c"], size=n)
+    income = np.where(rng.random(n) < 0.15 + 0.5 * (job == "a"), ">50K", "<=50K")
+    return pd.DataFrame(
+        {
+            "rel": pd.Categorical(rel),
+            "hours": rng.integers(20, 30, size=n) + 10 * (sex == "Male"),
+            "job": pd.Categorical(job),
+            "sex": pd.Categorical(sex),
+            "income": pd.Categorical(income),
+        }
+    )
+
+
+def test_detection_scores_and_nmi_matrix_from_run_fig6():
+    df = small_table()
+    fig6 = ex.run_fig6(df, theta=0.05)
+    scores = ex.detection_scores(fig6)
+    assert list(scores.columns) == ["eq7_printed", "nmi", "pearson", "selected"]
+    assert scores["nmi"].is_monotonic_decreasing
+    assert scores.loc["rel", "selected"] and scores.loc["rel", "nmi"] > 0.05
+    assert not scores.loc["job", "selected"]
+    assert set(scores.index) == {"rel", "hours", "job"}
+    assert ex.detection_theta(fig6) == 0.05
+    matrix = ex.nmi_matrix(fig6, columns=df.columns)
+    assert list(matrix.index) == list(df.columns)
+    np.testing.assert_allclose(matrix.to_numpy(), ex.pairwise_nmi(df).to_numpy(), rtol=1e-9)
+    assert list(ex.nmi_matrix(fig6).index) == sorted(df.columns)
+
+
+def test_majority_rate():
+    df = pd.DataFrame({"sex": ["Male"] * 3 + ["Female"]})
+    assert ex.majority_rate(df) == 75.0
+
+
+# ------------------------------------------------------------------------------------------------
+# figures
+
+
+@pytest.fixture
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def history_frame(seeds=(0, 1), epochs: int = 3) -> pd.DataFrame:
+    rows = [
+        {
+            "epoch": e,
+            "recon": 1.0 / (e + 1),
+            "kl": 0.1,
+            "d1_loss": 0.7,
+            "g_d1_loss": 0.69,
+            "d2_accuracy": 0.6,
+            "lam": 1.0,
+            "seed": s,
+        }
+        for s in seeds
+        for e in range(epochs)
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_plot_functions_return_figures(close_figures):
+    results = synthetic_results()
+    fig6 = ex.run_fig6(small_table(), theta=0.05)
+    figures = {
+        "fig6": ex.plot_fig6(fig6),
+        "history": ex.plot_training_history(history_frame()),
+        "fig7": ex.plot_fig7(results),
+        "fig8": ex.plot_fig8(results),
+        "privacy_utility": ex.plot_privacy_utility(results, majority=66.0),
+    }
+    for name, fig in figures.items():
+        assert isinstance(fig, Figure), name
+    assert len(figures["fig6"].axes) == 3  # two panels and a colour bar
+    assert len(figures["fig7"].axes) == len(figures["fig8"].axes) == 2
+    # several seeds: the figures say what the error bars are
+    assert "95% interval" in figures["fig7"].get_suptitle()
+    assert "lambda = 1.0" in figures["history"].axes[1].get_title()
+
+
+def test_plot_one_seed_and_one_point(close_figures):
+    results = synthetic_results(seeds=(0,))
+    fig = ex.plot_fig8(results[results["experiment"] == "fig8"])
+    assert fig.get_suptitle() == ""
+    fig = ex.plot_fig7(results, classifier="LR")
+    assert isinstance(fig, Figure)
+    with pytest.raises(ValueError, match="no SVM scores"):
+        ex.plot_fig7(results, classifier="SVM")
+    with pytest.raises(ValueError, match="no run with seed 7"):
+        ex.plot_training_history(history_frame(), seed=7)
+
+
+def test_privacy_utility_draws_the_published_points(close_figures):
+    fig = ex.plot_privacy_utility(synthetic_results())
+    ax = fig.axes[0]
+    labels = [h.get_label() for h in ax.collections]
+    offsets = {h.get_label(): tuple(h.get_offsets()[0]) for h in ax.collections}
+    assert "IMPOSTER, published" in labels and "k-RR, published" in labels
+    assert offsets["IMPOSTER, published"] == (
+        published_value("imposter.gender_accuracy_b"),
+        published_value("imposter.income_accuracy_b"),
+    )
+    assert offsets["k-RR, published"] == (
+        published_value("imposter.krr_gender_accuracy"),
+        published_value("imposter.krr_income_at_gender_6891"),
+    )
+    assert "IMPOSTER (lambda = 1.0)" in labels
+    # no majority line unless asked for
+    assert "sex majority rate" not in [line.get_label() for line in ax.lines]
+
+
+# ------------------------------------------------------------------------------------------------
+# the notebook and the module hold no published number and parse no parameter string
+
+
+def _notebook_code() -> str:
+    cells = json.loads((ROOT / "notebooks" / "imposter.ipynb").read_text())["cells"]
+    return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+
+
+@pytest.mark.parametrize("where", ["module", "notebook"])
+def test_no_typed_in_published_numbers_or_parameter_parsing(where):
+    source = Path(ex.__file__).read_text() if where == "module" else _notebook_code()
+    for number in ("67.26", "82.29", "68.91", "75.17"):
+        assert number not in source
+    assert not re.search(r"\.str\.(extract|contains|split)\(", source)
+    assert "parse_parameters" not in source
+    assert '.split("=")' not in source
+    assert not hasattr(ex, "PUBLISHED")
+    assert not hasattr(ex, "claims_rows")

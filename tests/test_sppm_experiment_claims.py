@@ -1,0 +1,233 @@
+"""The SPPM experiments' claims, tables and figures come from the tidy results alone.
+
+``ppdp.experiments.sppm.claims`` must give the same rows whether it runs on the frame the notebook
+builds or on the results CSV the notebook writes (which also holds the claim rows), and the
+``plot_*`` functions must draw from such frames. The results here come from every experiment of the
+notebook run on small stand-in problems (no dataset is read), which takes a few seconds.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+from ppdp.experiments import sppm as E
+from ppdp.experiments.common import (
+    concat_tidy,
+    read_results,
+    tidy_frame,
+    tidy_rows,
+    write_results,
+)
+from ppdp.mechanisms import sppm as S
+from ppdp.mechanisms.sppm.table import empirical_joint, profile_alphabet
+from ppdp.published import published_value
+
+KEYS = ["experiment", "method", "parameters", "seed", "metric"]
+
+
+def stand_in_problem(name: str, features, n_categories, *, n_users: int, top: int, seed: int):
+    """A problem shaped like Census or Movie: random categorical users, a label that depends on
+    their first two features, the ``top`` most frequent profiles as the alphabet."""
+    rng = np.random.default_rng(seed)
+    users = np.column_stack([rng.integers(0, k, n_users) for k in n_categories])
+    logit = 1.5 * (users[:, 0] - users[:, 0].mean()) - 1.0 * (users[:, 1] - users[:, 1].mean())
+    label = (rng.random(n_users) < 1 / (1 + np.exp(-logit))).astype(np.int64)
+    codes, profile, _ = profile_alphabet(users, order="frequency", top=top)
+    keep = profile >= 0
+    return E.Problem(
+        name,
+        empirical_joint(label[keep], profile[keep], 2, codes.shape[0]),
+        S.HammingDistortion(codes, normalize=True),
+        codes,
+        list(features),
+        [np.arange(k) for k in n_categories],
+        profile[keep],
+        label[keep],
+    )
+
+
+@pytest.fixture(scope="module")
+def results() -> pd.DataFrame:
+    """Every experiment of the notebook on small problems.
+
+    The grids share their budgets so that the memoized fits are reused (an SPPM fit of 100 steps
+    takes about a second however small the problem); the timing runs clear that memo, so they come
+    last.
+    """
+    warnings.filterwarnings("ignore", category=UserWarning)
+    E.clear_cache()
+    syn = E.synthetic(3)
+    census = stand_in_problem(
+        "census_stand_in", E.CENSUS_FEATURES, (3, 3, 2, 3, 2, 2, 2), n_users=600, top=12, seed=1
+    )
+    movie = stand_in_problem(
+        "movie_stand_in", [f"g{i}" for i in range(5)], (2,) * 5, n_users=600, top=10, seed=2
+    )
+    frames = [
+        E.tradeoff(
+            syn,
+            [1.0],
+            experiment="fig2_synthetic",
+            methods=("sppm", "optimal"),
+            n_steps=[3, 100],
+            exact_max_n=16,
+        ),
+        E.tradeoff(census, [0.0, 0.1], experiment="fig2_census", exact_max_n=16),
+        E.tradeoff(movie, [0.0, 0.1], experiment="fig2_movie", exact_max_n=0),
+        E.table1(census, 0.1)[0],
+        E.roc_experiment(census, [0.1], classifier="naive_bayes", experiment="fig3", seeds=[0, 1]),
+        E.roc_experiment(movie, [0.1], classifier="logistic", experiment="fig4", exact_max_n=0),
+        E.nearest_point_experiment(3, 1.0, k_max=4),
+        E.support_experiment(movie, 0.1)[0],
+        E.timing_experiment([2], (3, 100), exact_max_n=4),
+    ]
+    E.clear_cache()
+    return concat_tidy(frames)
+
+
+@pytest.fixture(scope="module")
+def written(results, tmp_path_factory) -> pd.DataFrame:
+    """What the notebook writes: the results and their claim rows, read back from the CSV."""
+    path = tmp_path_factory.mktemp("sppm") / "sppm.csv"
+    write_results(concat_tidy([results, E.claims(results)]), path)
+    return read_results(path)
+
+
+def claim_part(frame: pd.DataFrame) -> pd.DataFrame:
+    rows = frame[frame["experiment"].isin(E.DERIVED_EXPERIMENTS)]
+    return tidy_frame(rows).reset_index(drop=True)
+
+
+def assert_same_claims(recomputed: pd.DataFrame, stored: pd.DataFrame) -> None:
+    """Same claim rows; values equal up to the 10 significant digits a results CSV keeps.
+
+    A claim that is a difference or ratio of written values can differ from the stored one in
+    its 10th digit, since the stored claim was computed before the values were rounded.
+    """
+    recomputed, stored = claim_part(recomputed), claim_part(stored)
+    pd.testing.assert_frame_equal(recomputed[KEYS], stored[KEYS])
+    a, b = recomputed["value"].to_numpy(), stored["value"].to_numpy()
+    assert np.array_equal(np.isnan(a), np.isnan(b))
+    ok = ~np.isnan(a)
+    np.testing.assert_allclose(a[ok], b[ok], rtol=1e-8, atol=1e-10)
+    orderings = recomputed["metric"].str.contains("below|more_steps|top3").to_numpy()
+    np.testing.assert_array_equal(a[orderings], b[orderings])
+
+
+def test_every_claim_is_computed(results):
+    claims = E.claims(results)
+    assert len(claims) == len(set(claims["metric"]))
+    assert set(claims["experiment"]) == {"claims", "claim_context"}
+    expected = {
+        "sppm.census_leakage_before",
+        "sppm.census_sppm_below_expmec",
+        "sppm.census_gap_to_optimal",
+        "sppm.movie_leakage_before",
+        "sppm.movie_expmec_distortion",
+        "sppm.synthetic_L100_gap",
+        "sppm.synthetic_more_steps_better",
+        "sppm.table1_education_before",
+        "sppm.table1_top3_reduction",
+        "sppm.census_auc_sppm_below_expmec",
+        "sppm.movie_auc_largest_delta_sppm",
+        "sppm.fig6_exact_over_sppm_time",
+        "sppm.movie_support_max",
+    }
+    assert expected <= set(claims["metric"])
+    assert "sppm.movie_gap_to_optimal" not in set(claims["metric"])  # no optimum on Movie
+    leakage = E.curve_table(results, "fig2_census")[("leakage", "sppm_L100")]
+    value = claims.set_index("metric")["value"]
+    assert value["sppm.census_leakage_before"] == pytest.approx(leakage.loc[0.0], rel=1e-6)
+    assert value["sppm.movie_support_max"] == E.support_table(results)["max"]
+
+
+def test_claims_ignore_claim_rows_in_the_results(results):
+    claims = E.claims(results)
+    with_claims = concat_tidy([results, claims])
+    pd.testing.assert_frame_equal(E.claims(with_claims), claims)
+
+
+def test_claims_recomputed_from_the_written_csv(written):
+    assert_same_claims(E.claims(written), written)
+
+
+def test_claims_read_the_parameters_as_numbers():
+    """Grid points whose strings sort otherwise than their numbers (``n=16`` before ``n=8``)."""
+    rows = []
+    for n, optimal, sppm in ((8, 2.0, 1.0), (16, 9.0, 3.0), (64, np.nan, 5.0)):
+        for method, secs in (("optimal", optimal), ("sppm_L100", sppm)):
+            if not np.isnan(secs):
+                rows += tidy_rows("fig6", method, {"seconds": secs}, parameters={"n": n})
+    for delta, sppm_auc in ((0.05, 0.7), (0.5, 0.55), (0.14, 0.6)):
+        for method, auc in (("sppm", sppm_auc), ("expmec", sppm_auc + 0.1)):
+            rows += tidy_rows("fig3", method, {"auc": auc}, parameters={"delta": delta}, seed=0)
+    for delta, leak in ((0.0, 0.4), (0.05, 0.2), (0.1, 0.05)):
+        for method in ("sppm_L100", "expmec"):
+            if method == "expmec" and delta == 0:
+                continue
+            metrics = {"leakage": leak * (1 if method == "sppm_L100" else 2), "distortion": delta}
+            rows += tidy_rows("fig2_census", method, metrics, parameters={"delta": delta, "n": 9})
+    value = E.claims(tidy_frame(rows)).set_index("metric")["value"]
+    assert value["sppm.fig6_exact_over_sppm_time"] == 3.0
+    assert value["sppm.census_auc_largest_delta_sppm"] == 0.55
+    assert value["sppm.census_auc_sppm_below_expmec"] == 1.0
+    assert value["sppm.census_leakage_before"] == 0.4
+    assert value["sppm.census_sppm_below_expmec"] == 1.0
+
+
+def test_tables(results):
+    table = E.table1_table(results)
+    assert list(table["feature"]) == [E.CENSUS_LABELS[f] for f in E.CENSUS_FEATURES]
+    for feature, row in zip(E.CENSUS_FEATURES, table.itertuples(index=False), strict=True):
+        assert [row[3], row[4]] == published_value(f"sppm.table1.{feature}")
+    assert (table["after"] <= table["before"] + 1e-9).all()
+    auc = E.auc_table(results, "fig3")
+    assert list(auc.index) == [0.1]
+    assert {"none", "sppm", "expmec", "optimal"} == set(auc.columns)
+    nearest = E.nearest_point_table(results)
+    assert list(nearest.index) == [1, 2, 3, 4]
+    assert list(E.time_table(results).index) == [4]
+    sizes = E.data_table({"synthetic": E.synthetic(3)})
+    assert sizes.loc["synthetic", "alphabet"] == 8 and sizes.loc["synthetic", "users"] == 0
+    with pytest.raises(ValueError, match="no rows of experiment 'fig7'"):
+        E.support_table(results[results["experiment"] != "fig7"])
+
+
+@pytest.mark.parametrize(
+    ("draw", "n_axes"),
+    [
+        (lambda f: E.plot_tradeoff(f), 3),
+        (lambda f: E.plot_tradeoff(f[f["experiment"] == "fig2_movie"]), 1),
+        (lambda f: E.plot_roc(f, "fig3", "Census"), 1),
+        (lambda f: E.plot_roc(f, "fig4", "Movie"), 1),
+        (lambda f: E.plot_nearest(f), 1),
+        (lambda f: E.plot_time(f), 1),
+        (lambda f: E.plot_support(f, "Movie"), 1),
+    ],
+)
+def test_plots_return_figures(results, draw, n_axes):
+    import matplotlib.pyplot as plt
+
+    fig = draw(results)
+    try:
+        assert isinstance(fig, matplotlib.figure.Figure)
+        assert len(fig.axes) == n_axes
+        assert all(ax.has_data() for ax in fig.axes)
+    finally:
+        plt.close(fig)
+
+
+def test_plots_draw_from_the_written_csv(written):
+    import matplotlib.pyplot as plt
+
+    fig = E.plot_tradeoff(written)
+    plt.close(fig)
+    assert E.method_label("sppm_L100") == "SPPM L=100"
+    assert E.method_label("none") == "No privacy"
+    with pytest.raises(ValueError, match="none of the experiments"):
+        E.plot_tradeoff(written[written["experiment"] == "fig7"])
