@@ -48,6 +48,9 @@ Each module imports only from those listed above it; this package re-exports the
 :mod:`.column_generation`
     The linear step (Eq. 3-4, Algorithm 2): the restricted master LP (4), pricing (Eq. 7-8),
     :class:`LinearStep`, :func:`solve_linear_step`, :func:`solve_linear_step_full`.
+:mod:`.bounds`
+    :func:`variational_lower_bound`: a certified lower bound on the optimum from the posterior of
+    any mapping (Barber-Agakov, minimized over the feasible set by the linear step's solver).
 :mod:`.frank_wolfe`
     The gradient of the leakage (Sec. 3.4), the line search (Eq. 5) and :class:`SPPM`
     (Algorithm 1).
@@ -62,6 +65,7 @@ Each module imports only from those listed above it; this package re-exports the
 
 from __future__ import annotations
 
+from .bounds import variational_lower_bound
 from .column_generation import LinearStep, solve_linear_step, solve_linear_step_full
 from .distortion import (
     DenseDistortion,
@@ -103,4 +107,5 @@ __all__ = [
     "solve_linear_step_full",
     "synthetic_problem",
     "validate_problem",
+    "variational_lower_bound",
 ]
