@@ -340,8 +340,8 @@ def test_sppm_approaches_exact_optimum(seed):
     assert model.leakage_ >= exact.leakage_ - 1e-5
     assert model.leakage_ <= exact.leakage_ + 2e-3
     # the certified lower bound brackets the optimum
-    if np.isfinite(model.lower_bound_):
-        assert model.lower_bound_ <= exact.objective_ + 1e-6
+    assert np.isfinite(model.lower_bound_)
+    assert model.lower_bound_ <= exact.objective_ + 1e-6
 
 
 def test_synthetic_close_to_exact_and_below_expmec():

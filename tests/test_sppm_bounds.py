@@ -70,3 +70,17 @@ def test_mixing_weights_are_checked():
     for bad in ((), (0.0,), (1.0,), (0.5, 2.0)):
         with pytest.raises(ValueError, match="mixing must be weights in"):
             S.variational_lower_bound(p, d, 0.1, np.eye(3), mixing=bad)
+
+
+def test_sppm_reports_a_finite_bound_where_every_gradient_was_floored():
+    m = 6  # at 16 values later steps have finite gradients; at 64 none of the first 20 does
+    p, d = S.synthetic_problem(m)
+    delta = 0.02 * (2**m - 1) ** 2
+    exact = S.ExactMapping(delta).fit(p, d)
+    model = S.SPPM(delta, n_steps=20).fit(p, d)
+    assert model.history_["floored"].iloc[1:].all()  # no step gave a finite Frank-Wolfe bound
+    assert np.isfinite(model.lower_bound_)
+    assert 0 <= model.lower_bound_ <= exact.leakage_ + 1e-7
+    uncertified = S.SPPM(delta, n_steps=20, certify=False).fit(p, d)
+    assert uncertified.lower_bound_ == -np.inf
+    assert uncertified.leakage_ == model.leakage_
