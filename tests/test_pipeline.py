@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import yaml
 
-from ppdp.experiments.common import read_results
+from ppdp.experiments.common import DERIVED_EXPERIMENTS, read_results
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -189,7 +189,7 @@ def _assert_claims_recompute(run: dict, csv: Path) -> None:
     )
     context = {k: v for k, v in run.get("parameters", {}).items() if k == "dataset"}
     frame = read_results(csv)
-    derived = frame["experiment"].isin(["claims", "claim_context"])
+    derived = frame["experiment"].isin(DERIVED_EXPERIMENTS)
     again = module.claims(frame[~derived].reset_index(drop=True), **context)
     keys = ["experiment", "method", "parameters", "seed", "metric"]
     both = frame[derived].merge(again, on=keys, how="outer", suffixes=("", "_again"))

@@ -22,6 +22,10 @@ import pandas as pd
 
 TIDY_COLUMNS: tuple[str, ...] = ("experiment", "method", "parameters", "seed", "metric", "value")
 
+#: Experiments whose rows are derived from the others (claims and their context): a paper's
+#: ``claims(results)`` ignores them, so that it can run on a written results CSV.
+DERIVED_EXPERIMENTS: tuple[str, ...] = ("claims", "claim_context")
+
 #: Digits kept in written results: enough for any figure, few enough that the same computation on
 #: another BLAS gives the same bytes.
 RESULT_DIGITS = 10

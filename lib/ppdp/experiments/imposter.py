@@ -38,6 +38,7 @@ import pandas as pd
 from ppdp.classifiers import CLASSIFIERS, evaluate_setting, split_frame
 from ppdp.experiments.common import (
     COMMON_PARAMETERS,
+    DERIVED_EXPERIMENTS,
     Param,
     expand_parameters,
     format_parameters,
@@ -647,7 +648,7 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
         - ``table2_gender_accuracy_b_max``, ``table2_gender_f1_b_max``: Table 2, the largest sex
           accuracy and F1 on Setting B over theta.
     """
-    frame = results[results["experiment"] != "claims"]
+    frame = results[~results["experiment"].isin(DERIVED_EXPERIMENTS)]
     table1 = _expand(_rows(frame, "table1"))
     fig7 = _rows(frame, "fig7")
     fig8 = _expand(_rows(frame, "fig8"))

@@ -35,6 +35,7 @@ import pandas as pd
 from ppdp import infotheory
 from ppdp.experiments.common import (
     COMMON_PARAMETERS,
+    DERIVED_EXPERIMENTS,
     Param,
     concat_tidy,
     expand_parameters,
@@ -555,9 +556,6 @@ def support_experiment(problem: Problem, delta: float, n_steps: int = 100):
 
 # ------------------------------------------------------------------------------------------------
 # claims
-
-#: Experiments whose rows are derived values, not measurements; :func:`claims` ignores them.
-DERIVED_EXPERIMENTS = ("claims", "claim_context")
 
 
 def claims(results: pd.DataFrame) -> pd.DataFrame:

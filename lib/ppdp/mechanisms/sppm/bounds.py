@@ -45,17 +45,21 @@ class _PosteriorCost:
         return np.einsum("ak,ak->k", self.P[:, rows], self.G[:, cols])
 
 
-def _posterior_log_ratio(p_ab: np.ndarray, mapping, mix: float) -> np.ndarray:
-    """``log2 pi(a | b^) / p(a)`` with ``pi = (1 - mix) q(a | b^) + mix p(a)``; the prior where
-    ``b^`` is never released."""
-    p_a = p_ab.sum(axis=1)
+def _posterior(p_ab: np.ndarray, mapping) -> np.ndarray:
+    """``q(a | b^)`` of a mapping; the prior ``p(a)`` where ``b^`` is never released."""
     joint = np.asarray((sp.csr_matrix(p_ab) @ sp.csr_matrix(mapping)).todense())
     q_b = joint.sum(axis=0)
     used = q_b > 0
-    post = np.tile(p_a[:, None], (1, joint.shape[1]))
-    post[:, used] = (1 - mix) * joint[:, used] / q_b[used] + mix * p_a[:, None]
+    post = np.tile(p_ab.sum(axis=1)[:, None], (1, joint.shape[1]))
+    post[:, used] = joint[:, used] / q_b[used]
+    return post
+
+
+def _log_ratio(post: np.ndarray, p_a: np.ndarray, mix: float) -> np.ndarray:
+    """``log2 pi(a | b^) / p(a)`` with ``pi = (1 - mix) post + mix p(a)`` (0 where ``p(a) = 0``)."""
+    pi = (1 - mix) * post + mix * p_a[:, None]
     with np.errstate(divide="ignore"):
-        return np.where(p_a[:, None] > 0, np.log2(post / np.where(p_a > 0, p_a, 1)[:, None]), 0.0)
+        return np.where(p_a[:, None] > 0, np.log2(pi / np.where(p_a > 0, p_a, 1)[:, None]), 0.0)
 
 
 def variational_lower_bound(p_ab, distortion, delta, mapping, *, mixing=MIXING, solver=None):
@@ -84,10 +88,12 @@ def variational_lower_bound(p_ab, distortion, delta, mapping, *, mixing=MIXING, 
     p, dist, delta = validate_problem(p_ab, distortion, delta)
     if not mixing or any(not 0 < w < 1 for w in mixing):
         raise ValueError(f"mixing must be weights in (0, 1), got {mixing!r}")
+    solver = solver or StepSolver(p, dist, delta)
+    post, p_a = _posterior(p, mapping), p.sum(axis=1)
     best, best_map = -math.inf, None
     for w in mixing:
-        cost = _PosteriorCost(p, _posterior_log_ratio(p, mapping, w))
-        step = (solver or StepSolver(p, dist, delta)).solve(cost)
+        cost = _PosteriorCost(p, _log_ratio(post, p_a, w))
+        step = solver.solve(cost)
         # the LP meets its constraints up to HiGHS's tolerance; its value is then a bound on a
         # problem whose budget is larger by that tolerance: take the exact minimum of each row
         # at the LP's multipliers instead, which is a bound by weak duality whatever they are
