@@ -34,6 +34,9 @@ $(STAMP): pyproject.toml constraints.txt
 	# pycanon (an independent k-anonymity/l-diversity checker used only by tests) pins exact old
 	# numpy/pandas/scipy in every release; its own code runs on current ones.
 	$(BIN)/python -m pip install --quiet --no-deps -c constraints.txt pycanon
+	# anonymeter (the benchmark's independent risk evaluator) pins numpy<1.27; its evaluators run
+	# on current numpy and pandas (tests/test_attack_suite.py); its dependencies come with ".[dev]"
+	$(BIN)/python -m pip install --quiet --no-deps -c constraints.txt anonymeter
 	touch $(STAMP)
 
 reproduce: $(STAMP)

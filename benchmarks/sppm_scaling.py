@@ -1,13 +1,18 @@
 """Scaling of SPPM against the exact convex solver and the exponential mechanism.
 
 Synthetic data of the SPPM paper (Sec. 2 / 4.1), |B| = 2^m, squared distortion, the same budget
-``delta = c |B|`` for every method at a size (Fig. 6 keeps the budget proportional to the size).
+for every method at a size: ``delta = c |B|`` by default (Fig. 6 keeps the budget proportional to
+the size), which on the points 0..|B|-1 is a normalized budget ``c |B| / (|B| - 1)^2`` that vanishes
+as |B| grows, where sparse mappings are near-optimal anyway. ``--normalized 0.02,0.005`` runs
+budgets fixed on [0, 1] instead: ``delta = b (|B| - 1)^2`` for each ``b``.
 Each (method, size) runs in a fresh subprocess with a time cap, so that its peak memory (max RSS)
 is its own. Writes ``benchmarks/results/sppm_scaling.csv`` and ``sppm_scaling.png``.
 
 Usage::
 
     nice -n 10 python benchmarks/sppm_scaling.py --min-m 6 --max-m 14 --exact-max-m 10 --cap 1200
+    nice -n 10 python benchmarks/sppm_scaling.py --normalized 0.02,0.005 --max-m 12 \
+        --out benchmarks/results/sppm_scaling_normalized.csv
 
 The summary printed at the end gives, per size, the time ratio exact / SPPM, the leakage ratio
 SPPM / exact, the growth exponent of each method's time (least-squares slope of log t on log n)
@@ -33,13 +38,12 @@ CHILD = r"""
 import json, resource, sys, time
 import numpy as np
 from ppdp.mechanisms import sppm as S
-method, m, c, steps, variant = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+method, m, delta, steps, variant = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 options = json.loads(sys.argv[6])
 p, d = S.synthetic_problem(m)
 n = p.shape[1]
-delta = c * n
 t0 = time.perf_counter()
-out = {"method": method, "m": m, "n": n, "delta": delta}
+out = {"method": method, "m": m, "n": n, "delta": delta, "normalized": delta / (n - 1) ** 2}
 if method == "sppm":
     model = S.SPPM(delta, n_steps=steps, variant=variant, **options).fit(p, d)
     h = model.history_.iloc[1:]
@@ -61,8 +65,14 @@ print("RESULT " + json.dumps(out))
 """
 
 
-def run(method, m, c, steps, variant, cap, options=None):
-    args = [sys.executable, "-c", CHILD, method, str(m), str(c), str(steps), variant]
+def budget(m: int, c: float, normalized: float | None) -> float:
+    """``delta`` at |B| = 2^m: ``c |B|``, or ``normalized (|B| - 1)^2`` (a budget on [0, 1])."""
+    n = 2**m
+    return c * n if normalized is None else normalized * (n - 1) ** 2
+
+
+def run(method, m, delta, steps, variant, cap, options=None):
+    args = [sys.executable, "-c", CHILD, method, str(m), repr(float(delta)), str(steps), variant]
     args.append(json.dumps(options or {}))
     try:
         proc = subprocess.run(args, capture_output=True, text=True, timeout=cap, check=False)
@@ -90,6 +100,11 @@ def main(argv=None):
     ap.add_argument("--max-m", type=int, default=14)
     ap.add_argument("--exact-max-m", type=int, default=10)
     ap.add_argument("--c", type=float, default=0.05, help="budget per symbol: delta = c |B|")
+    ap.add_argument(
+        "--normalized",
+        default="",
+        help="comma-separated budgets on [0, 1] (delta = b (|B| - 1)^2), run instead of --c",
+    )
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--variants", default="vanilla", help="comma-separated SPPM variants")
     ap.add_argument("--cap", type=float, default=1200.0, help="seconds per run")
@@ -118,19 +133,27 @@ def main(argv=None):
     ]
     wanted = set(args.methods.split(","))
     plan = [job for job in plan if job[1] in wanted]
-    exact_ok = True
-    for m, method, variant in plan:
-        if method == "exact" and not exact_ok:
-            continue
-        res = run(method, m, args.c, args.steps, variant, args.cap, sppm_options)
-        res["variant"] = variant if method == "sppm" else ""
-        rows.append(res)
-        if method == "exact" and "seconds" not in res:
-            exact_ok = False  # larger sizes would fail too
-        print(json.dumps(res), flush=True)
-        pd.DataFrame(rows).to_csv(out, index=False)
+    budgets = [float(b) for b in args.normalized.split(",") if b] or [None]
+    for b in budgets:
+        exact_ok = True
+        for m, method, variant in plan:
+            if method == "exact" and not exact_ok:
+                continue
+            delta = budget(m, args.c, b)
+            res = run(method, m, delta, args.steps, variant, args.cap, sppm_options)
+            res["variant"] = variant if method == "sppm" else ""
+            res["budget"] = f"c={args.c:g}" if b is None else f"normalized={b:g}"
+            rows.append(res)
+            if method == "exact" and "seconds" not in res:
+                exact_ok = False  # larger sizes would fail too
+            print(json.dumps(res), flush=True)
+            pd.DataFrame(rows).to_csv(out, index=False)
     frame = pd.DataFrame(rows)
-    summarize(frame, out)
+    for label, sub in frame.groupby("budget", sort=False):
+        print(f"\n=== budget {label} ===")
+        summarize(
+            sub, out if len(budgets) == 1 else out.with_name(f"{out.stem}_{label}{out.suffix}")
+        )
 
 
 def summarize(frame, out):

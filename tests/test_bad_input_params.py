@@ -15,6 +15,7 @@ import yaml
 
 from ppdp.datasets import __main__ as cli
 from ppdp.experiments import (
+    benchmark,
     datasets_overview,
     hyobscure,
     imposter,
@@ -26,6 +27,7 @@ from ppdp.experiments.common import Param, check_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = {
+    "benchmark": benchmark,
     "datasets": datasets_overview,
     "hyobscure": hyobscure,
     "imposter": imposter,

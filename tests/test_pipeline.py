@@ -161,6 +161,7 @@ def test_smoke_profile_end_to_end(tmp_path):
     report = (tmp_path / "reports" / "smoke" / "reproduction.md").read_text()
     assert "profile `smoke`" in report
     assert "## Provenance" in report and "Runs without a recorded environment" not in report
+    assert "## Benchmark" in report and "### adult" in report
     walls = next(line for line in report.splitlines() if line.startswith("Wall time per run:"))
     assert "unknown" not in walls and all(run in walls for run in runs)
     # the smoke report links the smoke figures; only the default profile publishes figures

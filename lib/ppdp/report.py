@@ -77,6 +77,9 @@ PAPER_TITLES = {
     "relay_chains": "Relay chains (increasing privacy along a path)",
 }
 
+#: Runs that judge no claim of the papers: the report shows their tables and figures instead.
+RUNS_WITHOUT_CLAIMS = ("benchmark",)
+
 
 @dataclass(frozen=True)
 class Check:
@@ -318,7 +321,7 @@ def evaluate(
                 )
             frames[run] = None
             continue
-        if complete and not ids:
+        if complete and not ids and run not in RUNS_WITHOUT_CLAIMS:
             raise ValueError(f"run {run!r}: claims.yaml has no claim for it ({csv_path})")
         frame = _read_claims_rows(csv_path, ids)
         listed = {cid + suffix for cid in ids for suffix in ("", ".ci_low", ".ci_high")}
@@ -596,9 +599,11 @@ def render(
     figures_dir: str | os.PathLike | None = None,
     output: str | os.PathLike | None = None,
     provenance: list[str] | None = None,
+    extra: list[str] | None = None,
 ) -> str:
     """Markdown report; figure links are relative to ``output``'s folder; ``provenance``: the
-    lines of :func:`render_provenance`."""
+    lines of :func:`render_provenance`; ``extra``: sections after the papers' (the benchmark's,
+    :func:`render_benchmark`)."""
     by_id = {c.id: c for c in claims}
     counts = table["verdict"].value_counts().reindex(list(VERDICTS), fill_value=0)
     lines = [
@@ -664,7 +669,95 @@ def render(
             lines += ["", "Notes:"]
             lines += [f"- `{cid}`: {_cell(note)}" for cid, note in notes]
         lines.append("")
+    lines += extra or []
     return "\n".join(lines)
+
+
+def _benchmark_figure_names(dataset: str) -> list[str]:
+    """The benchmark notebook's planes of ``dataset``: the protected attribute's (task AUC, then
+    count-query error), then one per further private attribute."""
+    from ppdp.experiments.benchmark import load_roles
+
+    _, *others = load_roles()[dataset]["private"]
+    return [
+        f"plane_{dataset}",
+        f"plane_{dataset}_queries",
+        *(f"plane_{dataset}_{p}" for p in others),
+    ]
+
+
+def benchmark_figures(results_dir: str | os.PathLike, run: str = "benchmark") -> list[str]:
+    """Names of the figures :func:`render_benchmark` links for the datasets the run measured."""
+    csv_path = Path(results_dir) / f"{run}.csv"
+    if not csv_path.exists():
+        return []
+    frame = read_results(csv_path)
+    datasets = sorted(
+        {e.removeprefix("benchmark_") for e in frame["experiment"] if e.startswith("benchmark_")}
+    )
+    return [name for d in datasets for name in _benchmark_figure_names(d)]
+
+
+def render_benchmark(
+    results_dir: str | os.PathLike,
+    *,
+    figures_dir: str | os.PathLike | None,
+    base: Path,
+    run: str = "benchmark",
+    thresholds: Iterable[float] = (0.6, 0.7),
+) -> list[str]:
+    """The report's *Benchmark* section: the leaderboard per dataset, the time per mechanism and
+    links to the privacy-utility planes (no claims are judged). Empty if the run has no CSV."""
+    from ppdp.experiments import benchmark as bm
+
+    csv_path = Path(results_dir) / f"{run}.csv"
+    if not csv_path.exists():
+        return []
+    frame = read_results(csv_path)
+    seeds = sorted(set(frame.loc[frame["seed"] >= 0, "seed"]))
+    lines = [
+        "## Benchmark (every mechanism, the same data and attackers)",
+        "",
+        "No published claim is judged here. Every mechanism that fits a dataset releases it at a "
+        "few privacy levels; one attacker suite and one utility suite score every release "
+        f"(notebook `benchmark`, {len(seeds)} seeds). Each cell is the best task AUC (trained on "
+        "the release, tested on real rows) among a mechanism's levels whose mean attacker AUC "
+        "(XGBoost trained on the release, on the protected attribute) is at most the threshold, "
+        "with its 95% half-width over seeds and the level; empty where no level is private enough.",
+        "",
+    ]
+    for experiment in sorted({e for e in frame["experiment"] if e.startswith("benchmark_")}):
+        dataset = experiment.removeprefix("benchmark_")
+        lines += [f"### {dataset}", ""]
+        for private in bm.load_roles()[dataset]["private"]:
+            board = bm.leaderboard(frame, dataset, private=private, thresholds=tuple(thresholds))
+            if board.empty:
+                continue
+            lines += [f"Attacker's target: `{private}`.", ""]
+            lines += ["| " + " | ".join(board.columns) + " |"]
+            lines += ["|" + "---|" * len(board.columns)]
+            lines += [
+                "| " + " | ".join(_cell(str(v)) for v in row) + " |"
+                for row in board.itertuples(index=False)
+            ]
+            lines.append("")
+        links = []
+        for fig in _benchmark_figure_names(dataset):
+            if figures_dir is not None:
+                target = Path(figures_dir) / run / f"{fig}.png"
+                links.append(f"[{fig}]({_relpath(target, base)})")
+        if links:
+            lines += ["Figures: " + ", ".join(links) + "."]
+        lines.append("")
+    times = bm.time_table(frame)
+    lines += ["Mean seconds of fit and release per mechanism:", ""]
+    lines += ["| dataset | mechanism | mean s | max s | releases |", "|---|---|---|---|---|"]
+    lines += [
+        f"| {r.dataset} | {r.method} | {r.mean_seconds:.2f} | {r.max_seconds:.2f} | {r.releases} |"
+        for r in times.itertuples(index=False)
+    ]
+    lines.append("")
+    return lines
 
 
 def build_report(
@@ -712,8 +805,16 @@ def build_report(
                 f"claim {cid!r}: its figure {str(path)!r} does not exist"
                 + (f" (and {len(missing) - 1} more missing figures)" if len(missing) > 1 else "")
             )
+        extra_figures = {
+            (run, fig)
+            for run in run_names
+            if run in RUNS_WITHOUT_CLAIMS
+            for fig in benchmark_figures(results_dir, run)
+        }
         if publish_figures is not None:
-            copy_figures({(run, fig) for run, fig, _ in linked}, figures_dir, publish_figures)
+            copy_figures(
+                {(run, fig) for run, fig, _ in linked} | extra_figures, figures_dir, publish_figures
+            )
             figures_dir = publish_figures
     text = render(
         claims,
@@ -725,6 +826,14 @@ def build_report(
             load_provenance(results_dir, run_names),
             collect_provenance(Path(claims_path).resolve().parent),
         ),
+        extra=[
+            line
+            for run in run_names
+            if run in RUNS_WITHOUT_CLAIMS
+            for line in render_benchmark(
+                results_dir, figures_dir=figures_dir, base=Path(output).parent, run=run
+            )
+        ],
     )
     _write_atomic(Path(output), text)
     return table

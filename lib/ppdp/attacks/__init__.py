@@ -2,5 +2,6 @@
 
 One module per kind of attack: ``inference`` (attribute inference with Random Forest, XGBoost,
 Naive Bayes, logistic regression and friends), ``disclosure`` (identity and attribute disclosure
-against generalized or randomized tables).
+against generalized or randomized tables), ``suite`` (the cross-mechanism benchmark's attackers:
+attribute inference in both scenarios, anonymeter's risks, record linkage).
 """

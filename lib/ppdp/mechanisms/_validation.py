@@ -49,6 +49,13 @@ def _is_bool(value: Any) -> bool:
 class Interval(_Interval):
     """scikit-learn's ``Interval`` of ints or reals, booleans excluded."""
 
+    def _check_params(self):
+        # a closed interval may hold one value (e.g. hop in 1..hops with hops = 1), which
+        # scikit-learn's check (right > left) rejects
+        if self.left is not None and self.left == self.right and self.closed == "both":
+            return
+        super()._check_params()
+
     def is_satisfied_by(self, val):
         return not _is_bool(val) and super().is_satisfied_by(val)
 

@@ -2,5 +2,6 @@
 
 One module per kind of use: ``recommendation`` (collaborative-filtering RMSE, activity mAP),
 ``information_loss`` (ILoss of generalized and randomized values), ``queries`` (aggregate-query
-error), ``ml_efficacy`` (train/test-on-synthetic classifier scores).
+error), ``ml_efficacy`` (train/test-on-synthetic classifier scores), ``workload`` (the
+cross-mechanism benchmark's count-query workload and train-on-release task scores).
 """

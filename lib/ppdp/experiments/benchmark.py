@@ -1,0 +1,620 @@
+"""A cross-paper benchmark: every mechanism on the same data, against the same attackers.
+
+The five papers each pick their own data, attacker and utility measure. Here every mechanism that
+fits a dataset is applied through the common release API (``fit(df).release(random_state)``) at a
+few privacy levels spanning its range, and every release is scored by one attacker suite and one
+utility suite (:mod:`ppdp.attacks.suite`, :mod:`ppdp.utility.workload`), with released cells read
+as distributions over the original domain (:mod:`ppdp.cells`).
+
+Datasets and column roles are stated once, in ``benchmark_roles.yaml`` beside this module:
+
+* **UCI Adult**: private ``sex``; task ``income``; quasi-identifiers age, education (its ordinal
+  code ``education_num``), marital status, occupation, race and native country. Rows with a missing
+  value are dropped and a stratified subsample of ``n_rows`` is drawn.
+* **MovieLens-1M**: private ``gender`` and ``age`` (the seven GroupLens age groups); features
+  from each user's ratings: the share of six genres among the user's rated movies and the number of
+  ratings, each in terciles (0/1/2), and the occupation; the task is rating prediction on held-out
+  movies: ``rates_high`` = 1 when the user's mean rating on a random fifth of their ratings, not
+  used for the features, is above the median user's.
+
+Protocol per dataset and seed: a stratified 70/30 split of the real rows into ``train`` (what a
+mechanism protects and releases) and ``test`` (held-out real rows: the attacker's targets in
+Scenario I, the task's test set, anonymeter's control set). Each mechanism is fitted on ``train``
+at each of its levels and releases one table.
+
+Modules
+-------
+:mod:`.benchmark_data` (roles, tables, split) and :mod:`.benchmark_registry` (one
+:class:`~.benchmark_registry.Entry` per mechanism: adding a mechanism is one :func:`register` call)
+feed this module, which runs every release through the attackers and the utility measures and
+draws the planes, the Pareto frontiers and the leaderboard. Their public names are re-exported here.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ppdp.experiments.benchmark_data import (
+    DATASETS,
+    BenchmarkData,
+    adult_table,
+    load_dataset,
+    load_roles,
+    movielens_table,
+    split,
+)
+from ppdp.experiments.benchmark_registry import (
+    LEFT_OUT,
+    REGISTRY,
+    Entry,
+    applicability,
+    configure,
+    register,
+)
+from ppdp.experiments.common import (
+    COMMON_PARAMETERS,
+    Param,
+    expand_parameters,
+    mean_halfwidth,
+    tidy_frame,
+    tidy_rows,
+)
+from ppdp.experiments.common import check_parameters as _check_parameters
+
+__all__ = [
+    "DATASETS",
+    "LEFT_OUT",
+    "REGISTRY",
+    "BenchmarkData",
+    "Entry",
+    "adult_table",
+    "applicability",
+    "benchmark_workload",
+    "claims",
+    "configure",
+    "evaluate_release",
+    "leaderboard",
+    "load_dataset",
+    "load_roles",
+    "metric_table",
+    "movielens_table",
+    "pareto_front",
+    "plane_points",
+    "plot_planes",
+    "register",
+    "run_benchmark",
+    "split",
+    "summary_table",
+    "time_table",
+]
+
+#: The attackers whose success is the privacy axis: (scenario, attacker) of the tidy rows.
+RISK_AXES = {
+    "xgb_I": "XGBoost AUC, trained on the release (Scenario I)",
+    "lr_I": "Logistic regression AUC, trained on the release (Scenario I)",
+    "xgb_II": "XGBoost AUC, trained on real rows, applied to the release (Scenario II)",
+    "anonymeter_inference": "anonymeter inference risk",
+}
+#: The utility axes.
+UTILITY_AXES = {
+    "task_auc": "task AUC, trained on the release, tested on real rows",
+    "query_error": "median relative error of the count workload",
+}
+
+
+# ------------------------------------------------------------------------------------------------
+# Running
+
+
+def _attack_release(data: BenchmarkData, released: pd.DataFrame, rng) -> pd.DataFrame:
+    """The release with generalized private cells replaced by a value drawn from the cell."""
+    from ppdp.cells import sample_cells
+
+    out = sample_cells(released, data.domains, data.private, rng)
+    for c in data.private:
+        out[c] = out[c].astype(data.table[c].dtype)
+    return out
+
+
+def evaluate_release(
+    data: BenchmarkData,
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    released: pd.DataFrame,
+    *,
+    keeps_records: bool,
+    queries,
+    seed: int,
+    n_estimators: int = 100,
+    anonymeter: bool = True,
+    n_attacks: int = 300,
+) -> dict[str, float]:
+    """Every privacy and utility metric of one release (flat ``name -> value``)."""
+    from ppdp.attacks.suite import anonymeter_risks, attribute_inference, record_linkage
+    from ppdp.utility.workload import task_scores, workload_error
+
+    metrics: dict[str, float] = {}
+    rng = np.random.default_rng([seed, 11])
+    attacked = _attack_release(data, released, rng)
+    features = [c for c in data.columns if c not in data.private and c != data.task]
+    for private in data.private:
+        scores = attribute_inference(
+            train,
+            test,
+            attacked,
+            domains=data.domains,
+            features=features,
+            private=private,
+            models=("xgb", "lr"),
+            seed=seed,
+            released_truth=train[private].to_numpy() if keeps_records else None,
+            n_estimators=n_estimators,
+        )
+        for row in scores.itertuples(index=False):
+            metrics[f"{private}:{row.attacker}_{row.scenario}_{row.metric}"] = float(row.value)
+        if anonymeter:
+            protected = private == data.protected
+            risks = anonymeter_risks(
+                train,
+                test,
+                released,
+                domains=data.domains,
+                columns=[*features, private],
+                secret=private,
+                n_attacks=n_attacks,
+                seed=seed,
+                evaluators=("inference", "linkability", "singling_out")
+                if protected
+                else ("inference",),
+            )
+            for row in risks.itertuples(index=False):
+                prefix = f"{private}:" if row.evaluator == "inference" else ""
+                metrics[f"{prefix}anonymeter_{row.evaluator}_{row.metric}"] = float(row.value)
+    if keeps_records:
+        metrics["reidentification"] = record_linkage(
+            train, released, domains=data.domains, columns=data.qi
+        )
+    task = task_scores(
+        released,
+        test,
+        domains=data.domains,
+        features=features,
+        target=data.task,
+        positive=str(data.roles["positive"]),
+        seed=seed,
+        n_estimators=n_estimators,
+    )
+    metrics["task_auc"] = float(task["auc"])
+    metrics["task_accuracy"] = float(task["accuracy"])
+    errors = workload_error(train, released, data.domains, queries)
+    metrics["query_error"] = float(np.median(errors))
+    metrics["query_error_mean"] = float(np.mean(errors))
+    return metrics
+
+
+def benchmark_workload(data: BenchmarkData, train: pd.DataFrame, seed: int, n_queries: int):
+    """The count workload of one dataset and seed: drawn from the real ``train`` rows over every
+    column but the private ones, the same for every mechanism."""
+    from ppdp.utility.workload import count_workload
+
+    columns = [c for c in data.columns if c not in data.private]
+    return count_workload(
+        train, data.domains, columns, n_queries=n_queries, rng=np.random.default_rng([seed, 7])
+    )
+
+
+def run_benchmark(
+    datasets: Sequence[str] = DATASETS,
+    *,
+    n_rows: Mapping[str, int | None] | None = None,
+    seeds: Sequence[int] = (0,),
+    mechanisms: Sequence[str] | None = None,
+    max_levels: int | None = None,
+    n_queries: int = 200,
+    n_estimators: int = 100,
+    anonymeter: bool = True,
+    n_attacks: int = 300,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Apply every applicable mechanism at each of its levels, for each seed; tidy rows.
+
+    Parameters
+    ----------
+    datasets : sequence of {"adult", "movielens"}
+    n_rows : dict, optional
+        Real rows drawn per dataset (None: all).
+    seeds : sequence of int
+        One train/test split, one release and one set of attackers per seed.
+    mechanisms : sequence of str, optional
+        Registered names to run (default: all).
+    max_levels : int, optional
+        Keep only this many levels of each mechanism (its weakest and strongest first, then the
+        ones between), for quick profiles.
+    n_queries : int
+        Size of the count workload (drawn once per dataset and seed from the real train rows, the
+        same for every mechanism).
+    n_estimators : int
+        Trees of the XGBoost attackers and task models.
+    anonymeter : bool
+        Run anonymeter's evaluators (inference for every private attribute; linkability and
+        singling out for the protected one).
+    n_attacks : int
+        anonymeter's attacks per evaluator.
+
+    Returns
+    -------
+    DataFrame
+        Tidy rows: ``experiment = "benchmark_<dataset>"``, ``method`` the mechanism,
+        ``parameters`` ``level=<knob value>``, the seed, and one row per metric (``seconds`` is
+        the time of fit and release).
+    """
+    names = list(REGISTRY) if mechanisms is None else list(mechanisms)
+    unknown = [m for m in names if m not in REGISTRY]
+    if unknown:
+        raise ValueError(f"mechanisms {unknown} are not registered; known: {sorted(REGISTRY)}")
+    for d in datasets:
+        if d not in DATASETS:
+            raise ValueError(f"datasets must be drawn from {DATASETS}, got {d!r}")
+    n_rows = dict(n_rows or {})
+    jobs = []
+    for d in datasets:
+        for name in names:
+            levels = REGISTRY[name].levels.get(d)
+            if levels:
+                jobs += [(d, name, lv) for lv in _pick_levels(levels, max_levels)]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(jobs) * len(seeds), desc="benchmark")
+    rows = []
+    for d in datasets:
+        data = load_dataset(d, n_rows.get(d))
+        for seed in seeds:
+            train, test = split(data, seed)
+            queries = benchmark_workload(data, train, seed, n_queries)
+            for dd, name, level in jobs:
+                if dd != d:
+                    continue
+                entry = REGISTRY[name]
+                rng = np.random.default_rng([seed, zlib.crc32(name.encode())])
+                start = time.perf_counter()
+                released, native = entry.release(data, train, level, rng)
+                seconds = time.perf_counter() - start
+                _check_release(name, train, released, entry.keeps_records)
+                metrics = evaluate_release(
+                    data,
+                    train,
+                    test,
+                    released,
+                    keeps_records=entry.keeps_records,
+                    queries=queries,
+                    seed=seed,
+                    n_estimators=n_estimators,
+                    anonymeter=anonymeter,
+                    n_attacks=n_attacks,
+                )
+                metrics.update({f"native_{k}": v for k, v in native.items()})
+                metrics["seconds"] = seconds
+                rows += tidy_rows(
+                    f"benchmark_{d}", name, metrics, parameters={"level": level}, seed=seed
+                )
+                if bar is not None:
+                    bar.update(1)
+    if bar is not None:
+        bar.close()
+    return tidy_frame(rows)
+
+
+def _pick_levels(levels: Sequence, max_levels: int | None) -> list:
+    levels = list(levels)
+    if max_levels is None or len(levels) <= max_levels:
+        return levels
+    if max_levels == 1:
+        return [levels[-1]]
+    idx = np.unique(np.round(np.linspace(0, len(levels) - 1, max_levels)).astype(int))
+    return [levels[i] for i in idx]
+
+
+def _check_release(name: str, train: pd.DataFrame, released: pd.DataFrame, keeps: bool) -> None:
+    if not isinstance(released, pd.DataFrame):
+        raise TypeError(f"{name}: release must return a DataFrame, got {type(released).__name__}")
+    if list(released.columns) != list(train.columns):
+        raise ValueError(
+            f"{name}: released columns {list(released.columns)} differ from the input's "
+            f"{list(train.columns)}"
+        )
+    if keeps and len(released) != len(train):
+        raise ValueError(f"{name}: keeps records but released {len(released)} of {len(train)} rows")
+
+
+# ------------------------------------------------------------------------------------------------
+# Planes, Pareto frontiers, leaderboard
+
+
+def _risk_metric(data_private: str, risk: str) -> str:
+    if risk not in RISK_AXES:
+        raise ValueError(f"risk must be one of {sorted(RISK_AXES)}, got {risk!r}")
+    if risk == "anonymeter_inference":
+        return f"{data_private}:anonymeter_inference_risk"
+    return f"{data_private}:{risk}_auc"
+
+
+def plane_points(
+    results: pd.DataFrame,
+    dataset: str,
+    *,
+    private: str | None = None,
+    risk: str = "xgb_I",
+    utility: str = "task_auc",
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """One point per (mechanism, level): mean risk and utility over seeds, with 95% half-widths.
+
+    ``private`` defaults to the dataset's protected attribute.
+    """
+    if utility not in UTILITY_AXES:
+        raise ValueError(f"utility must be one of {sorted(UTILITY_AXES)}, got {utility!r}")
+    roles = load_roles()[dataset]
+    private = private or roles["private"][0]
+    rmetric = _risk_metric(private, risk)
+    frame = results[results["experiment"] == f"benchmark_{dataset}"]
+    frame = expand_parameters(frame, keys=("level",))
+    sub = frame[frame["metric"].isin([rmetric, utility])]
+    if not {rmetric, utility} <= set(sub["metric"]):  # e.g. a run without anonymeter
+        return pd.DataFrame(
+            columns=["method", "level", "risk", "risk_hw", "utility", "utility_hw", "n_seeds"]
+        )
+    stats = sub.groupby(["method", "level", "metric"])["value"].agg(["mean", "std", "count"])
+    stats["hw"] = mean_halfwidth(
+        stats["std"].fillna(0.0), stats["count"], confidence=confidence, distribution="t"
+    )
+    stats = stats.reset_index()
+    # one seed gives no interval (NaN half-widths): keep those columns
+    wide = stats.pivot_table(
+        index=["method", "level"], columns="metric", values=["mean", "hw", "count"], dropna=False
+    )
+    out = pd.DataFrame(
+        {
+            "risk": wide[("mean", rmetric)],
+            "risk_hw": wide[("hw", rmetric)],
+            "utility": wide[("mean", utility)],
+            "utility_hw": wide[("hw", utility)],
+            "n_seeds": wide[("count", utility)],
+        }
+    ).reset_index()
+    # dropna=False also made (method, level) pairs that were never run
+    out = out.dropna(subset=["risk", "utility"]).astype({"n_seeds": int})
+    return out.sort_values(["method", "level"], kind="mergesort").reset_index(drop=True)
+
+
+def _better_utility(utility: str) -> int:
+    """+1 when larger utility values are better (AUC), -1 when smaller are (errors)."""
+    return -1 if utility.startswith("query_error") else 1
+
+
+def pareto_front(points: pd.DataFrame, utility: str = "task_auc") -> pd.DataFrame:
+    """The points no other point dominates (risk no larger and utility no worse, one strictly)."""
+    if points.empty:
+        return points.copy()
+    sign = _better_utility(utility)
+    r = points["risk"].to_numpy()
+    u = sign * points["utility"].to_numpy()
+    dominated = (
+        (r[None, :] <= r[:, None])
+        & (u[None, :] >= u[:, None])
+        & ((r[None, :] < r[:, None]) | (u[None, :] > u[:, None]))
+    ).any(axis=1)
+    front = points[~dominated]
+    return front.sort_values("risk", kind="mergesort").reset_index(drop=True)
+
+
+def leaderboard(
+    results: pd.DataFrame,
+    dataset: str,
+    *,
+    thresholds: Sequence[float] = (0.6, 0.7),
+    private: str | None = None,
+    risk: str = "xgb_I",
+    utility: str = "task_auc",
+) -> pd.DataFrame:
+    """For each mechanism, its best utility among the levels whose mean risk is at most each
+    threshold, with the level and the 95% half-width over seeds (empty where no level qualifies)."""
+    points = plane_points(results, dataset, private=private, risk=risk, utility=utility)
+    sign = _better_utility(utility)
+    rows = []
+    for method, grp in points.groupby("method", sort=True):
+        row: dict[str, Any] = {"mechanism": method}
+        for t in thresholds:
+            ok = grp[grp["risk"] <= t]
+            if ok.empty:
+                row[f"risk<={t:g}"] = ""
+                continue
+            best = ok.loc[(sign * ok["utility"]).idxmax()]
+            # one seed gives no interval
+            spread = "" if np.isnan(best["utility_hw"]) else f" ± {best['utility_hw']:.3f}"
+            row[f"risk<={t:g}"] = f"{best['utility']:.3f}{spread} (level {best['level']:g})"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def time_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Mean seconds of fit and release per mechanism and dataset (over levels and seeds)."""
+    sub = results[
+        results["experiment"].str.startswith("benchmark_") & (results["metric"] == "seconds")
+    ]
+    out = sub.groupby(["experiment", "method"])["value"].agg(["mean", "max", "count"]).reset_index()
+    out["dataset"] = out["experiment"].str.removeprefix("benchmark_")
+    return out[["dataset", "method", "mean", "max", "count"]].rename(
+        columns={"mean": "mean_seconds", "max": "max_seconds", "count": "releases"}
+    )
+
+
+#: The metrics of :func:`metric_table`, in order (``{p}``: each private attribute).
+MAIN_METRICS = (
+    "{p}:xgb_I_auc",
+    "{p}:lr_I_auc",
+    "{p}:xgb_II_auc",
+    "{p}:anonymeter_inference_risk",
+    "anonymeter_linkability_risk",
+    "anonymeter_singling_out_risk",
+    "reidentification",
+    "task_auc",
+    "task_accuracy",
+    "query_error",
+)
+
+
+def metric_table(results: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """Every main metric of every (dataset, mechanism, level): means over seeds, one row each."""
+    frame = results[results["experiment"].str.startswith("benchmark_")]
+    frame = expand_parameters(frame, keys=("level",))
+    privates = {m.split(":")[0] for m in frame["metric"] if ":" in m}
+    order = []
+    for name in MAIN_METRICS:
+        order += [name.format(p=p) for p in sorted(privates)] if "{p}" in name else [name]
+    order += sorted(m for m in frame["metric"].unique() if m.startswith("native_"))
+    wide = frame.pivot_table(
+        index=["experiment", "method", "level"], columns="metric", values="value", aggfunc="mean"
+    )
+    wide = wide[[m for m in order if m in wide.columns]].round(digits)
+    wide.index = wide.index.set_levels(
+        wide.index.levels[0].str.removeprefix("benchmark_"), level=0
+    ).set_names("dataset", level=0)
+    return wide
+
+
+def summary_table(results: pd.DataFrame, dataset: str, *, digits: int = 2) -> pd.DataFrame:
+    """Strongest and weakest level of each mechanism: attacker AUC (XGBoost, Scenario I) on the
+    attribute the mechanism protects and task AUC, means over seeds, rounded (nbval checks it)."""
+    protected = load_roles()[dataset]["private"][0]
+    by_attr: dict[str, pd.DataFrame] = {}
+    rows = []
+    methods = sorted(set(results.loc[results["experiment"] == f"benchmark_{dataset}", "method"]))
+    for method in methods:
+        entry = REGISTRY.get(method)
+        attr = (entry.protects if entry is not None else None) or protected
+        if attr not in by_attr:
+            by_attr[attr] = plane_points(results, dataset, private=attr)
+        grp = by_attr[attr]
+        grp = grp[grp["method"] == method].sort_values("risk", kind="mergesort")
+        if grp.empty:
+            continue
+        for tag, row in (("lowest risk", grp.iloc[0]), ("highest risk", grp.iloc[-1])):
+            rows.append(
+                {
+                    "mechanism": method,
+                    "attribute": attr,
+                    "point": tag,
+                    "level": row["level"],
+                    "risk_auc": round(float(row["risk"]), digits),
+                    "task_auc": round(float(row["utility"]), digits),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def claims(results: pd.DataFrame, **context) -> pd.DataFrame:
+    """The benchmark judges no published claim: no rows (the report shows its tables instead)."""
+    return tidy_frame([])
+
+
+# ------------------------------------------------------------------------------------------------
+# Figures
+
+
+def plot_planes(
+    results: pd.DataFrame,
+    dataset: str,
+    *,
+    private: str | None = None,
+    risks: Sequence[str] = ("xgb_I", "lr_I", "xgb_II", "anonymeter_inference"),
+    utility: str = "task_auc",
+):
+    """One panel per attacker of ``private`` (default: the dataset's protected attribute): each
+    mechanism's curve over its levels (95% bars over seeds), the unprotected table as a star and
+    the Pareto frontier of all points as a grey step line."""
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import method_style
+
+    private = private or load_roles()[dataset]["private"][0]
+
+    def points(risk):
+        return plane_points(results, dataset, private=private, risk=risk, utility=utility)
+
+    risks = [r for r in risks if not points(r).empty]
+    fig, axes = plt.subplots(
+        1, max(len(risks), 1), figsize=(3.6 * max(len(risks), 1), 3.4), squeeze=False
+    )
+    methods = sorted(REGISTRY)
+    styles = {m: method_style(i) for i, m in enumerate(methods)}
+    for ax, risk in zip(axes[0], risks, strict=False):
+        pts = points(risk)
+        front = pareto_front(pts, utility)
+        ax.step(
+            front["risk"],
+            front["utility"],
+            where="post",
+            color="0.7",
+            lw=3,
+            zorder=0,
+            label="Pareto frontier",
+        )
+        for method, grp in pts.groupby("method", sort=True):
+            grp = grp.sort_values("risk")
+            if method == "none":
+                ax.plot(grp["risk"], grp["utility"], "*", ms=12, color="black", label="unprotected")
+                continue
+            ax.errorbar(
+                grp["risk"],
+                grp["utility"],
+                xerr=grp["risk_hw"],
+                yerr=grp["utility_hw"],
+                ms=3.5,
+                lw=1.2,
+                capsize=2,
+                label=method,
+                **styles[method],
+            )
+        ax.set_xlabel(RISK_AXES[risk].replace(", ", ",\n", 1))
+        ax.set_ylabel(UTILITY_AXES[utility])
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(
+        handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False
+    )
+    fig.suptitle(f"{dataset}: privacy of {private!r} against utility, per attacker")
+    fig.tight_layout()
+    return fig
+
+
+# ------------------------------------------------------------------------------------------------
+# Notebook parameters
+
+#: The parameters of notebooks/benchmark.ipynb.
+PARAMETERS: dict[str, Param] = {
+    **COMMON_PARAMETERS,
+    "datasets": Param("list", item=Param("str", choices=DATASETS)),
+    "adult_rows": Param("int", low=100, none=True),
+    "movielens_rows": Param("int", low=100, none=True),
+    "seeds": Param("list", item=Param("int", low=0)),
+    "mechanisms": Param("list", item=Param("str"), none=True),
+    "max_levels": Param("int", low=1, none=True),
+    "n_queries": Param("int", low=1),
+    "n_estimators": Param("int", low=1),
+    "anonymeter": Param("bool"),
+    "n_attacks": Param("int", low=10),
+    "imposter_epochs": Param("int", low=1),
+    "risk_thresholds": Param("list", item=Param("float", low=0.5, high=1.0)),
+}
+
+
+def check_parameters(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The notebook's parameters checked against :data:`PARAMETERS`, in canonical form."""
+    return _check_parameters(values, PARAMETERS)

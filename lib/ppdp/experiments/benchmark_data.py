@@ -1,0 +1,183 @@
+"""The cross-paper benchmark's data: column roles, the two tables and their train/test split.
+
+Roles are stated once, in ``benchmark_roles.yaml`` beside this module; see
+:mod:`ppdp.experiments.benchmark` for the protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "DATASETS",
+    "BenchmarkData",
+    "adult_table",
+    "load_dataset",
+    "load_roles",
+    "movielens_table",
+    "split",
+]
+
+DATASETS = ("adult", "movielens")
+ROLES_FILE = Path(__file__).with_name("benchmark_roles.yaml")
+
+
+def load_roles(path: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """The column roles of every dataset (``benchmark_roles.yaml``)."""
+    import yaml
+
+    with open(path or ROLES_FILE, encoding="utf-8") as handle:
+        roles = yaml.safe_load(handle)
+    for name, spec in roles.items():
+        missing = {"private", "task", "positive", "quasi_identifiers", "numeric"} - set(spec)
+        if missing:
+            raise ValueError(f"benchmark roles of {name!r} lack {sorted(missing)}")
+    return roles
+
+
+@dataclass
+class BenchmarkData:
+    """One dataset of the benchmark: its table, column roles and value domains.
+
+    Attributes
+    ----------
+    name : str
+    table : DataFrame
+        The real rows: private attributes, quasi-identifiers and the task.
+    roles : dict
+        Its entry of ``benchmark_roles.yaml``.
+    domains : dict of AttributeDomain
+        The domain of every column, from the real table (:func:`ppdp.cells.table_domains`).
+    note : str
+        How the table was drawn (subsample size).
+    """
+
+    name: str
+    table: pd.DataFrame
+    roles: dict[str, Any]
+    domains: dict
+    note: str = ""
+
+    @property
+    def private(self) -> list[str]:
+        return list(self.roles["private"])
+
+    @property
+    def protected(self) -> str:
+        """The private attribute every mechanism protects (the first)."""
+        return self.roles["private"][0]
+
+    @property
+    def qi(self) -> list[str]:
+        return list(self.roles["quasi_identifiers"])
+
+    @property
+    def task(self) -> str:
+        return self.roles["task"]
+
+    @property
+    def numeric(self) -> list[str]:
+        return list(self.roles["numeric"])
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self.table.columns)
+
+
+def _stratified_sample(frame: pd.DataFrame, by: str, n: int | None, seed: int) -> pd.DataFrame:
+    if n is None or n >= len(frame):
+        return frame.reset_index(drop=True)
+    from sklearn.model_selection import train_test_split
+
+    keep, _ = train_test_split(frame, train_size=int(n), stratify=frame[by], random_state=seed)
+    return keep.sort_index().reset_index(drop=True)
+
+
+def adult_table(n_rows: int | None, seed: int = 0, roles: Mapping | None = None) -> pd.DataFrame:
+    """UCI Adult (train and test files) with the benchmark's columns, complete rows only."""
+    from ppdp.datasets import load_adult
+
+    roles = roles or load_roles()["adult"]
+    columns = [*roles["quasi_identifiers"], *roles["private"], roles["task"]]
+    frame = load_adult()[columns].dropna().reset_index(drop=True)
+    for c in columns:
+        if c not in roles["numeric"]:
+            frame[c] = frame[c].astype(str)
+    return _stratified_sample(frame, roles["private"][0], n_rows, seed)
+
+
+_MOVIELENS_GENRES = {
+    "drama": "genre_drama",
+    "comedy": "genre_comedy",
+    "action": "genre_action",
+    "thriller": "genre_thriller",
+    "romance": "genre_romance",
+    "sci_fi": "genre_sci_fi",
+}
+
+
+def movielens_table(n_rows: int | None, seed: int = 0, roles: Mapping | None = None):
+    """MovieLens-1M users: private gender and age group, rating features in terciles, the task.
+
+    Each user's ratings are split at random (``seed``) into four fifths, which give the features,
+    and one fifth, which gives the task: ``rates_high`` is 1 when the user's mean held-out rating
+    is above the median of those means.
+    """
+    from ppdp.datasets import load_movielens_1m
+
+    roles = roles or load_roles()["movielens"]
+    ml = load_movielens_1m()
+    ratings = ml.ratings[["user_id", "item_id", "rating"]]
+    rng = np.random.default_rng(seed)
+    held = rng.random(len(ratings)) < 0.2
+    seen = ratings[~held].merge(
+        ml.items[["item_id", *_MOVIELENS_GENRES.values()]], on="item_id", how="left"
+    )
+    per_user = seen.groupby("user_id")
+    feats = pd.DataFrame({"activity": per_user.size()})
+    for name, col in _MOVIELENS_GENRES.items():
+        feats[name] = per_user[col].mean()
+    target = ratings[held].groupby("user_id")["rating"].mean()
+    users = ml.users.set_index("user_id")
+    frame = feats.join(target.rename("held_mean"), how="inner").join(users, how="inner")
+    for c in ["activity", *_MOVIELENS_GENRES]:
+        # terciles over users: three levels, ties kept together
+        frame[c] = pd.qcut(frame[c].rank(method="first"), 3, labels=False).astype(np.int64)
+    frame["rates_high"] = (frame["held_mean"] > frame["held_mean"].median()).astype(int).astype(str)
+    frame["gender"] = frame["gender"].astype(str)
+    frame["occupation"] = frame["occupation"].astype(str)
+    frame["age"] = frame["age"].astype(np.int64)
+    columns = [*roles["quasi_identifiers"], *roles["private"], roles["task"]]
+    frame = frame.reset_index(drop=True)[columns]
+    return _stratified_sample(frame, roles["private"][0], n_rows, seed)
+
+
+def load_dataset(name: str, n_rows: int | None, seed: int = 0) -> BenchmarkData:
+    """The table, roles and domains of one benchmark dataset (``"adult"`` or ``"movielens"``)."""
+    from ppdp.cells import table_domains
+
+    if name not in DATASETS:
+        raise ValueError(f"dataset must be one of {DATASETS}, got {name!r}")
+    roles = load_roles()[name]
+    table = (adult_table if name == "adult" else movielens_table)(n_rows, seed, roles)
+    domains = table_domains(table, list(table.columns), numeric=roles["numeric"])
+    note = f"{len(table):,} rows" + (
+        "" if n_rows is None else f" (stratified subsample, seed {seed})"
+    )
+    return BenchmarkData(name, table, dict(roles), domains, note)
+
+
+def split(data: BenchmarkData, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Stratified 70/30 split of the real rows into ``train`` (released) and ``test`` (held out)."""
+    from sklearn.model_selection import train_test_split
+
+    train, test = train_test_split(
+        data.table, test_size=0.3, stratify=data.table[data.protected], random_state=seed
+    )
+    return train.sort_index().reset_index(drop=True), test.sort_index().reset_index(drop=True)
