@@ -13,7 +13,7 @@ Datasets and column roles are stated once, in ``benchmark_roles.yaml`` beside th
   value are dropped and a stratified subsample of ``n_rows`` is drawn.
 * **MovieLens-1M**: private ``gender`` and ``age`` (the seven GroupLens age groups); features
   from each user's ratings: the share of six genres among the user's rated movies and the number of
-  ratings, each in terciles (0/1/2), and the occupation; the task is rating prediction on held-out
+  ratings, each in terciles (1/2/3), and the occupation; the task is rating prediction on held-out
   movies: ``rates_high`` = 1 when the user's mean rating on a random fifth of their ratings, not
   used for the features, is above the median user's.
 

@@ -147,8 +147,8 @@ def movielens_table(n_rows: int | None, seed: int = 0, roles: Mapping | None = N
     users = ml.users.set_index("user_id")
     frame = feats.join(target.rename("held_mean"), how="inner").join(users, how="inner")
     for c in ["activity", *_MOVIELENS_GENRES]:
-        # terciles over users: three levels, ties kept together
-        frame[c] = pd.qcut(frame[c].rank(method="first"), 3, labels=False).astype(np.int64)
+        # terciles over users, levels 1/2/3 (ranks first: ties split by order)
+        frame[c] = pd.qcut(frame[c].rank(method="first"), 3, labels=False).astype(np.int64) + 1
     frame["rates_high"] = (frame["held_mean"] > frame["held_mean"].median()).astype(int).astype(str)
     frame["gender"] = frame["gender"].astype(str)
     frame["occupation"] = frame["occupation"].astype(str)

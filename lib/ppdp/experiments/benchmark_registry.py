@@ -199,14 +199,22 @@ def _hyobscure(kind: str):
         largest = int(train["age"].value_counts().max())
         alpha = max(-(-n // 3), largest)
         common = {"n_groups": 4, "k": max(2, n // 20), "alpha": alpha, "l": 1, "beta": 4}
-        if kind == "hyobscure":
-            mech = H.HyObscure(budget=float(level), n_clusters=6, max_iter=3, **common)
-            table_args = {}
-        elif kind == "xobf":
-            mech = H.XObf(budget=float(level), n_clusters=6, **common)
+        v = float(level)
+        if kind in ("hyobscure", "xobf", "ygen"):
+            # the family: the generalization is the mechanism's own (G^0, then boosted)
+            cls = {"hyobscure": H.HyObscure, "xobf": H.XObf, "ygen": H.YGen}[kind]
+            options = {"max_iter": 3} if kind != "xobf" else {}
+            mech = cls(budget=v, n_clusters=6, **options, **common)
             table_args = {}
         else:
-            mech = H.RandomObfuscation(p_rand=float(level))
+            # the obfuscation baselines of Sect. IV-A5, inside the same G^0
+            mech = {
+                "privcheck": lambda: H.PrivCheck(budget=v, n_clusters=6),
+                "random_obf": lambda: H.RandomObfuscation(p_rand=v),
+                "frapp": lambda: H.Frapp(gamma=v),
+                "similarity": lambda: H.Similarity(p_obf=v),
+                "dp_obf": lambda: H.DPObfuscation(beta=v),
+            }[kind]()
             table_args = common
         features = list(data.roles["hyobscure_features"])
         adapter = H.TableObfuscation(mech, private="age", features=features, **table_args)
@@ -280,7 +288,12 @@ def _register_defaults(imposter_epochs: int = 20, imposter_hidden: int = 64) -> 
     for name, paper, knob, levels in (
         ("hyobscure", "HyObscure", "budget", (0.02, 0.05, 0.1, 0.2)),
         ("xobf", "HyObscure (variant)", "budget", (0.02, 0.05, 0.1, 0.2)),
+        ("ygen", "HyObscure (variant)", "budget", (0.02, 0.05, 0.1, 0.2)),
+        ("privcheck", "HyObscure (baseline)", "budget", (0.02, 0.05, 0.1, 0.2)),
         ("random_obf", "HyObscure (baseline)", "p_rand", (0.2, 0.5, 0.8, 1.0)),
+        ("frapp", "HyObscure (baseline)", "gamma", (100.0, 20.0, 5.0, 1.0)),
+        ("similarity", "HyObscure (baseline)", "p_obf", (0.2, 0.5, 0.8, 1.0)),
+        ("dp_obf", "HyObscure (baseline)", "beta", (20.0, 5.0, 1.0, 0.2)),
     ):
         register(
             Entry(
