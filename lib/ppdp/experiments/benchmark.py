@@ -101,6 +101,14 @@ RISK_AXES = {
     "xgb_II": "XGBoost AUC, trained on real rows, applied to the release (Scenario II)",
     "anonymeter_inference": "anonymeter inference risk",
 }
+#: Short axis labels of the planes.
+RISK_LABELS = {
+    "xgb_I": "XGBoost AUC (Scenario I)",
+    "lr_I": "logistic regression AUC (Scenario I)",
+    "xgb_II": "XGBoost AUC (Scenario II)",
+    "anonymeter_inference": "anonymeter inference risk",
+}
+UTILITY_LABELS = {"task_auc": "task AUC (trained on the release)", "query_error": "query error"}
 #: The utility axes.
 UTILITY_AXES = {
     "task_auc": "task AUC, trained on the release, tested on real rows",
@@ -550,11 +558,18 @@ def plot_planes(
         return plane_points(results, dataset, private=private, risk=risk, utility=utility)
 
     risks = [r for r in risks if not points(r).empty]
-    fig, axes = plt.subplots(
-        1, max(len(risks), 1), figsize=(3.6 * max(len(risks), 1), 3.4), squeeze=False
-    )
-    methods = sorted(REGISTRY)
-    styles = {m: method_style(i) for i, m in enumerate(methods)}
+    n_panels = max(len(risks), 1)
+    fig, axes = plt.subplots(1, n_panels, figsize=(3.3 * n_panels + 1.6, 3.3), squeeze=False)
+    # one style per mechanism present, stable across panels: 8 colours x 8 markers, solid lines
+    # for the first eight and dashed for the rest
+    present = sorted(set(results.loc[results["experiment"] == f"benchmark_{dataset}", "method"]))
+    present = [m for m in present if m != "none"]
+    styles = {}
+    for i, m in enumerate(present):
+        style = method_style(i)
+        style["marker"] = method_style(i + i // 8)["marker"]  # shift markers on the second round
+        style["linestyle"] = "-" if i < 8 else "--"
+        styles[m] = style
     for ax, risk in zip(axes[0], risks, strict=False):
         pts = points(risk)
         front = pareto_front(pts, utility)
@@ -562,8 +577,8 @@ def plot_planes(
             front["risk"],
             front["utility"],
             where="post",
-            color="0.7",
-            lw=3,
+            color="0.75",
+            lw=4,
             zorder=0,
             label="Pareto frontier",
         )
@@ -578,19 +593,20 @@ def plot_planes(
                 xerr=grp["risk_hw"],
                 yerr=grp["utility_hw"],
                 ms=3.5,
-                lw=1.2,
+                lw=1.1,
                 capsize=2,
                 label=method,
                 **styles[method],
             )
-        ax.set_xlabel(RISK_AXES[risk].replace(", ", ",\n", 1))
-        ax.set_ylabel(UTILITY_AXES[utility])
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(
-        handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False
+        ax.set_xlabel(RISK_LABELS[risk])
+    axes[0][0].set_ylabel(UTILITY_LABELS[utility])
+    # every panel holds the same mechanisms; take the legend from the fullest one
+    handles, labels = max(
+        (ax.get_legend_handles_labels() for ax in axes[0]), key=lambda hl: len(hl[1])
     )
-    fig.suptitle(f"{dataset}: privacy of {private!r} against utility, per attacker")
-    fig.tight_layout()
+    fig.legend(handles, labels, loc="center right", fontsize=7.5, frameon=False)
+    fig.suptitle(f"{dataset}: attacks on {private!r} against utility")
+    fig.tight_layout(rect=(0, 0, (3.3 * n_panels) / (3.3 * n_panels + 1.6), 1))
     return fig
 
 
