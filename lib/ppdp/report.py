@@ -722,8 +722,10 @@ def render_benchmark(
         "few privacy levels; one attacker suite and one utility suite score every release "
         f"(notebook `benchmark`, {len(seeds)} seeds). Each cell is the best task AUC (trained on "
         "the release, tested on real rows) among a mechanism's levels whose mean attacker AUC "
-        "(XGBoost trained on the release, on the protected attribute) is at most the threshold, "
-        "with its 95% half-width over seeds and the level; empty where no level is private enough.",
+        "(XGBoost trained on the release, Scenario I, on the attribute named above the table) is "
+        "at most the threshold, with its 95% half-width over seeds and the level; empty where no "
+        "level is private enough. On MovieLens the HyObscure family protects age, the other "
+        "mechanisms gender.",
         "",
     ]
     for experiment in sorted({e for e in frame["experiment"] if e.startswith("benchmark_")}):
