@@ -33,6 +33,7 @@ draws the planes, the Pareto frontiers and the leaderboard. Their public names a
 from __future__ import annotations
 
 import time
+import warnings
 import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -278,7 +279,13 @@ def run_benchmark(
                 jobs += [(d, name, lv) for lv in _pick_levels(levels, max_levels)]
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import TqdmWarning
+
+        with warnings.catch_warnings():
+            # without ipywidgets tqdm.auto falls back to a text bar, with a warning that would
+            # print this machine's paths into the notebook
+            warnings.simplefilter("ignore", TqdmWarning)
+            from tqdm.auto import tqdm
 
         bar = tqdm(total=len(jobs) * len(seeds), desc="benchmark")
     rows = []
