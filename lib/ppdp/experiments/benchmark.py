@@ -229,6 +229,7 @@ def run_benchmark(
     n_estimators: int = 100,
     anonymeter: bool = True,
     n_attacks: int = 300,
+    sample_seed: int = 0,
     progress: bool = False,
 ) -> pd.DataFrame:
     """Apply every applicable mechanism at each of its levels, for each seed; tidy rows.
@@ -237,7 +238,8 @@ def run_benchmark(
     ----------
     datasets : sequence of {"adult", "movielens"}
     n_rows : dict, optional
-        Real rows drawn per dataset (None: all).
+        Real rows drawn per dataset (None: all), by a stratified subsample with ``sample_seed``
+        that every seed shares.
     seeds : sequence of int
         One train/test split, one release and one set of attackers per seed.
     mechanisms : sequence of str, optional
@@ -290,7 +292,7 @@ def run_benchmark(
         bar = tqdm(total=len(jobs) * len(seeds), desc="benchmark")
     rows = []
     for d in datasets:
-        data = load_dataset(d, n_rows.get(d))
+        data = load_dataset(d, n_rows.get(d), sample_seed)
         for seed in seeds:
             train, test = split(data, seed)
             queries = benchmark_workload(data, train, seed, n_queries)
@@ -561,10 +563,10 @@ def plot_planes(
 
     private = private or load_roles()[dataset]["private"][0]
 
-    def points(risk):
-        return plane_points(results, dataset, private=private, risk=risk, utility=utility)
-
-    risks = [r for r in risks if not points(r).empty]
+    planes = {
+        r: plane_points(results, dataset, private=private, risk=r, utility=utility) for r in risks
+    }
+    risks = [r for r in risks if not planes[r].empty]
     n_panels = max(len(risks), 1)
     fig, axes = plt.subplots(1, n_panels, figsize=(3.3 * n_panels + 1.6, 3.3), squeeze=False)
     # one style per mechanism present, stable across panels: 8 colours x 8 markers, solid lines
@@ -578,7 +580,7 @@ def plot_planes(
         style["linestyle"] = "-" if i < 8 else "--"
         styles[m] = style
     for ax, risk in zip(axes[0], risks, strict=False):
-        pts = points(risk)
+        pts = planes[risk]
         front = pareto_front(pts, utility)
         ax.step(
             front["risk"],

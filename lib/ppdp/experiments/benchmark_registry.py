@@ -236,7 +236,13 @@ def _hyobscure(kind: str):
     return release
 
 
-def _register_defaults(imposter_epochs: int = 20, imposter_hidden: int = 64) -> None:
+#: IMPOSTER's training budget in the registry unless :func:`configure` sets another.
+IMPOSTER_EPOCHS, IMPOSTER_HIDDEN = 20, 64
+
+
+def _register_defaults(
+    imposter_epochs: int = IMPOSTER_EPOCHS, imposter_hidden: int = IMPOSTER_HIDDEN
+) -> None:
     REGISTRY.clear()
     both = ("adult", "movielens")
     register(Entry("none", "reference", "-", {d: (0,) for d in both}, _none))
@@ -326,8 +332,8 @@ _register_defaults()
 def configure(*, imposter_epochs: int | None = None, imposter_hidden: int | None = None) -> None:
     """Set the training budget of the registered IMPOSTER entry (epochs, hidden width)."""
     old = REGISTRY["imposter"]
-    epochs = 20 if imposter_epochs is None else int(imposter_epochs)
-    hidden = 64 if imposter_hidden is None else int(imposter_hidden)
+    epochs = IMPOSTER_EPOCHS if imposter_epochs is None else int(imposter_epochs)
+    hidden = IMPOSTER_HIDDEN if imposter_hidden is None else int(imposter_hidden)
     if epochs < 1 or hidden < 1:
         raise ValueError(
             f"imposter_epochs and imposter_hidden must be >= 1, got {epochs} and {hidden}"
