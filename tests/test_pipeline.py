@@ -188,7 +188,7 @@ def _assert_claims_recompute(run: dict, csv: Path) -> None:
     module = importlib.import_module(
         f"ppdp.experiments.{'datasets_overview' if notebook == 'datasets' else notebook}"
     )
-    context = {k: v for k, v in run.get("parameters", {}).items() if k == "dataset"}
+    context = {k: v for k, v in run.get("parameters", {}).items() if k in ("dataset", "protocol")}
     frame = read_results(csv)
     derived = frame["experiment"].isin(DERIVED_EXPERIMENTS)
     again = module.claims(frame[~derived].reset_index(drop=True), **context)

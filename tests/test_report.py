@@ -18,6 +18,7 @@ from ppdp.report import (
     evaluate,
     git_state,
     load_claims,
+    load_summaries,
     main,
 )
 
@@ -383,3 +384,45 @@ def test_committed_report_shows_its_figures():
     assert committed == links
     sizes = [(report.parent / link).stat().st_size for link in links]
     assert max(sizes) <= MAX_FIGURE_BYTES
+
+
+def test_summary_opens_the_papers_section_with_measured_values(tmp_path):
+    entries = [{**_claim("p.gain"), "unit": "%"}, _claim("p.other")]
+    path = tmp_path / "claims.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "claims": entries,
+                "summaries": {"p": "The gain is {p.gain} and the other {p.other}."},
+            }
+        )
+    )
+    rows = tidy_rows("claims", "", {"p.gain": 6.25, "p.gain.ci_low": 3.0, "p.gain.ci_high": 10.0})
+    write_results(rows, tmp_path / "results" / "nb.csv")
+    out = tmp_path / "reproduction.md"
+    build_report(path, tmp_path / "results", out, profile="smoke")
+    text = out.read_text()
+    section = text[text.index("## p") :]
+    assert section.splitlines()[2] == "The gain is 6.25% [3, 10] and the other —."
+
+
+@pytest.mark.parametrize(
+    ("summaries", "match"),
+    [
+        ({"p": "cites {p.missing}"}, r"unknown claims \['p.missing'\]"),
+        ({"q": "text"}, "has no claim"),
+        ({"p": ""}, "non-empty string"),
+        (["p"], "must map papers"),
+    ],
+)
+def test_bad_summaries_are_rejected(tmp_path, summaries, match):
+    path = tmp_path / "claims.yaml"
+    path.write_text(yaml.safe_dump({"claims": [_claim("p.gain")], "summaries": summaries}))
+    with pytest.raises(ValueError, match=match):
+        load_summaries(path, load_claims(path))
+
+
+def test_real_summaries_cite_real_claims():
+    claims = load_claims(ROOT / "claims.yaml")
+    summaries = load_summaries(ROOT / "claims.yaml", claims)
+    assert "hyobscure" in summaries

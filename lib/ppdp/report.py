@@ -32,6 +32,7 @@ import json
 import math
 import os
 import platform
+import re
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -158,11 +159,15 @@ def load_claims(path: str | os.PathLike) -> list[Claim]:
     """
     with open(path) as handle:
         raw = yaml.safe_load(handle)
-    if not isinstance(raw, dict) or "claims" not in raw or set(raw) - {"claims", "published"}:
+    if (
+        not isinstance(raw, dict)
+        or "claims" not in raw
+        or set(raw) - {"claims", "published", "summaries"}
+    ):
         keys = sorted(map(str, raw)) if isinstance(raw, dict) else type(raw).__name__
         raise ValueError(
-            f"{path}: expected a mapping with the key 'claims' (and optionally 'published'), "
-            f"got {keys}"
+            f"{path}: expected a mapping with the key 'claims' (and optionally 'published' and "
+            f"'summaries'), got {keys}"
         )
     load_published(raw.get("published"), str(path))
     entries = raw["claims"]
@@ -211,6 +216,53 @@ def load_claims(path: str | os.PathLike) -> list[Claim]:
             )
         )
     return claims
+
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.]+)\}")
+
+
+def load_summaries(path: str | os.PathLike, claims: list[Claim]) -> dict[str, str]:
+    """The ``summaries`` of ``claims.yaml``: per paper, a paragraph that opens its section.
+
+    A summary may cite a claim's measured value as ``{claim_id}`` (filled by
+    :func:`fill_summary`). Raises ValueError when ``summaries`` is not a mapping of papers to
+    non-empty strings, or a placeholder names no claim of that file."""
+    with open(path) as handle:
+        raw = yaml.safe_load(handle)
+    summaries = raw.get("summaries") or {}
+    if not isinstance(summaries, dict):
+        raise ValueError(f"{path}: 'summaries' must map papers to paragraphs, got {summaries!r}")
+    ids = {c.id for c in claims}
+    papers = {c.paper for c in claims}
+    for paper, text in summaries.items():
+        if paper not in papers:
+            raise ValueError(f"{path}: summaries has the paper {paper!r}, which has no claim")
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"{path}: the summary of {paper!r} must be a non-empty string")
+        unknown = [name for name in _PLACEHOLDER.findall(text) if name not in ids]
+        if unknown:
+            raise ValueError(f"{path}: the summary of {paper!r} cites unknown claims {unknown}")
+    return {str(k): " ".join(v.split()) for k, v in summaries.items()}
+
+
+def fill_summary(text: str, claims: list[Claim], table: pd.DataFrame) -> str:
+    """``text`` with every ``{claim_id}`` replaced by the claim's measured value, its unit and
+    its interval (a dash when the claim has not been measured)."""
+    by_id = {c.id: c for c in claims}
+    rows = table.set_index("id")
+
+    def value(match: re.Match) -> str:
+        claim = by_id[match.group(1)]
+        if claim.id not in rows.index or math.isnan(rows.loc[claim.id, "measured"]):
+            return "—"
+        row = rows.loc[claim.id]
+        unit = "" if not claim.unit else ("%" if claim.unit == "%" else f" {claim.unit}")
+        out = f"{_fmt(row['measured'])}{unit}"
+        if math.isfinite(row["ci_low"]) and math.isfinite(row["ci_high"]):
+            out += f" [{_fmt(row['ci_low'])}, {_fmt(row['ci_high'])}]"
+        return out
+
+    return _PLACEHOLDER.sub(value, text)
 
 
 def _load_check(check: Any, where: str) -> Check:
@@ -600,10 +652,12 @@ def render(
     output: str | os.PathLike | None = None,
     provenance: list[str] | None = None,
     extra: list[str] | None = None,
+    summaries: dict[str, str] | None = None,
 ) -> str:
     """Markdown report; figure links are relative to ``output``'s folder; ``provenance``: the
     lines of :func:`render_provenance`; ``extra``: sections after the papers' (the benchmark's,
-    :func:`render_benchmark`)."""
+    :func:`render_benchmark`); ``summaries``: per paper, the paragraph that opens its section
+    (:func:`load_summaries`)."""
     by_id = {c.id: c for c in claims}
     counts = table["verdict"].value_counts().reindex(list(VERDICTS), fill_value=0)
     lines = [
@@ -632,6 +686,8 @@ def render(
     base = Path(output).parent if output else Path(".")
     for paper, block in table.groupby("paper", sort=False):
         lines += [f"## {PAPER_TITLES.get(paper, paper)}", ""]
+        if summaries and paper in summaries:
+            lines += [fill_summary(summaries[paper], claims, table), ""]
         lines += [
             "| claim | where | statement | published | check | measured | n | verdict | figure |"
         ]
@@ -787,6 +843,7 @@ def build_report(
         ``expected_claims``, or a linked figure is missing while ``complete`` or publishing.
     """
     claims = load_claims(claims_path)
+    summaries = load_summaries(claims_path, claims)
     if expected_claims is not None and len(claims) != expected_claims:
         raise ValueError(
             f"{claims_path} holds {len(claims)} claims, expected {expected_claims} "
@@ -836,6 +893,7 @@ def build_report(
                 results_dir, figures_dir=figures_dir, base=Path(output).parent, run=run
             )
         ],
+        summaries=summaries,
     )
     _write_atomic(Path(output), text)
     return table

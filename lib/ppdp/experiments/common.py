@@ -366,12 +366,16 @@ class Param:
         if value is None and self.none:
             return None
         if self.alternatives:
+            wrong_types = True
             for option in self.alternatives:
                 try:
                     return option.check(name, value)
-                except (TypeError, ValueError):
+                except TypeError:
                     continue
-            raise self._error(name, value, ValueError)
+                except ValueError:
+                    wrong_types = False
+            # a value of a type no alternative takes is a TypeError, like a single Param's
+            raise self._error(name, value, TypeError if wrong_types else ValueError)
         checker = {
             "int": self._check_int,
             "float": self._check_float,

@@ -21,6 +21,7 @@ Every function returns a tidy frame (see :mod:`ppdp.experiments.common`).
 
 from __future__ import annotations
 
+import math
 import time
 import tracemalloc
 from collections.abc import Mapping
@@ -53,9 +54,12 @@ from ppdp.mechanisms.hyobscure import (
 from ppdp.utility.recommendation import activity_map, cf_rmse
 
 __all__ = [
+    "AUTHORS_DEFAULTS",
     "DATASET_DEFAULTS",
     "METHODS",
     "PARAMETERS",
+    "PROTOCOLS",
+    "TABLE_II",
     "Population",
     "Split",
     "check_parameters",
@@ -63,10 +67,13 @@ __all__ = [
     "cluster_count_sweep",
     "constraint_sweep",
     "convergence",
+    "decomposition",
+    "feasible_seeds",
     "group_count_sweep",
     "load_population",
     "make_split",
     "plot_convergence",
+    "plot_decomposition",
     "plot_scaling",
     "plot_sweep",
     "plot_tradeoff",
@@ -95,6 +102,62 @@ DATASET_DEFAULTS = {
     "foursquare": {"n_groups": 4, "k": 50, "alpha": 150, "l": 5, "beta": 25, "n_clusters": 8},
 }
 
+#: Table II as published, counted on all users of the population (attackers and published).
+TABLE_II = {
+    "movielens": {"k": 100, "alpha": 200, "l": 4, "beta": 8},
+    "foursquare": {"k": 100, "alpha": 150, "l": 5, "beta": 15},
+}
+
+#: ``paper``: the paper's text (Algorithm 1's start, Algorithm 3's G-step, Eq. 16's budget).
+#: ``authors``: the settings of the authors' code (scottshufe/HyObscure, ``age_tradeoff_*/main.py``).
+PROTOCOLS = ("paper", "authors")
+
+#: The authors' settings (``age_tradeoff_scenario_I`` / ``checkin_tradeoff_scenario_I``). Their
+#: MovieLens ``k_threshold = 100`` counts all 802 users, whose last band (45-50) holds exactly 100;
+#: here k counts the published half (about 400 users, 43-57 of them in that band), so ``k = 40``
+#: keeps their start feasible on every seed. ``alpha`` and ``beta`` are not enforced by their
+#: G-step (here: no bound). Budgets (their ``deltaX``) are in nats of
+#: mean pairwise Jensen-Shannon divergence, an unweighted mean over clusters per group, an
+#: absent cluster costing one nat (``HyObscure.m``).
+AUTHORS_DEFAULTS = {
+    "movielens": {
+        "n_groups": 4,
+        "k": 40,
+        "alpha": 10**6,
+        "l": 4,
+        "beta": 10**6,
+        "n_clusters": 10,
+        "bands": [25, 35, 45],
+        "g_step": "greedy",
+        "max_iter": 5,
+        "distance": "mean_pairwise_js",
+        "budget_scope": "cluster_mean",
+        "budget_unit": "nats",
+        "cluster_on": "kmeans_all",
+        "utility_metric": "paper",
+    },
+    # checkin_tradeoff_scenario_I: k counted on the published users, as in their code
+    "foursquare": {
+        "n_groups": 4,
+        "k": 10,
+        "alpha": 10**6,
+        "l": 5,
+        "beta": 10**6,
+        "n_clusters": 8,
+        "areas": 4,
+        "g_step": "greedy",
+        "max_iter": 3,
+        "distance": "mean_pairwise_js",
+        "budget_scope": "cluster_mean",
+        "budget_unit": "nats",
+        "cluster_on": "hierarchical",
+        "drop_cluster": 4,
+        "min_value_users": 3,
+        "split_by": "value",
+        "utility_metric": "paper",
+    },
+}
+
 
 @dataclass(frozen=True)
 class Population:
@@ -106,6 +169,8 @@ class Population:
     kind: str
     task: str
     utility: str
+    #: fixed user clusters (the authors' protocol clusters once, before the seeds)
+    clusters: np.ndarray | None = None
 
 
 def load_population(dataset: str) -> Population:
@@ -162,24 +227,32 @@ def make_split(
     *,
     known_fraction: float = 0.8,
     kmeans_n_init: int = 4,
+    split_by: str = "cluster",
 ) -> Split:
     """Items 80/20; k-means clusters; users 50/50 within each cluster (reference notes).
 
+    Users are clustered with k-means on the seed's published items, unless the population
+    carries fixed clusters (:func:`protocol_population`). ``split_by="value"`` halves the users
+    within each exact private value instead of each cluster (the authors' Foursquare code).
     Splits are cached per (data set, seed, number of clusters, ...) within a session."""
+    if split_by not in ("cluster", "value"):
+        raise ValueError(f"split_by must be 'cluster' or 'value'; got {split_by!r}")
     key = (
         pop.name,
         pop.X.shape,
+        None if pop.clusters is None else pop.clusters.tobytes(),
         int(seed),
         int(n_clusters),
         float(known_fraction),
         int(kmeans_n_init),
+        split_by,
     )
     if key not in _SPLITS:
-        _SPLITS[key] = _make_split(pop, seed, n_clusters, known_fraction, kmeans_n_init)
+        _SPLITS[key] = _make_split(pop, seed, n_clusters, known_fraction, kmeans_n_init, split_by)
     return _SPLITS[key]
 
 
-def _make_split(pop, seed, n_clusters, known_fraction, kmeans_n_init) -> Split:
+def _make_split(pop, seed, n_clusters, known_fraction, kmeans_n_init, split_by) -> Split:
     rng = np.random.default_rng(np.random.SeedSequence([seed, 101]))
     m = pop.X.shape[1]
     perm = rng.permutation(m)
@@ -189,10 +262,14 @@ def _make_split(pop, seed, n_clusters, known_fraction, kmeans_n_init) -> Split:
     active = Xk.sum(axis=1) > 0
     if not active.all():
         raise ValueError(f"{int((~active).sum())} users have no published item for seed {seed}")
-    clusters = hy.cluster_users(Xk, n_clusters, rng, n_init=kmeans_n_init)
+    if pop.clusters is not None:
+        clusters = pop.clusters
+    else:
+        clusters = hy.cluster_users(Xk, n_clusters, rng, n_init=kmeans_n_init)
+    strata = clusters if split_by == "cluster" else np.unique(pop.y, return_inverse=True)[1]
     attacker, published = [], []
-    for c in range(n_clusters):
-        members = np.flatnonzero(clusters == c)
+    for c in range(int(strata.max()) + 1):
+        members = np.flatnonzero(strata == c)
         members = members[rng.permutation(len(members))]
         half = len(members) // 2
         attacker.extend(members[:half])
@@ -221,6 +298,58 @@ def _relabel(clusters: np.ndarray) -> np.ndarray:
     return inv.astype(np.int64)
 
 
+_POPULATIONS: dict[tuple, Population] = {}
+
+
+def protocol_population(pop: Population, cfg: dict[str, Any]) -> Population:
+    """The population a protocol runs on, with its fixed clusters when it clusters once.
+
+    ``cluster_on``: ``"known"`` (the paper protocol: per seed, k-means on the published items,
+    see :func:`make_split`), ``"kmeans_all"`` (the authors' MovieLens code: one k-means run on
+    all items of all users) or ``"hierarchical"`` (the authors' Foursquare code: agglomerative
+    clustering, cosine distance, complete linkage, on all check-in counts). ``drop_cluster``
+    removes the users of one cluster (sklearn's numbering, as the authors' code drops its cluster
+    5 of 1-8), and ``min_value_users`` then removes the users whose exact value fewer users hold.
+    """
+    how = cfg.get("cluster_on", "known")
+    if how == "known":
+        return pop
+    if how not in ("kmeans_all", "hierarchical"):
+        raise ValueError(f"cluster_on must be 'known', 'kmeans_all' or 'hierarchical'; got {how!r}")
+    n_clusters = int(cfg["n_clusters"])
+    drop, least = cfg.get("drop_cluster"), int(cfg.get("min_value_users", 1))
+    n_init = int(cfg.get("kmeans_n_init", 4))
+    key = (pop.name, pop.X.shape, how, n_clusters, drop, least, n_init)
+    if key not in _POPULATIONS:
+        if how == "kmeans_all":
+            fixed = np.random.default_rng(np.random.SeedSequence([0, 101]))
+            clusters = hy.cluster_users(pop.X, n_clusters, fixed, n_init=n_init)
+        else:
+            from sklearn.cluster import AgglomerativeClustering
+
+            clusters = (
+                AgglomerativeClustering(n_clusters=n_clusters, metric="cosine", linkage="complete")
+                .fit(pop.X)
+                .labels_
+            )
+        keep = np.ones(len(pop.y), dtype=bool) if drop is None else clusters != int(drop)
+        _, inverse, counts = np.unique(pop.y[keep], return_inverse=True, return_counts=True)
+        kept = np.flatnonzero(keep)[counts[inverse] >= least]
+        _POPULATIONS[key] = Population(
+            pop.name,
+            pop.X[kept],
+            pop.y[kept],
+            pop.kind,
+            pop.task,
+            pop.utility,
+            clusters=_relabel(clusters[kept]),
+        )
+    return _POPULATIONS[key]
+
+
+_BUDGET_METHODS = ("HyObscure", "XObf", "YGen", "PrivCheck")
+
+
 def _build(method: str, knob: float, cfg: dict[str, Any]):
     common = {k: cfg[k] for k in ("n_groups", "k", "alpha", "l", "beta", "n_clusters")}
     common.update(
@@ -228,7 +357,11 @@ def _build(method: str, knob: float, cfg: dict[str, Any]):
         distance=cfg.get("distance", "centroid_js"),
         budget_scope=cfg.get("budget_scope", "global"),
         threshold=cfg.get("threshold", 1e-4),
+        g_step=cfg.get("g_step", "boundary"),
+        max_iter=cfg.get("max_iter", 20),
     )
+    if method in _BUDGET_METHODS and cfg.get("budget_unit", "bits") == "nats":
+        knob = knob / math.log(2.0)  # the estimators take bits
     if method == "HyObscure":
         return hy.HyObscure(budget=knob, **common)
     if method == "XObf":
@@ -254,10 +387,28 @@ def _fit(mech, X, y, clusters, gen0, rng):
     return mech.fit(X, y, generalization=gen0, clusters=clusters, rng=rng)
 
 
-def _utility(pop: Population, split: Split, features_pub: np.ndarray) -> float:
+def _utility(
+    pop: Population,
+    split: Split,
+    features_pub: np.ndarray,
+    groups: np.ndarray | None = None,
+    metric: str = "paper",
+) -> float:
+    """Utility loss of a release: RMSE (MovieLens) or 1 - mAP (Foursquare).
+
+    ``metric="authors"`` is the authors' ``recommendation()``: the published group is one more
+    known column, the group and the cluster (numbered from 1) are two more held-out "ratings",
+    and held-out entries no neighbour can predict count as predicted 0."""
     held = pop.X[np.ix_(split.published, split.held)]
     tr, te = split.util_train, split.util_test
     if pop.utility == "rmse":
+        if metric == "authors":
+            cluster = split.clusters[split.published] + 1.0
+            features_pub = np.column_stack([features_pub, groups])
+            held = np.column_stack([held, groups, cluster])
+            return cf_rmse(
+                features_pub[tr], features_pub[te], held[tr], held[te], unpredicted="zero"
+            )
         return cf_rmse(features_pub[tr], features_pub[te], held[tr], held[te])
     return 1.0 - activity_map(features_pub[tr], features_pub[te], held[tr], held[te])
 
@@ -266,9 +417,14 @@ class _Context:
     """Everything shared by the grid points of one seed."""
 
     def __init__(self, pop: Population, seed: int, cfg: dict[str, Any]):
+        pop = protocol_population(pop, cfg)
         self.pop, self.seed, self.cfg = pop, seed, cfg
         self.split = make_split(
-            pop, seed, cfg["n_clusters"], kmeans_n_init=cfg.get("kmeans_n_init", 4)
+            pop,
+            seed,
+            cfg["n_clusters"],
+            kmeans_n_init=cfg.get("kmeans_n_init", 4),
+            split_by=cfg.get("split_by", "cluster"),
         )
         s = self.split
         self.Xp = pop.X[np.ix_(s.published, s.known)]
@@ -277,16 +433,48 @@ class _Context:
         self.ya = pop.y[s.attacker]
         self.cp = _relabel(s.clusters[s.published])
         self._gen0: dict[tuple, hy.Generalization] = {}
+        self._fits: dict[tuple, Any] = {}
+        self._alone: dict[tuple, dict[str, float]] = {}
 
     def gen0(self, n_groups, k, alpha, l, beta) -> hy.Generalization:  # noqa: E741
-        key = (n_groups, k, alpha, l, beta)
+        """The start: fixed bands when the configuration names them, else Algorithm 1."""
+        bands, areas = self.cfg.get("bands"), self.cfg.get("areas")
+        key = (n_groups, k, alpha, l, beta, None if bands is None else tuple(bands), areas)
         if key not in self._gen0:
-            rng = np.random.default_rng(np.random.SeedSequence([self.seed, 202]))
             domain = hy.private_domain(self.yp, self.pop.kind)
-            self._gen0[key] = hy.initial_generalization(
-                self.yp, domain, n_groups, k, alpha, l, beta, rng
-            )
+            if bands is not None:
+                self._gen0[key] = hy.band_generalization(domain, bands)
+            elif areas is not None:
+                self._gen0[key] = hy.area_generalization(domain, int(areas))
+            else:
+                rng = np.random.default_rng(np.random.SeedSequence([self.seed, 202]))
+                self._gen0[key] = hy.initial_generalization(
+                    self.yp, domain, n_groups, k, alpha, l, beta, rng
+                )
         return self._gen0[key]
+
+    def utility(self, features: np.ndarray, groups: np.ndarray) -> float:
+        metric = self.cfg.get("utility_metric", "paper")
+        return _utility(self.pop, self.split, features, groups, metric)
+
+    def table_ii(self, gen: hy.Generalization) -> dict[str, float]:
+        """Whether a generalization meets Table II's bounds, counted on all users."""
+        bounds = TABLE_II[self.pop.name]
+        labels = gen.transform_nearest(self.pop.y)
+        K = gen.n_groups
+        users = np.bincount(labels, minlength=K)
+        values = np.array([len(np.unique(self.pop.y[labels == g])) for g in range(K)])
+        return {
+            "table2_met": float(
+                users.min() >= bounds["k"]
+                and users.max() <= bounds["alpha"]
+                and values.min() >= bounds["l"]
+                and values.max() <= bounds["beta"]
+            ),
+            "table2_max_users": float(users.max()),
+            "table2_min_users": float(users.min()),
+            "table2_max_values": float(values.max()),
+        }
 
 
 def _attack_rows(
@@ -333,37 +521,68 @@ def run_point(
     n_draws: int,
     models=("rf", "xgb"),
     scenarios=("I", "II"),
+    *,
+    keep: float = 0.0,
+    decompose: bool = False,
 ) -> dict[str, float]:
     """Fit one method at one knob value and score ``n_draws`` releases; ``method="Original"`` scores
-    the unobscured data (the reference point)."""
+    the unobscured data (the reference point).
+
+    ``keep`` is the authors' ``pp``: the probability that a user is published unobfuscated (under
+    the method's generalization). Fits are cached per seed, method and knob, so the points of a
+    ``pp`` sweep share one fit. With ``decompose`` the metrics also hold ``genonly_<metric>``: the
+    unobscured features under the method's final groups (generalization alone), and whether those
+    groups meet Table II (``table2_met``, counted on all users)."""
     gen0 = ctx.gen0(cfg["n_groups"], cfg["k"], cfg["alpha"], cfg["l"], cfg["beta"])
+    groups0 = gen0.transform(ctx.yp)
     if method == "Original":
         metrics = _attack_rows(ctx, gen0, None, models, scenarios)
-        metrics["utility_loss"] = _utility(ctx.pop, ctx.split, ctx.Xp)
+        metrics["utility_loss"] = ctx.utility(ctx.Xp, groups0)
         return metrics
-    mech = _build(method, knob, cfg)
-    fit_rng = np.random.default_rng(np.random.SeedSequence([ctx.seed, 303, METHODS.index(method)]))
-    _fit(mech, ctx.Xp, ctx.yp, ctx.cp, gen0, fit_rng)
+    key = (method, knob, tuple(sorted((k, repr(v)) for k, v in cfg.items())))
+    if key not in ctx._fits:
+        mech = _build(method, knob, cfg)
+        fit_rng = np.random.default_rng(
+            np.random.SeedSequence([ctx.seed, 303, METHODS.index(method)])
+        )
+        _fit(mech, ctx.Xp, ctx.yp, ctx.cp, gen0, fit_rng)
+        ctx._fits[key] = mech
+    mech = ctx._fits[key]
     releases = []
     for d in range(n_draws):
         rng = np.random.default_rng(
             np.random.SeedSequence([ctx.seed, 404, METHODS.index(method), d])
         )
-        releases.append(mech.sample(rng).features)
+        releases.append(mech.sample(rng, keep=keep).features)
     gen = mech.generalization_
+    groups = gen.transform(ctx.yp)
     metrics = _attack_rows(ctx, gen, releases, models, scenarios)
-    metrics["utility_loss"] = float(np.mean([_utility(ctx.pop, ctx.split, f) for f in releases]))
+    metrics["utility_loss"] = float(np.mean([ctx.utility(f, groups) for f in releases]))
     if hasattr(mech, "leakage_"):
         metrics["leakage"] = float(mech.leakage_)
     if hasattr(mech, "epsilon_"):
         metrics["epsilon"] = float(mech.epsilon_)
+    if decompose:
+        if key not in ctx._alone:
+            alone = _attack_rows(ctx, gen, None, models, scenarios)
+            alone["utility_loss"] = ctx.utility(ctx.Xp, groups)
+            ctx._alone[key] = {f"genonly_{name}": value for name, value in alone.items()}
+        metrics.update(ctx._alone[key])
+        metrics.update(ctx.table_ii(gen))
     return metrics
 
 
 def _config(pop: Population, overrides: dict[str, Any] | None) -> dict[str, Any]:
-    cfg = dict(DATASET_DEFAULTS[pop.name])
+    """Settings of a run: the protocol's defaults for the data set, then ``overrides``."""
+    overrides = dict(overrides or {})
+    protocol = overrides.pop("protocol", "paper")
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {PROTOCOLS}; got {protocol!r}")
+    defaults = AUTHORS_DEFAULTS if protocol == "authors" else DATASET_DEFAULTS
+    cfg = dict(defaults[pop.name])
+    cfg["protocol"] = protocol
     cfg["kind"] = pop.kind
-    cfg.update(overrides or {})
+    cfg.update(overrides)
     return cfg
 
 
@@ -400,11 +619,17 @@ def tradeoff(
     models=("rf", "xgb"),
     scenarios=("I", "II"),
     experiment: str = "tradeoff",
+    decompose: bool = False,
     progress: bool = False,
     n_jobs: int = 1,
 ) -> pd.DataFrame:
     """Figs. 3/4 (and 5): privacy and utility of every method over its knob, plus the reference.
 
+    A knob value may be a pair ``[knob, pp]``: the method at ``knob`` with each user left
+    unobfuscated with probability ``pp`` (the authors' low-utility-loss points). With
+    ``decompose``, every HyObscure point also yields a ``GenOnly`` row at the same parameters:
+    the unobscured features under HyObscure's final groups, the gain of re-generalization alone
+    (see :func:`decomposition`), and HyObscure's rows record whether those groups meet Table II.
     ``n_jobs`` seeds run at once in worker processes (same results as ``n_jobs=1``)."""
     cfg = _config(pop, overrides)
 
@@ -412,14 +637,48 @@ def tradeoff(
         ctx = _Context(pop, seed, cfg)
         rows = []
         for method in ["Original", *knobs]:
-            for knob in [None] if method == "Original" else knobs[method]:
-                metrics = run_point(ctx, method, knob, cfg, n_draws, models, scenarios)
-                params = {} if knob is None else {KNOB[method]: knob}
+            for value in [None] if method == "Original" else knobs[method]:
+                knob, keep, params = _knob_point(method, value)
+                split_off = decompose and method == "HyObscure"
+                metrics = run_point(
+                    ctx,
+                    method,
+                    knob,
+                    cfg,
+                    n_draws,
+                    models,
+                    scenarios,
+                    keep=keep,
+                    decompose=split_off,
+                )
+                alone = {
+                    name[len("genonly_") :]: metrics.pop(name)
+                    for name in list(metrics)
+                    if name.startswith("genonly_")
+                }
                 rows += tidy_rows(experiment, method, metrics, parameters=params, seed=seed)
+                if alone:
+                    rows += tidy_rows(experiment, "GenOnly", alone, parameters=params, seed=seed)
         return rows
 
     per_seed = _map_seeds(one, seeds, n_jobs, experiment, progress)
     return tidy_frame([row for rows in per_seed for row in rows])
+
+
+def _knob_point(method: str, value) -> tuple[float | None, float, dict[str, float]]:
+    """(knob, pp, parameters) of one entry of a knob list: a number or a pair ``[knob, pp]``."""
+    if value is None:
+        return None, 0.0, {}
+    if isinstance(value, list | tuple):
+        if len(value) != 2:
+            raise ValueError(
+                f"a {method} knob must be a number or a pair [knob, pp]; got {value!r}"
+            )
+        knob, keep = float(value[0]), float(value[1])
+        if not 0.0 <= keep <= 1.0:
+            raise ValueError(f"pp must be a probability in [0, 1]; got {keep} for {method}")
+        return knob, keep, {KNOB[method]: knob, "pp": keep}
+    return value, 0.0, {KNOB[method]: value}
 
 
 def _sweep(
@@ -751,8 +1010,11 @@ def _tradeoff_curves(trade, metric, seeds):
     return out, u0[0]  # the reference's utility loss per seed
 
 
-def claims(results: pd.DataFrame, dataset: str) -> pd.DataFrame:
+def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.DataFrame:
     """Claims rows (``experiment == "claims"``) from the tidy rows of this notebook's experiments.
+
+    Claim ids are ``hyobscure.<dataset>_<claim>`` under the paper's protocol and
+    ``hyobscure.<dataset>_authors_<claim>`` under the authors'.
 
     ``results`` holds the rows of ``tradeoff``, ``fig6``, ``fig8``, ``fig9``, ``fig10`` and
     ``fig11`` as written to the results CSV (other rows, claims included, are ignored), so the
@@ -775,10 +1037,17 @@ def claims(results: pd.DataFrame, dataset: str) -> pd.DataFrame:
         curves, u0 = _tradeoff_curves(trade, metric, seeds)
         base = [m for m in BASELINES if m in curves]
         if dataset == "movielens":
-            # Fig. 3a: privacy gain at about 0.2% utility loss, curves through the reference (0, 0)
+            # Fig. 3a: privacy gain at about 0.2% utility loss, curves through the reference
+            # (0, 0) unless a point of their own costs no utility at all: the authors' pp = 1
+            # (HyObscure's groups, nobody obfuscated) publishes the reference's features
+            def anchored(du, *ys):
+                if (du == 0).any():
+                    return (du, *ys)
+                return (np.r_[0.0, du], *(np.r_[0.0, y] for y in ys))
+
             def gain(m, w):
-                du, dp = curves[m][2] @ w, curves[m][3] @ w
-                return _interp(np.r_[0.0, du], np.r_[0.0, dp], 0.2)
+                du, dp = anchored(curves[m][2] @ w, curves[m][3] @ w)
+                return _interp(du, dp, 0.2)
 
             rows += boot.rows(
                 "hyobscure.fig3a_mae_gain", "HyObscure", lambda w: gain("HyObscure", w)
@@ -793,6 +1062,18 @@ def claims(results: pd.DataFrame, dataset: str) -> pd.DataFrame:
                 "HyObscure",
                 lambda w: gain("HyObscure", w) - max(gain(m, w) for m in base),
             )
+            if "GenOnly" in curves:
+                # GenOnly's gain attached to HyObscure's utility change: both read at 0.2%
+                def gen_share(w):
+                    du, dp, dg = anchored(
+                        curves["HyObscure"][2] @ w,
+                        curves["HyObscure"][3] @ w,
+                        curves["GenOnly"][3] @ w,
+                    )
+                    total, alone = _interp(du, dp, 0.2), _interp(du, dg, 0.2)
+                    return 100 * alone / total if total > 0 else float("nan")
+
+                rows += boot.rows("hyobscure.fig3a_generalization_share", "HyObscure", gen_share)
         else:
             # Fig. 4a: utility loss above the reference at equal privacy, HyObscure vs best baseline
             hy_priv = curves["HyObscure"][1].mean(axis=1)
@@ -808,6 +1089,15 @@ def claims(results: pd.DataFrame, dataset: str) -> pd.DataFrame:
                 return 100 * (1 - hy_l / base_l) if base_l > 0 else float("nan")
 
             rows += boot.rows("hyobscure.fig4a_utility_saving", "HyObscure", saving)
+            if "GenOnly" in curves:
+                # both gains read where HyObscure's privacy reaches the target
+                def gen_share(w):
+                    hp = curves["HyObscure"][1] @ w
+                    total = _interp(hp, curves["HyObscure"][3] @ w, target)
+                    alone = _interp(hp, curves["GenOnly"][3] @ w, target)
+                    return 100 * alone / total if total > 0 else float("nan")
+
+                rows += boot.rows("hyobscure.fig4a_generalization_share", "HyObscure", gen_share)
             # the privacy level at which the saving is read: context, not a claim of the paper
             rows += tidy_rows(
                 "claim_context", "HyObscure", {"hyobscure.fig4a_privacy_level": target}
@@ -875,8 +1165,16 @@ def claims(results: pd.DataFrame, dataset: str) -> pd.DataFrame:
             "HyObscure",
             {"hyobscure.fig11_monotone": float(np.all(np.diff(vals11) <= 1e-6))},
         )
+    if protocol == "authors" and trade is not None and "table2_met" in set(trade["metric"]):
+        met = trade[(trade["method"] == "HyObscure") & (trade["metric"] == "table2_met")]
+        # the share of HyObscure's fits (seeds x budgets) whose final groups meet Table II
+        fits = met.drop_duplicates(["seed", "parameters"])
+        rows += tidy_rows(
+            "claims", "HyObscure", {"hyobscure.table2_met_share": float(fits["value"].mean())}
+        )
+    prefix = f"hyobscure.{dataset}_" + ("authors_" if protocol == "authors" else "")
     for r in rows:
-        r["metric"] = r["metric"].replace("hyobscure.", f"hyobscure.{dataset}_", 1)
+        r["metric"] = r["metric"].replace("hyobscure.", prefix, 1)
     return concat_tidy([tidy_frame(rows)])
 
 
@@ -899,7 +1197,7 @@ def _mean_ci(frame: pd.DataFrame) -> pd.DataFrame:
 def plot_tradeoff(
     frame: pd.DataFrame,
     dataset: str,
-    methods=METHODS,
+    methods=(*METHODS, "GenOnly"),
     models=("rf", "xgb"),
     scenarios=("I", "II"),
 ):
@@ -949,6 +1247,39 @@ def plot_tradeoff(
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.tight_layout(rect=(0, 0, 0.86 if len(panels) == 1 else 0.92, 1))
     fig.legend(handles, labels, loc="center right", fontsize=7)
+    return fig
+
+
+def plot_decomposition(dec: pd.DataFrame, dataset: str, protocol: str = "paper"):
+    """HyObscure's privacy gain per point, stacked: re-generalization alone and obfuscation on
+    top (means over seeds, % of the reference's privacy), with the utility change and whether the
+    final groups meet Table II under each bar. ``dec`` is :func:`decomposition`'s frame."""
+    import matplotlib.pyplot as plt
+
+    from ppdp.plotting import PALETTE
+
+    summ = dec.groupby("parameters", sort=False).mean(numeric_only=True)
+    summ = summ.sort_values("utility_change_pct", kind="mergesort")
+    x = np.arange(len(summ))
+    gen, obf = summ["generalization_pct"].to_numpy(), summ["obfuscation_pct"].to_numpy()
+    fig, ax = plt.subplots(figsize=(max(3.6, 0.75 * len(summ) + 1.5), 3.4))
+    ax.bar(x, gen, color=PALETTE[0], label="generalization only")
+    ax.bar(x, obf, bottom=np.where(obf >= 0, gen, 0), color=PALETTE[1], label="obfuscation on top")
+    ax.plot(x, summ["total_pct"], "k_", ms=14, mew=2, label="total")
+    ax.axhline(0, color="0.5", lw=0.6)
+    labels = []
+    for params, row in summ.iterrows():
+        met = row.get("table2_met", np.nan)
+        mark = "" if np.isnan(met) else f"\nTable II {met:.0%}"
+        labels.append(
+            f"{params.replace(';', chr(10))}\nutil {row['utility_change_pct']:+.2f}%{mark}"
+        )
+    ax.set_xticks(x, labels, fontsize=6)
+    _, ylab = _labels(dataset)
+    ax.set_ylabel(f"gain in {ylab.split(' (')[0]} (% of reference)")
+    ax.set_title(f"HyObscure's gain, {dataset}, {protocol} protocol", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
     return fig
 
 
@@ -1036,12 +1367,27 @@ _PAIR = Param("list", item=Param("int", low=1), length=2)
 PARAMETERS: dict[str, Param] = {
     **COMMON_PARAMETERS,
     "dataset": Param("str", choices=tuple(DATASET_DEFAULTS)),
+    "protocol": Param("str", choices=PROTOCOLS),
     "n_seeds": Param("int", low=1),
     "n_draws": Param("int", low=1),
     "n_estimators": Param("int", low=1),
     "models": Param("list", item=Param("str", choices=("rf", "xgb"))),
     "scenarios": Param("list", item=Param("str", choices=("I", "II"))),
-    "knobs": Param("dict", keys=METHODS, item=Param("list", item=_KNOB_VALUE)),
+    # a knob, or [knob, pp]: the knob with each user left unobfuscated with probability pp
+    "knobs": Param(
+        "dict",
+        keys=METHODS,
+        item=Param(
+            "list",
+            item=Param(
+                "any",
+                alternatives=(
+                    _KNOB_VALUE,
+                    Param("list", item=Param("float", low=0), length=2),
+                ),
+            ),
+        ),
+    ),
     "sweep_budget": Param("float", low=0),
     "convergence_budget": Param("float", low=0),
     "fixed_knobs": Param("dict", keys=METHODS, item=_KNOB_VALUE),
@@ -1071,3 +1417,89 @@ def check_parameters(values: Mapping[str, Any]) -> dict[str, Any]:
     ``globals().update(check_parameters(globals()))`` right after its parameters cell.
     """
     return _check_parameters(values, PARAMETERS)
+
+
+def feasible_seeds(
+    pop: Population, n_seeds: int, budget: float, *, overrides=None, max_seed: int = 200
+) -> tuple[list[int], list[int]]:
+    """The first ``n_seeds`` seeds whose O-problem is feasible at ``budget``, and those skipped.
+
+    Under the authors' budget (``budget_scope="cluster_mean"``) a cluster absent from a group
+    costs one nat, so a small group can leave no mapping within a small budget. The authors' code
+    runs a fixed list of 50 of the seeds 0-87 (``available_seeds``, no reason given); this
+    selection is stated instead: a seed is kept when the unobscured start's O-problem has a
+    solution at ``budget`` (the smallest budget of the sweep)."""
+    cfg = _config(pop, overrides)
+    kept, skipped = [], []
+    for seed in range(max_seed):
+        if len(kept) == n_seeds:
+            break
+        ctx = _Context(pop, seed, cfg)
+        gen0 = ctx.gen0(cfg["n_groups"], cfg["k"], cfg["alpha"], cfg["l"], cfg["beta"])
+        mech = _build("XObf", budget, cfg)
+        try:
+            mech.fit(
+                ctx.Xp, ctx.yp, rng=np.random.default_rng(0), clusters=ctx.cp, generalization=gen0
+            )
+        except ValueError as exc:
+            if "budget" not in str(exc):
+                raise
+            skipped.append(seed)
+            continue
+        kept.append(seed)
+    if len(kept) < n_seeds:
+        raise ValueError(
+            f"only {len(kept)} of the seeds 0-{max_seed - 1} are feasible at budget={budget}"
+        )
+    return kept, skipped
+
+
+def decomposition(frame: pd.DataFrame, metric: str = "privacy_rf_sI") -> pd.DataFrame:
+    """Split every HyObscure point's privacy gain into re-generalization and obfuscation.
+
+    From the tidy rows of :func:`tradeoff` run with ``decompose=True``: per seed and point,
+    ``total`` is HyObscure's privacy minus the reference's (``Original``), ``generalization`` the
+    same for ``GenOnly`` (the unobscured features under HyObscure's final groups) and
+    ``obfuscation`` the rest, so that the two parts add up to the total. Gains are in the
+    metric's units and in % of the reference (``*_pct``); ``table2_met`` says whether the final
+    groups meet Table II.
+
+    Returns
+    -------
+    DataFrame
+        One row per (seed, parameters) with ``total``, ``generalization``, ``obfuscation``,
+        their ``*_pct``, ``utility_change_pct`` and ``table2_met``.
+    """
+    sub = frame[frame["metric"].isin([metric, "utility_loss", "table2_met"])]
+    ref = sub[(sub["method"] == "Original")].pivot_table(
+        index="seed", columns="metric", values="value"
+    )
+    out = []
+    hy_rows = sub[sub["method"] == "HyObscure"]
+    alone = sub[sub["method"] == "GenOnly"]
+    if not len(alone):
+        raise ValueError("no GenOnly rows: run tradeoff(..., decompose=True)")
+    hy_p = hy_rows.pivot_table(index=["seed", "parameters"], columns="metric", values="value")
+    al_p = alone.pivot_table(index=["seed", "parameters"], columns="metric", values="value")
+    joined = hy_p.merge(
+        al_p, left_index=True, right_index=True, how="inner", suffixes=("", "_genonly")
+    )
+    for (seed, params), row in joined.iterrows():
+        p0, u0 = ref.loc[seed, metric], ref.loc[seed, "utility_loss"]
+        total = row[metric] - p0
+        gen = row[f"{metric}_genonly"] - p0
+        out.append(
+            {
+                "seed": seed,
+                "parameters": params,
+                "total": total,
+                "generalization": gen,
+                "obfuscation": total - gen,
+                "total_pct": 100 * total / p0,
+                "generalization_pct": 100 * gen / p0,
+                "obfuscation_pct": 100 * (total - gen) / p0,
+                "utility_change_pct": 100 * (row["utility_loss"] - u0) / u0,
+                "table2_met": row.get("table2_met", np.nan),
+            }
+        )
+    return pd.DataFrame(out)

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from ppdp.mechanisms._validation import StrOptions, check_params
+
 __all__ = ["activity_map", "cf_rmse", "cosine_similarity_matrix"]
 
 
@@ -65,7 +67,14 @@ def _check_pair(known_train, known_test, held_train, held_test):
     return kt, ke, ht, he
 
 
-def cf_rmse(known_train: Any, known_test: Any, held_train: Any, held_test: Any) -> float:
+def cf_rmse(
+    known_train: Any,
+    known_test: Any,
+    held_train: Any,
+    held_test: Any,
+    *,
+    unpredicted: str = "skip",
+) -> float:
     """RMSE of user-based cosine collaborative filtering on held-out ratings (0 = unrated).
 
     Parameters
@@ -74,10 +83,16 @@ def cf_rmse(known_train: Any, known_test: Any, held_train: Any, held_test: Any) 
         Published ratings of the known movies (neighbours, targets).
     held_train, held_test : array_like, shapes (n_tr, h), (n_te, h)
         Real ratings of the held-out movies.
-
-    Entries whose movie no neighbour with non-zero similarity rated are not predicted and not
-    scored.
+    unpredicted : {"skip", "zero"}
+        Entries whose movie no neighbour with non-zero similarity rated cannot be predicted:
+        ``"skip"`` leaves them out of the score; ``"zero"`` predicts 0 for them and scores them,
+        as the authors' HyObscure code (``recommendation()``) does.
     """
+    check_params(
+        {"unpredicted": unpredicted},
+        {"unpredicted": [StrOptions(("skip", "zero"))]},
+        "cf_rmse",
+    )
     kt, ke, ht, he = _check_pair(known_train, known_test, held_train, held_test)
     S = cosine_similarity_matrix(ke, kt)
     rated = (ht > 0).astype(np.float64)
@@ -85,6 +100,12 @@ def cf_rmse(known_train: Any, known_test: Any, held_train: Any, held_test: Any) 
     den = np.abs(S) @ rated
     target = he > 0
     ok = target & (den > 0)
+    if unpredicted == "zero":
+        if not target.any():
+            raise ValueError("no target user has a held-out rating")
+        pred = np.zeros_like(he)
+        pred[ok] = num[ok] / den[ok]
+        return float(np.sqrt(np.mean((pred[target] - he[target]) ** 2)))
     if not ok.any():
         raise ValueError("no held-out rating of a target user can be predicted from the neighbours")
     pred = num[ok] / den[ok]

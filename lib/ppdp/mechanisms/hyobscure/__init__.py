@@ -30,7 +30,13 @@ Conventions and choices (the paper leaves them open)
   the authors' code, where the identity mapping already costs a positive amount), or a callable.
   Divergences are in bits.
 * The utility budget of Eq. (16) bounds the expectation over all users (``budget_scope="global"``);
-  ``"group"`` bounds each group's expectation separately as in the authors' code.
+  ``"group"`` bounds each group's expectation separately; ``"cluster_mean"`` bounds each group's
+  unweighted mean over clusters, an absent cluster costing one nat, as the authors' ``HyObscure.m``.
+* The authors' own protocol (their repository, scottshufe/HyObscure) is available piece by piece:
+  fixed age bands or grid areas as the start (:func:`band_generalization`,
+  :func:`area_generalization`), their greedy G-step
+  (``HyObscure(g_step="greedy")``, :func:`greedy_generalization`) and their ``pp`` knob, a
+  probability of leaving a user unobfuscated (``sample(rng, keep=pp)``, :func:`keep_own`).
 * Guarantees: the O-problem's solution is brought within the budget exactly
   (:func:`repair_budget`), and :meth:`HyObscure.guarantee_checks` measures the budget and the
   (k, alpha), (l, beta) and contiguity bounds the estimator was constructed with on the fitted
@@ -47,6 +53,8 @@ Modules, each importing only from the ones listed before it
   :func:`hybrid_leakage`), the utility loss of Eq. (16) (:func:`expected_distance`,
   :func:`repair_budget`) and the O-problem (:func:`solve_obfuscation`);
 * ``boosting``: the G-problem (:func:`improve_generalization`);
+* ``areas``: the authors' home-cell areas and their G-step (:func:`area_generalization`,
+  :func:`greedy_area_generalization`);
 * ``release``: :class:`Release` and the drawing of a published data set
   (:func:`sample_cluster_release`);
 * ``baselines``: the obfuscation baselines and :func:`dp_epsilon`;
@@ -56,11 +64,13 @@ Modules, each importing only from the ones listed before it
 
 from __future__ import annotations
 
+from .areas import area_generalization, greedy_area_generalization
 from .baselines import DPObfuscation, Frapp, PrivCheck, RandomObfuscation, Similarity, dp_epsilon
-from .boosting import improve_generalization
+from .boosting import greedy_generalization, improve_generalization
 from .domain import (
     Generalization,
     PrivateDomain,
+    band_generalization,
     check_generalization,
     initial_generalization,
     optimal_interval_partition,
@@ -77,7 +87,7 @@ from .leakage import (
     repair_budget,
     solve_obfuscation,
 )
-from .release import Release, sample_cluster_release
+from .release import Release, keep_own, sample_cluster_release
 from .table import TableObfuscation
 
 __all__ = [
@@ -94,15 +104,20 @@ __all__ = [
     "TableObfuscation",
     "XObf",
     "YGen",
+    "area_generalization",
+    "band_generalization",
     "check_generalization",
     "cluster_distances",
     "cluster_users",
     "dp_epsilon",
     "expected_distance",
+    "greedy_area_generalization",
+    "greedy_generalization",
     "hybrid_joint",
     "hybrid_leakage",
     "improve_generalization",
     "initial_generalization",
+    "keep_own",
     "optimal_interval_partition",
     "private_domain",
     "repair_budget",

@@ -59,7 +59,7 @@ from .leakage import (
     repair_budget,
     solve_obfuscation,
 )
-from .release import Release, draw_categorical, sample_cluster_release
+from .release import Release, draw_categorical, keep_own, sample_cluster_release
 
 __all__ = ["DPObfuscation", "Frapp", "PrivCheck", "RandomObfuscation", "Similarity", "dp_epsilon"]
 
@@ -116,15 +116,17 @@ class _UserLevel:
             self.matrices_.append(M)
         return self
 
-    def sample(self, rng: np.random.Generator) -> Release:
-        """Publish one data set: each user's features replaced by those of a drawn group member."""
+    def sample(self, rng: np.random.Generator, *, keep: float = 0.0) -> Release:
+        """Publish one data set: each user's features replaced by those of a drawn group member
+        (each user keeps their own with probability ``keep``, see :func:`keep_own`)."""
         if not hasattr(self, "matrices_"):
             raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
         rng = _check_rng(rng)
         source = np.empty(len(self.groups_), dtype=np.int64)
         for members, M in zip(self.members_, self.matrices_, strict=True):
             source[members] = members[draw_categorical(M, rng)]
-        return Release(features=self.X_[source], groups=self.groups_.copy(), source=source)
+        release = Release(features=self.X_[source], groups=self.groups_.copy(), source=source)
+        return keep_own(release, self.X_, keep, rng)
 
 
 class RandomObfuscation(_UserLevel):
@@ -342,12 +344,14 @@ class PrivCheck:
             )
         ]
 
-    def sample(self, rng: np.random.Generator) -> Release:
+    def sample(self, rng: np.random.Generator, *, keep: float = 0.0) -> Release:
+        """Publish one data set (each user keeps their own features with probability ``keep``)."""
         if not hasattr(self, "mappings_"):
             raise RuntimeError("PrivCheck is not fitted; call fit first")
         rng = _check_rng(rng)
         enforce(self.guarantee_checks())
-        return sample_cluster_release(self.X_, self.clusters_, self.groups_, self.mappings_, rng)
+        release = sample_cluster_release(self.X_, self.clusters_, self.groups_, self.mappings_, rng)
+        return keep_own(release, self.X_, keep, rng)
 
 
 def dp_epsilon(beta: float, d_max: float) -> float:

@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .domain import Generalization, check_generalization
-from .leakage import DistanceModel, hybrid_leakage, scalar_loss
+from .leakage import DistanceModel, expected_distance, hybrid_leakage, scalar_loss
 
 # ------------------------------------------------------------------------------------------------
 # G-problem (Algorithm 3)
@@ -94,3 +94,122 @@ def improve_generalization(
         if not found:
             break
     return Generalization(domain=domain, labels=labels), records
+
+
+# ------------------------------------------------------------------------------------------------
+# the authors' G-step (their code's ``age_group_adjust_greedy`` / ``reducible_scale``)
+
+
+def _reducible_range(ages_counts: np.ndarray, k: int, l: int) -> tuple[int, int]:  # noqa: E741
+    """How many values a group can give away from its low and from its high end.
+
+    At most ``int(exp(H) - l)`` values, ``H`` the entropy (nats) of the group's users over its
+    values, and fewer while the values left behind hold fewer than ``k`` users."""
+    n = ages_counts.sum()
+    p = ages_counts[ages_counts > 0] / n
+    reach = int(np.exp(-(p * np.log(p)).sum()) - l)
+    low = high = 0
+    for r in range(reach, 0, -1):
+        if ages_counts[r:].sum() >= k:
+            low = r
+            break
+    for r in range(reach, 0, -1):
+        if ages_counts[:-r].sum() >= k:
+            high = r
+            break
+    return low, high
+
+
+def greedy_candidates(
+    labels: np.ndarray,
+    value_counts: np.ndarray,
+    k: int,
+    l: int,  # noqa: E741
+) -> list[np.ndarray]:
+    """The authors' candidate generalizations for ordered values (ages), in their order.
+
+    A group is reducible when it can give away values (:func:`_reducible_range`) to a neighbour;
+    a candidate moves its ``r`` highest values to the next group (``r = 1 ... high``) or its ``r``
+    lowest values to the previous group (``r = 1 ... low``). Only ``k`` and the entropy ``l`` of
+    the giving group are consulted: the receiving group may exceed ``alpha`` and ``beta``.
+
+    Parameters
+    ----------
+    labels : ndarray, shape (V,)
+        Group of each value; groups are intervals of the sorted values.
+    value_counts : ndarray, shape (V,)
+        Users per value.
+    """
+    K = int(labels.max()) + 1
+    firsts = np.array([np.flatnonzero(labels == g)[0] for g in range(K)])
+    order = np.argsort(firsts)  # groups from the lowest values up
+    out = []
+    for pos, g in enumerate(order):
+        members = np.flatnonzero(labels == g)
+        low, high = _reducible_range(value_counts[members], k, l)
+        moves = []
+        if pos < K - 1:
+            moves += [(members[-r:], order[pos + 1]) for r in range(1, high + 1)]
+        if pos > 0:
+            moves += [(members[:r], order[pos - 1]) for r in range(1, low + 1)]
+        for values, target in moves:
+            cand = labels.copy()
+            cand[values] = target
+            out.append(cand)
+    return out
+
+
+def greedy_generalization(
+    generalization: Generalization,
+    counts_cy: np.ndarray,
+    mappings: np.ndarray,
+    distance_model: DistanceModel,
+    k: int,
+    l: int,  # noqa: E741
+    *,
+    scope: str = "global",
+) -> tuple[Generalization, list[dict]]:
+    """One G-step as the authors' code runs it (their ``main.py`` / ``obfuscations.HyObscure``).
+
+    Every candidate of :func:`greedy_candidates` is scored under the fixed obfuscation; walking
+    the candidates in order, one replaces the incumbent when both its leakage and its utility loss
+    (the mean over groups of the per-group loss, their ``Mean_JSD``) are below the incumbent's.
+    At most one candidate (possibly moving several values) is accepted per call. Unlike
+    :func:`improve_generalization` (Algorithm 3), only ``k`` and the giving group's entropy ``l``
+    constrain a move, so groups can grow past ``alpha`` users and ``beta`` values.
+
+    Returns the generalization and a list with one record when a candidate was accepted.
+    """
+    if generalization.domain.kind != "interval":
+        raise ValueError(
+            "the greedy G-step moves ends of age intervals; it needs domain='interval'"
+        )
+    domain = generalization.domain
+    labels = generalization.labels
+    value_counts = counts_cy.sum(axis=0)
+
+    def loss(lab, dist):
+        return float(np.mean(expected_distance(counts_cy, lab, mappings, dist, scope)))
+
+    best_I = hybrid_leakage(counts_cy, labels, mappings)
+    best_Q = loss(labels, distance_model.all_groups(labels))
+    best = None
+    for cand in greedy_candidates(labels, value_counts, k, l):
+        Qc = loss(cand, distance_model.all_groups(cand))
+        if not Qc < best_Q:
+            continue
+        Ic = hybrid_leakage(counts_cy, cand, mappings)
+        if Ic < best_I:
+            best, best_I, best_Q = cand, Ic, Qc
+    if best is None:
+        return generalization, []
+    moved = np.flatnonzero(best != labels)
+    record = {
+        "value": int(domain.values[moved[0]]),
+        "values": [int(v) for v in domain.values[moved]],
+        "from": int(labels[moved[0]]),
+        "to": int(best[moved[0]]),
+        "leakage": best_I,
+        "utility_loss": best_Q,
+    }
+    return Generalization(domain=domain, labels=best), [record]

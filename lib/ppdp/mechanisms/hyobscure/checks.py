@@ -16,7 +16,8 @@ PROBABILITY = [Interval(Real, 0, 1, closed="both")]
 SOLVER = [StrOptions(("CLARABEL", "SCS"))]
 DISTANCE = [StrOptions(("centroid_js", "mean_pairwise_js")), callable]
 DOMAIN = [StrOptions(("interval", "grid"))]
-BUDGET_SCOPE = [StrOptions(("global", "group"))]
+BUDGET_SCOPE = [StrOptions(("global", "group", "cluster_mean"))]
+G_STEP = [StrOptions(("boundary", "greedy"))]
 
 #: (k, alpha)-uniqueness (Definition 2) and (l, beta)-variety (Definition 3).
 BOUNDS = {"k": POSITIVE_INT, "alpha": POSITIVE_INT, "l": POSITIVE_INT, "beta": POSITIVE_INT}

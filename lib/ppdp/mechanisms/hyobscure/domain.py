@@ -461,3 +461,33 @@ def initial_generalization(
         f"no generalization satisfies (k, alpha)=({k}, {alpha}) and (l, beta)=({l}, {beta}) with "
         f"contiguous groups for {n_users} users over {V} values; " + "; ".join(reasons)
     )
+
+
+def band_generalization(domain: PrivateDomain, cuts: Any) -> Generalization:
+    """Fixed bands of ordered values: group ``i`` holds the values in ``[cuts[i-1], cuts[i])``.
+
+    The authors' code starts MovieLens from the age bands <25, 25-34, 35-44, >=45
+    (``cuts=[25, 35, 45]``, their ``age_group_initiate_movieLens``) instead of solving the
+    I-problem.
+
+    Raises
+    ------
+    ValueError
+        When the domain is not ordered, the cuts are not strictly increasing, or a band holds no
+        value of the domain.
+    """
+    if domain.kind != "interval":
+        raise ValueError(f"bands need an ordered (interval) domain; got kind={domain.kind!r}")
+    cuts = np.asarray(cuts, dtype=np.float64).ravel()
+    if len(cuts) == 0 or not np.isfinite(cuts).all() or (np.diff(cuts) <= 0).any():
+        raise ValueError(f"cuts must be a non-empty, strictly increasing list; got {cuts.tolist()}")
+    labels = np.searchsorted(cuts, domain.values, side="right").astype(np.int64)
+    counts = np.bincount(labels, minlength=len(cuts) + 1)
+    if (counts == 0).any():
+        empty = int(np.flatnonzero(counts == 0)[0])
+        edges = [-math.inf, *cuts.tolist(), math.inf]
+        raise ValueError(
+            f"cuts={cuts.tolist()} leave the band [{edges[empty]}, {edges[empty + 1]}) without a "
+            f"value of the domain (values {int(domain.values.min())} to {int(domain.values.max())})"
+        )
+    return Generalization(domain=domain, labels=labels)

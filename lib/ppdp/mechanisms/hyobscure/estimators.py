@@ -12,13 +12,15 @@ from scipy.sparse.csgraph import connected_components
 from ppdp.guarantees import GuaranteeCheck, enforce
 from ppdp.mechanisms._validation import Interval, validate_hyperparameters
 
+from .areas import greedy_area_generalization
 from .baselines import PrivCheck
-from .boosting import improve_generalization
+from .boosting import greedy_generalization, improve_generalization
 from .checks import (
     BOUNDS,
     BUDGET_SCOPE,
     DISTANCE,
     DOMAIN,
+    G_STEP,
     NON_NEGATIVE,
     POSITIVE_INT,
     SOLVER,
@@ -40,7 +42,7 @@ from .leakage import (
     scalar_loss,
     solve_obfuscation,
 )
-from .release import Release, sample_cluster_release
+from .release import Release, keep_own, sample_cluster_release
 
 # ------------------------------------------------------------------------------------------------
 # HyObscure (Algorithm 4) and variants
@@ -66,7 +68,18 @@ class HyObscure:
         Ages (intervals) or home cells (contiguous areas of a grid ``grid_width`` cells wide).
     distance : {"centroid_js", "mean_pairwise_js"} or callable
         Cluster distance (see the notes of :mod:`ppdp.mechanisms.hyobscure`).
-    budget_scope : {"global", "group"}
+    budget_scope : {"global", "group", "cluster_mean"}
+        Over what the budget bounds the expected distance (see
+        :func:`~ppdp.mechanisms.hyobscure.expected_distance`): all users (Eq. 16), each group, or
+        each group's unweighted mean over clusters (the authors' code).
+    g_step : {"boundary", "greedy"}
+        ``"boundary"``: Algorithm 3, one-value boundary moves under (k, alpha) and (l, beta)
+        (:func:`improve_generalization`). ``"greedy"``: the authors' code, constrained by ``k``
+        and the entropy ``l`` only: for ages at most one move per iteration that may shift
+        several ages (:func:`~ppdp.mechanisms.hyobscure.boosting.greedy_generalization`), for
+        home cells one pass of line moves between areas
+        (:func:`~ppdp.mechanisms.hyobscure.areas.greedy_area_generalization`). Set ``alpha``
+        and ``beta`` to the number of users and values to declare what it enforces.
     threshold : float
         Stop when the leakage improves by less than this between iterations (paper: 1e-4).
     max_iter : int
@@ -105,6 +118,7 @@ class HyObscure:
         "grid_width": POSITIVE_INT,
         "distance": DISTANCE,
         "budget_scope": BUDGET_SCOPE,
+        "g_step": G_STEP,
         "threshold": NON_NEGATIVE,
         "max_iter": POSITIVE_INT,
         "max_moves": [Interval(Integral, 0, None, closed="left")],
@@ -126,6 +140,7 @@ class HyObscure:
         grid_width: int = 60,
         distance: DistanceSpec = "centroid_js",
         budget_scope: str = "global",
+        g_step: str = "boundary",
         threshold: float = 1e-4,
         max_iter: int = 20,
         max_moves: int = 100,
@@ -146,6 +161,7 @@ class HyObscure:
                 "grid_width": grid_width,
                 "distance": distance,
                 "budget_scope": budget_scope,
+                "g_step": g_step,
                 "threshold": threshold,
                 "max_iter": max_iter,
                 "max_moves": max_moves,
@@ -163,6 +179,7 @@ class HyObscure:
         self.grid_width = int(grid_width)
         self.distance = distance
         self.budget_scope = budget_scope
+        self.g_step = g_step
         self.threshold = float(threshold)
         self.max_iter = int(max_iter)
         self.max_moves = int(max_moves)
@@ -254,17 +271,40 @@ class HyObscure:
             C = counts.shape[0]
             mappings = check_mappings(mappings, (gen.n_groups, C, C))
         previous = math.inf
+        before_move = None
         for it in iterator:
             if self._do_o and not fixed:
                 distances = dist_model.all_groups(gen.labels)
-                mappings, _ = solve_obfuscation(
-                    counts,
-                    gen.labels,
-                    distances,
-                    self.budget,
-                    scope=self.budget_scope,
-                    solver=self.solver,
-                )
+                try:
+                    mappings, _ = solve_obfuscation(
+                        counts,
+                        gen.labels,
+                        distances,
+                        self.budget,
+                        scope=self.budget_scope,
+                        solver=self.solver,
+                    )
+                except ValueError:
+                    if before_move is None:
+                        raise
+                    # the greedy move left a group no mapping within budget can serve (with
+                    # "cluster_mean", clusters absent from a group cost the budget): undo it
+                    gen, mappings = before_move
+                    history.append(
+                        {
+                            "iteration": it,
+                            "phase": "undo",
+                            "leakage": hybrid_leakage(counts, gen.labels, mappings),
+                            "utility_loss": scalar_loss(
+                                counts,
+                                gen.labels,
+                                mappings,
+                                dist_model.all_groups(gen.labels),
+                                self.budget_scope,
+                            ),
+                        }
+                    )
+                    break
             leak = hybrid_leakage(counts, gen.labels, mappings)
             loss = scalar_loss(
                 counts, gen.labels, mappings, dist_model.all_groups(gen.labels), self.budget_scope
@@ -273,19 +313,9 @@ class HyObscure:
             if previous - leak < self.threshold or not self._do_g:
                 break
             previous = leak
-            gen, moves = improve_generalization(
-                gen,
-                counts,
-                mappings,
-                dist_model,
-                self.k,
-                self.alpha,
-                self.l,
-                self.beta,
-                rng,
-                scope=self.budget_scope,
-                max_moves=self.max_moves,
-            )
+            if self.g_step == "greedy":
+                before_move = (gen, mappings)
+            gen, moves = self._g_problem(gen, counts, mappings, dist_model, rng)
             history.extend(
                 {
                     "iteration": it,
@@ -310,6 +340,31 @@ class HyObscure:
             )
             if fixed or not moves:
                 break
+        else:
+            if self.g_step == "greedy" and self._do_o and not fixed and history[-1]["moves"]:
+                # the last move left the mapping of the old groups: solve it for the new ones
+                mappings, _ = solve_obfuscation(
+                    counts,
+                    gen.labels,
+                    dist_model.all_groups(gen.labels),
+                    self.budget,
+                    scope=self.budget_scope,
+                    solver=self.solver,
+                )
+                history.append(
+                    {
+                        "iteration": self.max_iter,
+                        "phase": "O",
+                        "leakage": hybrid_leakage(counts, gen.labels, mappings),
+                        "utility_loss": scalar_loss(
+                            counts,
+                            gen.labels,
+                            mappings,
+                            dist_model.all_groups(gen.labels),
+                            self.budget_scope,
+                        ),
+                    }
+                )
         self.generalization_ = gen
         self.mappings_ = self._final_mappings(counts, gen.labels, mappings)
         self.groups_ = gen.labels[self._value_idx]
@@ -320,6 +375,29 @@ class HyObscure:
         self.history_ = history
         enforce(self.guarantee_checks())
         return self
+
+    def _g_problem(self, gen, counts, mappings, dist_model, rng):
+        if self.g_step == "greedy" and gen.domain.kind == "grid":
+            return greedy_area_generalization(
+                gen, counts, mappings, dist_model, self.k, self.l, rng, scope=self.budget_scope
+            )
+        if self.g_step == "greedy":
+            return greedy_generalization(
+                gen, counts, mappings, dist_model, self.k, self.l, scope=self.budget_scope
+            )
+        return improve_generalization(
+            gen,
+            counts,
+            mappings,
+            dist_model,
+            self.k,
+            self.alpha,
+            self.l,
+            self.beta,
+            rng,
+            scope=self.budget_scope,
+            max_moves=self.max_moves,
+        )
 
     def _final_mappings(self, counts, labels, mappings):
         """The mappings to release. The O-problem's solution already meets the budget exactly
@@ -337,12 +415,13 @@ class HyObscure:
 
         * ``utility budget``: the expected distance of Eq. (16) of :attr:`mappings_` on the
           fitted groups, at most ``budget`` (over all users, or the worst group with
-          ``budget_scope="group"``);
+          a per-group ``budget_scope``);
         * ``k-uniqueness`` / ``alpha-uniqueness``: the fewest / most users in a group
           (Definition 2), at least ``k`` / at most ``alpha``;
         * ``l-variety`` / ``beta-variety``: the fewest / most exact values in a group
           (Definition 3), at least ``l`` / at most ``beta``;
-        * ``contiguity``: the most connected pieces of a group, at most 1.
+        * ``contiguity``: the most connected pieces of a group, at most 1 (not declared by the
+          authors' area moves, ``g_step="greedy"`` on home cells).
 
         The bounds are the ones this estimator was constructed with, whatever generalization
         ``fit`` started from.
@@ -353,7 +432,7 @@ class HyObscure:
         gen = self.generalization_
         distances, scope = self._budget_terms()
         loss = expected_distance(self.counts_, gen.labels, self.mappings_, distances, scope)
-        if scope == "group":
+        if scope != "global":
             worst = int(np.argmax(loss))
             measured, where = float(loss[worst]), f"group {worst}"
         else:
@@ -369,13 +448,16 @@ class HyObscure:
             if len(members):
                 sub = gen.domain.adjacency[members][:, members]
                 pieces[g] = connected_components(sub, directed=False)[0]
-        for guarantee, values, bound, sense in (
+        bounds = [
             ("k-uniqueness (users per group)", users, self.k, "at_least"),
             ("alpha-uniqueness (users per group)", users, self.alpha, "at_most"),
             ("l-variety (values per group)", nvals, self.l, "at_least"),
             ("beta-variety (values per group)", nvals, self.beta, "at_most"),
-            ("contiguity (pieces per group)", pieces, 1, "at_most"),
-        ):
+        ]
+        if not (self.g_step == "greedy" and gen.domain.kind == "grid"):
+            # the authors' area moves hand over runs of cells, not necessarily bordering ones
+            bounds.append(("contiguity (pieces per group)", pieces, 1, "at_most"))
+        for guarantee, values, bound, sense in bounds:
             g = int(np.argmin(values) if sense == "at_least" else np.argmax(values))
             checks.append(
                 GuaranteeCheck(name, guarantee, bound, float(values[g]), sense, f"group {g}")
@@ -383,15 +465,20 @@ class HyObscure:
         return checks
 
     # -- releasing -------------------------------------------------------------------------------
-    def sample(self, rng: np.random.Generator) -> Release:
-        """Publish one data set with the fitted functions (Algorithm 4, line 6)."""
+    def sample(self, rng: np.random.Generator, *, keep: float = 0.0) -> Release:
+        """Publish one data set with the fitted functions (Algorithm 4, line 6).
+
+        With ``keep > 0`` each user keeps their own features with that probability (the authors'
+        ``pp``, :func:`~ppdp.mechanisms.hyobscure.release.keep_own`); the generalized values are
+        the fitted ones either way."""
         if not hasattr(self, "mappings_"):
             raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
         # the bounds are properties of the fitted channel: a broken one is never sampled from
         enforce(self.guarantee_checks())
-        return sample_cluster_release(self.X_, self.clusters_, self.groups_, self.mappings_, rng)
+        release = sample_cluster_release(self.X_, self.clusters_, self.groups_, self.mappings_, rng)
+        return keep_own(release, self.X_, keep, rng)
 
 
 class XObf(HyObscure):

@@ -25,6 +25,9 @@ from .checks import (
 from .domain import Generalization
 
 _LN2 = math.log(2.0)
+#: Distance charged for a cluster with no user in a group under ``scope="cluster_mean"``: one nat
+#: in bits, the value the authors' code gives every entry of an empty cluster's row and column.
+ABSENT_CLUSTER_COST = 1.0 / _LN2
 _OK_STATUS = ("optimal",)
 
 
@@ -198,8 +201,11 @@ def expected_distance(
     """Utility loss of Eq. (16): the expected distance between a user's cluster and the published one.
 
     With ``scope="global"`` the expectation runs over all users; with ``"group"`` an array of the
-    per-group expectations is returned. Entries of ``mappings`` that put mass on a cluster absent
-    from the group (NaN distance) make the loss ``inf``.
+    per-group expectations is returned; with ``"cluster_mean"`` an array of per-group unweighted
+    means over all ``C`` clusters of the expected distance from a cluster, where a cluster with no
+    user in the group counts :data:`ABSENT_CLUSTER_COST` (the authors' ``HyObscure.m`` budget),
+    as does mass sent to such a cluster. Otherwise, entries of ``mappings`` that put mass on a
+    cluster absent from the group (NaN distance) make the loss ``inf``.
     """
     counts_cy = np.asarray(counts_cy, dtype=np.float64)
     K = mappings.shape[0]
@@ -209,9 +215,15 @@ def expected_distance(
         pcg[g] = counts_cy[:, labels == g].sum(axis=1)
     weighted = pcg[:, :, None] * mappings
     used = weighted > 0
+    if scope == "cluster_mean":
+        # the authors' distance matrix holds the absent cost wherever a cluster is absent
+        distances = np.where(np.isnan(distances), ABSENT_CLUSTER_COST, distances)
     d = np.where(used, distances, 0.0)
     if np.isnan(d).any():
         return math.inf if scope == "global" else np.full(K, math.inf)
+    if scope == "cluster_mean":
+        per_cluster = np.where(pcg > 0, (mappings * d).sum(axis=2), ABSENT_CLUSTER_COST)
+        return per_cluster.mean(axis=1)
     per_group = (weighted * d).sum(axis=(1, 2))
     if scope == "global":
         return float(per_group.sum() / pcg.sum())
@@ -220,7 +232,7 @@ def expected_distance(
 
 def scalar_loss(counts_cy, labels, mappings, distances, scope):
     loss = expected_distance(counts_cy, labels, mappings, distances, scope)
-    return float(np.max(loss)) if scope == "group" else float(loss)
+    return float(loss) if scope == "global" else float(np.max(loss))
 
 
 def _group_cluster_counts(counts_cy: np.ndarray, labels: np.ndarray, K: int) -> np.ndarray:
@@ -262,7 +274,7 @@ def repair_budget(
     distance is linear in the mapping, so the convex combination ``N + lam (O - N)`` with the
     cheapest mapping ``N`` (:func:`_nearest_mappings`, within budget whenever the O-problem is
     feasible) and ``lam = (budget - Q(N)) / (Q(O) - Q(N))`` meets the budget exactly; with
-    ``scope="group"`` each group over its budget gets its own ``lam``. Mappings within budget are
+    a per-group ``scope`` each group over its budget gets its own ``lam``. Mappings within budget are
     returned unchanged.
 
     Returns
@@ -293,7 +305,7 @@ def repair_budget(
         if not over.any():
             break
         shrink = 1.0 - 2.0 ** min(i - 40, 0)
-        lam = np.where(over if scope == "group" else True, lam * shrink, lam)
+        lam = np.where(over if scope != "global" else True, lam * shrink, lam)
     return repaired, excess
 
 
@@ -318,13 +330,19 @@ def _solver_plan(solver: str) -> list[tuple[str, dict]]:
 
 
 def _min_budget(pcg: np.ndarray, distances: np.ndarray, scope: str) -> float | np.ndarray:
-    K = pcg.shape[0]
+    K, C = pcg.shape
     per_group = np.zeros(K)
     for g in range(K):
         present = pcg[g] > 0
         if present.any():
             D = distances[g][np.ix_(present, present)]
-            per_group[g] = (pcg[g][present] * D.min(axis=1)).sum()
+            if scope == "cluster_mean":
+                absent = (C - present.sum()) * ABSENT_CLUSTER_COST
+                per_group[g] = (D.min(axis=1).sum() + absent) / C
+            else:
+                per_group[g] = (pcg[g][present] * D.min(axis=1)).sum()
+    if scope == "cluster_mean":
+        return per_group
     if scope == "global":
         return float(per_group.sum() / pcg.sum())
     return per_group / np.maximum(pcg.sum(axis=1), 1e-300)
@@ -356,8 +374,9 @@ def solve_obfuscation(
         From :func:`cluster_distances` (NaN for absent clusters).
     budget : float
         Obfuscation budget ``Delta Q`` (bits of Jensen-Shannon divergence), >= 0.
-    scope : {"global", "group"}
-        Bound the expectation over all users, or each group's expectation.
+    scope : {"global", "group", "cluster_mean"}
+        Bound the expectation over all users, each group's expectation, or each group's
+        unweighted mean over clusters (see :func:`expected_distance`).
     shared : bool
         One mapping shared by all groups whose objective ignores ``Y~`` (``I(Y; C^)``): the
         PrivCheck baseline, which optimizes obfuscation without regard to the generalization.
@@ -414,6 +433,9 @@ def solve_obfuscation(
         cost_terms.append(cost)
         if scope == "group":
             constraints.append(cost <= budget * pcg[g].sum())
+        elif scope == "cluster_mean":
+            absent = (C - m) * ABSENT_CLUSTER_COST
+            constraints.append(cp.sum(cp.multiply(D, Og)) <= budget * C - absent)
     if scope == "global":
         constraints.append(sum(cost_terms) <= budget)
     objective = cp.Minimize(sum(objective_terms) / _LN2)

@@ -6,6 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ppdp.mechanisms._validation import check_params
+
+from .checks import PROBABILITY
+
 # ------------------------------------------------------------------------------------------------
 # releases
 
@@ -72,3 +76,35 @@ def sample_cluster_release(
     pick = np.floor(rng.random(len(groups)) * sizes[cell]).astype(np.int64)
     source = order[starts[cell] + pick]
     return Release(features=X[source], groups=groups.copy(), source=source)
+
+
+def keep_own(release: Release, X: np.ndarray, keep: float, rng: np.random.Generator) -> Release:
+    """Leave each user unobfuscated with probability ``keep`` (the authors' ``pp``).
+
+    The authors' evaluation joins low-utility-loss points to the curve this way: a user keeps
+    their own features with probability ``pp`` and is obfuscated otherwise, while the published
+    generalized value is the mechanism's at every ``pp``. ``keep=0`` returns ``release`` itself
+    and draws nothing from ``rng`` (so the release is the same bytes as without this step);
+    ``keep=1`` publishes every user's own features.
+
+    Parameters
+    ----------
+    release : Release
+        A release of the users whose features are the rows of ``X``.
+    X : ndarray, shape (n, m)
+        The users' own features.
+    keep : float in [0, 1]
+    rng : numpy.random.Generator
+    """
+    check_params({"keep": keep}, {"keep": PROBABILITY}, "keep_own")
+    keep = float(keep)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+    n = len(release.source)
+    if X.shape[0] != n:
+        raise ValueError(f"X has {X.shape[0]} rows; the release has {n} users")
+    if keep == 0.0:
+        return release
+    own = rng.random(n) < keep
+    source = np.where(own, np.arange(n), release.source)
+    return Release(features=X[source], groups=release.groups.copy(), source=source)

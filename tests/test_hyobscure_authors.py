@@ -1,0 +1,447 @@
+"""HyObscure under the authors' protocol: age bands, the greedy G-step, the pp release, the
+cluster-mean budget, the authors' utility metric and the gain decomposition."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from populations import hyobscure_population
+from ppdp.experiments import hyobscure as hx
+from ppdp.mechanisms import hyobscure as hy
+from ppdp.mechanisms.hyobscure.boosting import greedy_candidates
+from ppdp.mechanisms.hyobscure.leakage import (
+    ABSENT_CLUSTER_COST,
+    DistanceModel,
+    cluster_value_counts,
+    expected_distance,
+)
+from ppdp.utility.recommendation import cf_rmse
+
+# ------------------------------------------------------------------------------------------------
+# bands
+
+
+def test_bands_are_the_authors_age_groups():
+    domain = hy.private_domain(np.arange(18, 51))
+    gen = hy.band_generalization(domain, [25, 35, 45])
+    assert gen.intervals() == [(18, 24), (25, 34), (35, 44), (45, 50)]
+
+
+@pytest.mark.parametrize(
+    ("cuts", "match"),
+    [([35, 25], "strictly increasing"), ([60], "without a value"), ([], "non-empty")],
+)
+def test_bands_reject_bad_cuts(cuts, match):
+    domain = hy.private_domain(np.arange(18, 51))
+    with pytest.raises(ValueError, match=match):
+        hy.band_generalization(domain, cuts)
+
+
+def test_bands_need_ordered_values():
+    domain = hy.private_domain([0, 1, 61, 62], kind="grid")
+    with pytest.raises(ValueError, match="interval"):
+        hy.band_generalization(domain, [30])
+
+
+# ------------------------------------------------------------------------------------------------
+# the greedy G-step
+
+
+def test_greedy_candidates_worked_example():
+    # group 0: six ages of 10 users (exp(H) = 6, so at most 6 - 2 = 4 ages may leave); with
+    # k = 25 at most 3 may leave (30 users stay); group 0 is the first, so only its high end
+    # moves. Group 1: four ages of 5 users: exp(H) = 4 allows 2, but 15 < 25 users would stay.
+    labels = np.array([0] * 6 + [1] * 4)
+    counts = np.array([10.0] * 6 + [5.0] * 4)
+    cands = greedy_candidates(labels, counts, k=25, l=2)
+    expected = [np.array([0] * (6 - r) + [1] * (4 + r)) for r in (1, 2, 3)]
+    assert len(cands) == 3
+    for got, want in zip(cands, expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_greedy_candidates_ignore_alpha_and_beta_of_the_receiver():
+    # the middle group gives to both sides; receivers may grow without bound
+    labels = np.array([0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 2])
+    counts = np.array([50.0, 50.0, 10, 10, 10, 10, 10, 10, 11, 50.0, 50.0])
+    cands = greedy_candidates(labels, counts, k=20, l=2)
+    moved = [np.flatnonzero(c != labels) for c in cands]
+    # from group 1 (exp(H) = 6.99, reach 4; three values keep >= 20 users): 1..4 values to
+    # either side; groups 0 and 2 (exp(H) = 2) give nothing
+    to_high = [m for m, c in zip(moved, cands, strict=True) if (c[m] == 2).all() and len(m)]
+    to_low = [m for m, c in zip(moved, cands, strict=True) if (c[m] == 0).all() and len(m)]
+    assert [len(m) for m in to_high] == [1, 2, 3, 4]
+    assert [len(m) for m in to_low] == [1, 2, 3, 4]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    sizes=st.lists(st.integers(1, 6), min_size=2, max_size=4),
+    counts_seed=st.integers(0, 10_000),
+    k=st.integers(1, 40),
+    l=st.integers(1, 4),
+)
+def test_greedy_candidates_properties(sizes, counts_seed, k, l):  # noqa: E741
+    """Every candidate moves a run of end values of one group to its neighbour and leaves the
+    giving group with >= k users, >= l values and at most exp(H) - l values fewer."""
+    labels = np.repeat(np.arange(len(sizes)), sizes)
+    counts = np.random.default_rng(counts_seed).integers(1, 20, len(labels)).astype(float)
+    for cand in greedy_candidates(labels, counts, k, l):
+        moved = np.flatnonzero(cand != labels)
+        assert len(moved) >= 1
+        assert (np.diff(moved) == 1).all()  # contiguous
+        giver = labels[moved[0]]
+        assert (labels[moved] == giver).all()
+        receiver = cand[moved[0]]
+        assert abs(int(receiver) - int(giver)) == 1
+        members = np.flatnonzero(labels == giver)
+        assert moved[0] == members[0] or moved[-1] == members[-1]  # an end of the group
+        left = members[cand[members] == giver]
+        assert counts[left].sum() >= k
+        assert len(left) >= l
+        p = counts[members] / counts[members].sum()
+        assert len(moved) <= int(math.exp(-(p * np.log(p)).sum()) - l)
+
+
+def _fitted_state(seed=0, budget=0.2):
+    X, y, clusters = hyobscure_population(seed)
+    domain = hy.private_domain(y)
+    gen = hy.band_generalization(domain, [24, 28, 32])
+    idx = domain.index(y)
+    C = int(clusters.max()) + 1
+    counts = cluster_value_counts(clusters, idx, C, len(domain.values))
+    model = DistanceModel(X, clusters, idx, C, len(domain.values), "mean_pairwise_js")
+    mappings, _ = hy.solve_obfuscation(
+        counts, gen.labels, model.all_groups(gen.labels), budget + 0.6, scope="cluster_mean"
+    )
+    return gen, counts, mappings, model
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_greedy_step_accepts_the_last_dominating_candidate(seed):
+    """The accepted candidate lowers both leakage and loss, and no later candidate in the
+    authors' order lowers both further (their incumbent walk)."""
+    gen, counts, mappings, model = _fitted_state(seed)
+    new, records = hy.greedy_generalization(
+        gen, counts, mappings, model, k=10, l=2, scope="cluster_mean"
+    )
+
+    def score(labels):
+        loss = np.mean(
+            expected_distance(counts, labels, mappings, model.all_groups(labels), "cluster_mean")
+        )
+        return hy.hybrid_leakage(counts, labels, mappings), loss
+
+    I0, Q0 = score(gen.labels)
+    cands = greedy_candidates(gen.labels, counts.sum(axis=0), 10, 2)
+    scores = [score(c) for c in cands]
+    improving = [i for i, (leak, Q) in enumerate(scores) if leak < I0 and Q < Q0]
+    if not records:
+        assert not improving
+        return
+    pos = next(i for i, c in enumerate(cands) if np.array_equal(c, new.labels))
+    I1, Q1 = scores[pos]
+    assert I1 < I0 and Q1 < Q0
+    assert records[0]["leakage"] == pytest.approx(I1)
+    assert not any(leak < I1 and Q < Q1 for leak, Q in scores[pos + 1 :])
+
+
+def test_greedy_fit_keeps_k_and_contiguity_and_meets_the_budget():
+    X, y, clusters = hyobscure_population(1, n=300)
+    gen = hy.band_generalization(hy.private_domain(y), [24, 28, 32])
+    mech = hy.HyObscure(
+        n_groups=4,
+        k=20,
+        alpha=10**6,
+        l=2,
+        beta=10**6,
+        budget=1.1,
+        n_clusters=3,
+        distance="mean_pairwise_js",
+        budget_scope="cluster_mean",
+        g_step="greedy",
+        max_iter=5,
+    )
+    mech.fit(X, y, rng=np.random.default_rng(0), clusters=clusters, generalization=gen)
+    assert all(check.holds for check in mech.guarantee_checks())
+    # the released mapping was solved for the released groups: no move after the last O-step
+    last = mech.history_[-1]
+    assert last["phase"] in ("O", "undo") or (last["phase"] == "G" and last["moves"] == 0)
+    assert any(rec["phase"] == "G" and rec["moves"] for rec in mech.history_)
+    release = mech.sample(np.random.default_rng(1))
+    assert release.features.shape == X.shape
+
+
+def test_greedy_step_on_home_cells_moves_lines_between_areas():
+    rng = np.random.default_rng(4)
+    n = 240
+    rows, cols = rng.integers(0, 6, n), rng.integers(0, 6, n)
+    cells = rows * 60 + cols
+    clusters = rng.integers(0, 3, n)
+    base = rng.gamma(1.0, 1.0, (3, 12))
+    X = rng.poisson(base[clusters] * (1 + (rows[:, None] > 2))) + 0.0
+    X[:, 0] += 1.0
+    gen = hy.area_generalization(hy.private_domain(cells, "grid"), 4)
+    mech = hy.HyObscure(
+        n_groups=4,
+        k=10,
+        alpha=10**6,
+        l=2,
+        beta=10**6,
+        budget=1.3,
+        n_clusters=3,
+        domain="grid",
+        distance="mean_pairwise_js",
+        budget_scope="cluster_mean",
+        g_step="greedy",
+        max_iter=3,
+    )
+    mech.fit(X, cells, rng=np.random.default_rng(0), clusters=clusters, generalization=gen)
+    assert all(check.holds for check in mech.guarantee_checks())
+    moved = [rec for rec in mech.history_ if rec["phase"] == "G" and rec["moves"]]
+    assert moved
+    assert not np.array_equal(mech.generalization_.labels, gen.labels)
+
+
+# ------------------------------------------------------------------------------------------------
+# the pp release
+
+
+def _xobf(seed=0):
+    X, y, clusters = hyobscure_population(seed)
+    gen = hy.band_generalization(hy.private_domain(y), [24, 28, 32])
+    mech = hy.XObf(n_groups=4, k=5, alpha=500, l=1, beta=50, budget=0.3, n_clusters=3)
+    mech.fit(X, y, rng=np.random.default_rng(0), clusters=clusters, generalization=gen)
+    return mech, X
+
+
+def test_pp_one_publishes_the_unobscured_data_exactly():
+    mech, X = _xobf()
+    release = mech.sample(np.random.default_rng(5), keep=1.0)
+    np.testing.assert_array_equal(release.features, X)
+    np.testing.assert_array_equal(release.source, np.arange(len(X)))
+    np.testing.assert_array_equal(release.groups, mech.groups_)
+
+
+def test_pp_zero_is_the_plain_release_byte_for_byte():
+    mech, X = _xobf()
+    plain = hy.sample_cluster_release(
+        X, mech.clusters_, mech.groups_, mech.mappings_, np.random.default_rng(5)
+    )
+    kept = mech.sample(np.random.default_rng(5), keep=0.0)
+    assert kept.features.tobytes() == plain.features.tobytes()
+    assert kept.source.tobytes() == plain.source.tobytes()
+
+
+def test_pp_keeps_about_that_share_and_only_changes_sources():
+    mech, X = _xobf()
+    plain = mech.sample(np.random.default_rng(9))
+    mixed = hy.keep_own(plain, X, 0.6, np.random.default_rng(10))
+    own = mixed.source == np.arange(len(X))
+    changed = mixed.source != plain.source
+    assert (own | ~changed).all()  # a user either keeps their own row or the drawn one
+    assert 0.45 < own.mean() < 0.8
+    np.testing.assert_array_equal(mixed.features, X[mixed.source])
+
+
+@pytest.mark.parametrize("keep", [-0.1, 1.5, "half"])
+def test_pp_rejects_non_probabilities(keep):
+    mech, _ = _xobf()
+    with pytest.raises((ValueError, TypeError), match="keep"):
+        mech.sample(np.random.default_rng(0), keep=keep)
+
+
+def test_baselines_take_pp_too():
+    X, y, clusters = hyobscure_population(0)
+    gen = hy.band_generalization(hy.private_domain(y), [24, 28, 32])
+    for mech in (hy.RandomObfuscation(p_rand=0.5), hy.PrivCheck(budget=0.3)):
+        mech.fit(X, y, generalization=gen, clusters=clusters)
+        release = mech.sample(np.random.default_rng(0), keep=1.0)
+        np.testing.assert_array_equal(release.features, X)
+
+
+# ------------------------------------------------------------------------------------------------
+# the cluster-mean budget (HyObscure.m)
+
+
+def test_cluster_mean_loss_matches_the_authors_formula():
+    # one group, three clusters, cluster 2 absent: (E_0 + E_1 + 1 nat) / 3
+    counts = np.array([[3.0, 1.0], [2.0, 2.0], [0.0, 0.0]])
+    labels = np.array([0, 0])
+    D = np.array([[[0.2, 0.5, np.nan], [0.5, 0.1, np.nan], [np.nan, np.nan, np.nan]]])
+    obf = np.array([[[0.7, 0.3, 0.0], [0.4, 0.6, 0.0], [0.0, 0.0, 1.0]]])
+    e0 = 0.7 * 0.2 + 0.3 * 0.5
+    e1 = 0.4 * 0.5 + 0.6 * 0.1
+    want = (e0 + e1 + ABSENT_CLUSTER_COST) / 3
+    got = expected_distance(counts, labels, obf, D, "cluster_mean")
+    assert got == pytest.approx([want])
+    assert pytest.approx(1 / math.log(2)) == ABSENT_CLUSTER_COST
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cluster_mean_budget_holds_and_binds(seed):
+    gen, counts, _, model = _fitted_state(seed)
+    D = model.all_groups(gen.labels)
+    floor = np.max(
+        expected_distance(
+            counts,
+            gen.labels,
+            np.broadcast_to(np.eye(3), (gen.n_groups, 3, 3)).copy(),
+            D,
+            "cluster_mean",
+        )
+    )
+    budget = floor + 0.05
+    mappings, _ = hy.solve_obfuscation(counts, gen.labels, D, budget, scope="cluster_mean")
+    loss = expected_distance(counts, gen.labels, mappings, D, "cluster_mean")
+    assert (loss <= budget).all()
+    np.testing.assert_allclose(mappings.sum(axis=2), 1.0, atol=1e-12)
+    with pytest.raises(ValueError, match="below the smallest achievable"):
+        hy.solve_obfuscation(counts, gen.labels, D, 0.01, scope="cluster_mean")
+
+
+# ------------------------------------------------------------------------------------------------
+# the authors' utility metric
+
+
+def test_cf_rmse_zero_counts_unpredictable_entries():
+    known_train = np.array([[1.0, 0.0], [0.0, 1.0]])
+    known_test = np.array([[1.0, 0.0]])
+    held_train = np.array([[4.0, 0.0], [0.0, 0.0]])
+    held_test = np.array([[5.0, 3.0]])  # item 1: no neighbour rated it
+    # item 0 is predicted from neighbour 0 only (similarity 1): 4
+    assert cf_rmse(known_train, known_test, held_train, held_test) == pytest.approx(1.0)
+    zero = cf_rmse(known_train, known_test, held_train, held_test, unpredicted="zero")
+    assert zero == pytest.approx(math.sqrt((1.0 + 9.0) / 2))
+    with pytest.raises(ValueError, match="unpredicted"):
+        cf_rmse(known_train, known_test, held_train, held_test, unpredicted="drop")
+
+
+# ------------------------------------------------------------------------------------------------
+# the experiment: protocols and the decomposition
+
+
+def _toy_population():
+    X, y, _ = hyobscure_population(3, n=240, n_values=33, m=40)
+    y = y - 20 + 18  # ages 18-50
+    return hx.Population("movielens", X, y, "interval", "regression", "rmse")
+
+
+def test_protocols_are_named_and_checked():
+    pop = _toy_population()
+    with pytest.raises(ValueError, match="protocol must be one of"):
+        hx._config(pop, {"protocol": "theirs"})
+    four = hx.Population("foursquare", pop.X, pop.y, "grid", "classification", "map")
+    assert hx._config(four, {"protocol": "authors"})["areas"] == 4
+    assert hx._config(pop, {"protocol": "authors"})["g_step"] == "greedy"
+    assert hx._config(pop, {"protocol": "authors", "k": 7})["k"] == 7
+    assert hx._config(pop, None)["protocol"] == "paper"
+
+
+@pytest.fixture(scope="module")
+def authors_run():
+    pop = _toy_population()
+    overrides = {"protocol": "authors", "k": 10, "n_clusters": 3, "n_estimators": 10}
+    knobs = {"HyObscure": [[0.6, 1.0], [0.6, 0.0]], "Random": [0.3]}
+    return hx.tradeoff(
+        pop,
+        [0],
+        knobs,
+        n_draws=1,
+        overrides=overrides,
+        models=("rf",),
+        scenarios=("I",),
+        decompose=True,
+    )
+
+
+def test_pp_one_point_is_the_generalization_only_point(authors_run):
+    """At pp = 1 HyObscure publishes the unobscured features under its final groups: exactly
+    what the GenOnly row attacks."""
+    fr = authors_run
+    pick = fr[(fr["parameters"] == "budget=0.6;pp=1") & (fr["metric"] == "privacy_rf_sI")]
+    hy_value = pick[pick["method"] == "HyObscure"]["value"].item()
+    alone = pick[pick["method"] == "GenOnly"]["value"].item()
+    assert hy_value == alone
+
+
+def test_decomposition_adds_up(authors_run):
+    dec = hx.decomposition(authors_run)
+    assert set(dec["parameters"]) == {"budget=0.6;pp=1", "budget=0.6;pp=0"}
+    np.testing.assert_allclose(dec["generalization"] + dec["obfuscation"], dec["total"])
+    fr = authors_run
+    ref = fr[(fr["method"] == "Original") & (fr["metric"] == "privacy_rf_sI")]["value"].item()
+    row = dec[dec["parameters"] == "budget=0.6;pp=0"].iloc[0]
+    hy_value = fr[
+        (fr["method"] == "HyObscure")
+        & (fr["parameters"] == "budget=0.6;pp=0")
+        & (fr["metric"] == "privacy_rf_sI")
+    ]["value"].item()
+    assert row["total"] == pytest.approx(hy_value - ref)
+    assert row["total_pct"] == pytest.approx(100 * (hy_value - ref) / ref)
+    assert row["table2_met"] in (0.0, 1.0)
+    # pp = 1 has no obfuscation share at all
+    assert dec[dec["parameters"] == "budget=0.6;pp=1"]["obfuscation"].item() == 0.0
+
+
+def test_decomposition_needs_genonly_rows():
+    frame = pd.DataFrame(
+        {
+            "experiment": "tradeoff",
+            "method": ["Original", "HyObscure"],
+            "parameters": ["", "budget=0.1"],
+            "metric": "privacy_rf_sI",
+            "value": [1.0, 1.1],
+            "seed": 0,
+        }
+    )
+    with pytest.raises(ValueError, match="decompose=True"):
+        hx.decomposition(frame)
+
+
+def test_protocol_population_drops_one_cluster_then_thin_values():
+    from sklearn.cluster import AgglomerativeClustering
+
+    pop = _toy_population()
+    cfg = {"cluster_on": "hierarchical", "n_clusters": 4, "drop_cluster": 1, "min_value_users": 3}
+    out = hx.protocol_population(pop, cfg)
+    labels = (
+        AgglomerativeClustering(n_clusters=4, metric="cosine", linkage="complete")
+        .fit(pop.X)
+        .labels_
+    )
+    dropped = {tuple(row) for row in pop.X[labels == 1]}
+    assert not any(tuple(row) in dropped for row in out.X)
+    _, counts = np.unique(out.y, return_counts=True)
+    assert counts.min() >= 3
+    assert sorted(set(out.clusters)) == [0, 1, 2]
+    assert len(out.y) == len(out.X) == len(out.clusters) < len(pop.y)
+    assert hx.protocol_population(pop, {"cluster_on": "known"}) is pop
+    with pytest.raises(ValueError, match="cluster_on must be"):
+        hx.protocol_population(pop, {"cluster_on": "dbscan", "n_clusters": 3})
+
+
+def test_split_within_values_halves_every_value():
+    pop = _toy_population()
+    split = hx.make_split(pop, 0, 3, split_by="value")
+    for value in np.unique(pop.y):
+        a = int((pop.y[split.attacker] == value).sum())
+        p = int((pop.y[split.published] == value).sum())
+        assert p - a in (0, 1)
+    with pytest.raises(ValueError, match="split_by"):
+        hx.make_split(pop, 0, 3, split_by="age")
+
+
+def test_feasible_seeds_names_the_budget_when_none_is_feasible():
+    pop = _toy_population()
+    overrides = {"protocol": "authors", "k": 10, "n_clusters": 3}
+    with pytest.raises(ValueError, match=r"only 0 of the seeds 0-1 are feasible at budget=0\.01"):
+        hx.feasible_seeds(pop, 1, 0.01, overrides=overrides, max_seed=2)
+    seeds, skipped = hx.feasible_seeds(pop, 2, 0.9, overrides=overrides)
+    assert seeds == [0, 1] and skipped == []
