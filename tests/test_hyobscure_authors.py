@@ -445,3 +445,52 @@ def test_feasible_seeds_names_the_budget_when_none_is_feasible():
         hx.feasible_seeds(pop, 1, 0.01, overrides=overrides, max_seed=2)
     seeds, skipped = hx.feasible_seeds(pop, 2, 0.9, overrides=overrides)
     assert seeds == [0, 1] and skipped == []
+
+
+def test_a_move_that_leaves_no_mapping_within_budget_is_undone(monkeypatch):
+    """Under the cluster-mean budget a group that loses clusters can need more than the budget;
+    the fit then keeps the groups and mapping from before that move."""
+    from ppdp.mechanisms.hyobscure import estimators
+    from ppdp.mechanisms.hyobscure.leakage import _min_budget
+
+    X, y, clusters = hyobscure_population(2, n=300)
+    clusters = np.where(y == 20, 0, clusters)  # the youngest users all in one cluster
+    domain = hy.private_domain(y)
+    gen0 = hy.band_generalization(domain, [24, 28, 32])
+    idx = domain.index(y)
+    counts = cluster_value_counts(clusters, idx, 3, len(domain.values))
+    model = DistanceModel(X, clusters, idx, 3, len(domain.values), "mean_pairwise_js")
+
+    def floor(labels):
+        K = int(labels.max()) + 1
+        pcg = np.stack([counts[:, labels == g].sum(axis=1) for g in range(K)]) / counts.sum()
+        return float(np.max(_min_budget(pcg, model.all_groups(labels), "cluster_mean")))
+
+    # the move: the youngest age alone stays in group 0, where two of three clusters are absent
+    bad = np.r_[0, np.ones(7, dtype=np.int64), np.full(4, 2), np.full(4, 3)]
+    assert len(bad) == len(domain.values)
+    budget = floor(gen0.labels) + 0.01
+    assert floor(bad) > budget
+
+    def fake_move(gen, *args, **kwargs):
+        record = {"values": [20], "leakage": 0.0, "utility_loss": 0.0}
+        return hy.Generalization(domain=gen.domain, labels=bad), [record]
+
+    monkeypatch.setattr(estimators, "greedy_generalization", fake_move)
+    mech = hy.HyObscure(
+        n_groups=4,
+        k=1,
+        alpha=10**6,
+        l=1,
+        beta=10**6,
+        budget=budget,
+        n_clusters=3,
+        distance="mean_pairwise_js",
+        budget_scope="cluster_mean",
+        g_step="greedy",
+        max_iter=5,
+    )
+    mech.fit(X, y, rng=np.random.default_rng(0), clusters=clusters, generalization=gen0)
+    assert mech.history_[-1]["phase"] == "undo"
+    np.testing.assert_array_equal(mech.generalization_.labels, gen0.labels)
+    assert all(check.holds for check in mech.guarantee_checks())

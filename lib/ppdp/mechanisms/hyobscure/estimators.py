@@ -284,8 +284,8 @@ class HyObscure:
                         scope=self.budget_scope,
                         solver=self.solver,
                     )
-                except ValueError:
-                    if before_move is None:
+                except ValueError as exc:
+                    if before_move is None or "smallest achievable" not in str(exc):
                         raise
                     # the greedy move left a group no mapping within budget can serve (with
                     # "cluster_mean", clusters absent from a group cost the budget): undo it
