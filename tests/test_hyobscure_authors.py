@@ -152,22 +152,26 @@ def test_greedy_step_accepts_the_last_dominating_candidate(seed):
     assert not any(leak < I1 and Q < Q1 for leak, Q in scores[pos + 1 :])
 
 
+def _greedy_hyobscure(**params):
+    """HyObscure as the authors run it: k and entropy l only, their budget and G-step."""
+    return hy.HyObscure(
+        **{
+            "n_groups": 4,
+            "alpha": 10**6,
+            "beta": 10**6,
+            "n_clusters": 3,
+            "distance": "mean_pairwise_js",
+            "budget_scope": "cluster_mean",
+            "g_step": "greedy",
+            **params,
+        }
+    )
+
+
 def test_greedy_fit_keeps_k_and_contiguity_and_meets_the_budget():
     X, y, clusters = hyobscure_population(1, n=300)
     gen = hy.band_generalization(hy.private_domain(y), [24, 28, 32])
-    mech = hy.HyObscure(
-        n_groups=4,
-        k=20,
-        alpha=10**6,
-        l=2,
-        beta=10**6,
-        budget=1.1,
-        n_clusters=3,
-        distance="mean_pairwise_js",
-        budget_scope="cluster_mean",
-        g_step="greedy",
-        max_iter=5,
-    )
+    mech = _greedy_hyobscure(k=20, l=2, budget=1.1, max_iter=5)
     mech.fit(X, y, rng=np.random.default_rng(0), clusters=clusters, generalization=gen)
     assert all(check.holds for check in mech.guarantee_checks())
     # the released mapping was solved for the released groups: no move after the last O-step
@@ -188,20 +192,7 @@ def test_greedy_step_on_home_cells_moves_lines_between_areas():
     X = rng.poisson(base[clusters] * (1 + (rows[:, None] > 2))) + 0.0
     X[:, 0] += 1.0
     gen = hy.area_generalization(hy.private_domain(cells, "grid"), 4)
-    mech = hy.HyObscure(
-        n_groups=4,
-        k=10,
-        alpha=10**6,
-        l=2,
-        beta=10**6,
-        budget=1.3,
-        n_clusters=3,
-        domain="grid",
-        distance="mean_pairwise_js",
-        budget_scope="cluster_mean",
-        g_step="greedy",
-        max_iter=3,
-    )
+    mech = _greedy_hyobscure(k=10, l=2, budget=1.3, domain="grid", max_iter=3)
     mech.fit(X, cells, rng=np.random.default_rng(0), clusters=clusters, generalization=gen)
     assert all(check.holds for check in mech.guarantee_checks())
     moved = [rec for rec in mech.history_ if rec["phase"] == "G" and rec["moves"]]
@@ -477,19 +468,7 @@ def test_a_move_that_leaves_no_mapping_within_budget_is_undone(monkeypatch):
         return hy.Generalization(domain=gen.domain, labels=bad), [record]
 
     monkeypatch.setattr(estimators, "greedy_generalization", fake_move)
-    mech = hy.HyObscure(
-        n_groups=4,
-        k=1,
-        alpha=10**6,
-        l=1,
-        beta=10**6,
-        budget=budget,
-        n_clusters=3,
-        distance="mean_pairwise_js",
-        budget_scope="cluster_mean",
-        g_step="greedy",
-        max_iter=5,
-    )
+    mech = _greedy_hyobscure(k=1, l=1, budget=budget, max_iter=5)
     mech.fit(X, y, rng=np.random.default_rng(0), clusters=clusters, generalization=gen0)
     assert mech.history_[-1]["phase"] == "undo"
     np.testing.assert_array_equal(mech.generalization_.labels, gen0.labels)

@@ -272,6 +272,23 @@ class HyObscure:
             mappings = check_mappings(mappings, (gen.n_groups, C, C))
         previous = math.inf
         before_move = None
+
+        def record(it, phase, labels, maps, **extra):
+            """Append the leakage and utility loss of (labels, maps) to the history."""
+            loss = scalar_loss(
+                counts, labels, maps, dist_model.all_groups(labels), self.budget_scope
+            )
+            history.append(
+                {
+                    "iteration": it,
+                    "phase": phase,
+                    "leakage": hybrid_leakage(counts, labels, maps),
+                    "utility_loss": loss,
+                    **extra,
+                }
+            )
+            return history[-1]["leakage"]
+
         for it in iterator:
             if self._do_o and not fixed:
                 distances = dist_model.all_groups(gen.labels)
@@ -290,26 +307,9 @@ class HyObscure:
                     # the greedy move left a group no mapping within budget can serve (with
                     # "cluster_mean", clusters absent from a group cost the budget): undo it
                     gen, mappings = before_move
-                    history.append(
-                        {
-                            "iteration": it,
-                            "phase": "undo",
-                            "leakage": hybrid_leakage(counts, gen.labels, mappings),
-                            "utility_loss": scalar_loss(
-                                counts,
-                                gen.labels,
-                                mappings,
-                                dist_model.all_groups(gen.labels),
-                                self.budget_scope,
-                            ),
-                        }
-                    )
+                    record(it, "undo", gen.labels, mappings)
                     break
-            leak = hybrid_leakage(counts, gen.labels, mappings)
-            loss = scalar_loss(
-                counts, gen.labels, mappings, dist_model.all_groups(gen.labels), self.budget_scope
-            )
-            history.append({"iteration": it, "phase": "O", "leakage": leak, "utility_loss": loss})
+            leak = record(it, "O", gen.labels, mappings)
             if previous - leak < self.threshold or not self._do_g:
                 break
             previous = leak
@@ -325,19 +325,7 @@ class HyObscure:
                 }
                 for rec in moves
             )
-            leak_g = hybrid_leakage(counts, gen.labels, mappings)
-            loss_g = scalar_loss(
-                counts, gen.labels, mappings, dist_model.all_groups(gen.labels), self.budget_scope
-            )
-            history.append(
-                {
-                    "iteration": it,
-                    "phase": "G",
-                    "leakage": leak_g,
-                    "utility_loss": loss_g,
-                    "moves": len(moves),
-                }
-            )
+            record(it, "G", gen.labels, mappings, moves=len(moves))
             if fixed or not moves:
                 break
         else:
@@ -351,20 +339,7 @@ class HyObscure:
                     scope=self.budget_scope,
                     solver=self.solver,
                 )
-                history.append(
-                    {
-                        "iteration": self.max_iter,
-                        "phase": "O",
-                        "leakage": hybrid_leakage(counts, gen.labels, mappings),
-                        "utility_loss": scalar_loss(
-                            counts,
-                            gen.labels,
-                            mappings,
-                            dist_model.all_groups(gen.labels),
-                            self.budget_scope,
-                        ),
-                    }
-                )
+                record(self.max_iter, "O", gen.labels, mappings)
         self.generalization_ = gen
         self.mappings_ = self._final_mappings(counts, gen.labels, mappings)
         self.groups_ = gen.labels[self._value_idx]
