@@ -329,6 +329,57 @@ def test_sppm_monotone_and_feasible_at_every_step(seed, variant, active_set, opt
     assert sp.issparse(model.mapping_)
 
 
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_b=st.integers(3, 8),
+    steps=st.sampled_from([1, 3, 10]),
+    sparse_joint=st.booleans(),
+)
+def test_sppm_warm_starts_along_a_budget_grid_never_raise_the_leakage(
+    seed, n_b, steps, sparse_joint
+):
+    rng = np.random.default_rng(seed)
+    p, d = random_problem(rng, n_a=2, n_b=n_b, sparse_joint=sparse_joint)
+    top = S.expected_distortion(p, d, np.full((n_b, n_b), 1 / n_b))
+    grid = np.sort(rng.uniform(0, top, size=4))
+    init, leakages = None, []
+    for delta in grid:
+        model = S.SPPM(delta, n_steps=steps, certify=False).fit(p, d, init=init)
+        assert model.distortion_ <= delta
+        if init is not None:
+            # the start's own leakage bounds the fit's from above
+            assert model.leakage_ <= infotheory.leakage(p, init) + 1e-12
+        init = model.mapping_
+        leakages.append(model.leakage_)
+    assert np.all(np.diff(leakages) <= 1e-12)
+
+
+def test_sppm_warm_start_is_the_first_iterate():
+    rng = np.random.default_rng(7)
+    p, d = random_problem(rng, n_a=2, n_b=6)
+    small = S.SPPM(0.1, n_steps=5).fit(p, d)
+    seen = []
+    S.SPPM(0.4, n_steps=3).fit(p, d, init=small.mapping_, callback=lambda k, X: seen.append(X))
+    np.testing.assert_allclose(seen[0].toarray(), small.mapping_.toarray(), atol=1e-15)
+
+
+def test_sppm_rejects_a_start_it_cannot_use():
+    rng = np.random.default_rng(8)
+    p, d = random_problem(rng, n_a=2, n_b=5)
+    uniform = np.full((5, 5), 0.2)
+    spent = S.expected_distortion(p, d, uniform)
+    model = S.SPPM(spent / 2, n_steps=2)
+    with pytest.raises(ValueError, match=r"init must be within the budget: E\[d\(B, B\^\)\]"):
+        model.fit(p, d, init=uniform)
+    with pytest.raises(ValueError, match=r"init must have shape \(\|B\|, \|B\^\|\) = \(5, 5\)"):
+        model.fit(p, d, init=np.eye(4))
+    with pytest.raises(ValueError, match="init's rows must sum to 1"):
+        model.fit(p, d, init=np.eye(5) * 0.5)
+    with pytest.raises(ValueError, match="finite, non-negative"):
+        model.fit(p, d, init=np.eye(5) - 0.1 * (1 - np.eye(5)))
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_sppm_approaches_exact_optimum(seed):
     rng = np.random.default_rng(100 + seed)

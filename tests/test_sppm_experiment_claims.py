@@ -90,6 +90,28 @@ def results() -> pd.DataFrame:
     return concat_tidy(frames)
 
 
+@pytest.mark.parametrize("steps", [1, 3])
+def test_tradeoff_curves_warm_started_along_the_grid_never_go_up(steps):
+    E.clear_cache()
+    problem = stand_in_problem(
+        "movie_stand_in", [f"g{i}" for i in range(5)], (2,) * 5, n_users=600, top=12, seed=3
+    )
+    deltas = [0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3]
+    warm = E.tradeoff(problem, deltas, experiment="w", methods=("sppm",), n_steps=(steps,))
+    cold = E.tradeoff(
+        problem, deltas, experiment="c", methods=("sppm",), n_steps=(steps,), warm_start=False
+    )
+    for frame in (warm, cold):
+        d = E.curve_table(frame, frame["experiment"].iloc[0])["distortion"].to_numpy().ravel()
+        assert np.all(d <= np.asarray(deltas) + 1e-12)
+    leak = E.curve_table(warm, "w")["leakage"].to_numpy().ravel()
+    assert np.all(np.diff(leak) <= 1e-12)
+    # a budget between grid points follows the same path, reusing the grid's mappings
+    mid = E._fit("sppm", problem, 0.15, n_steps=steps, path=deltas)[0]
+    assert mid.leakage_ <= E._fit("sppm", problem, 0.1, n_steps=steps, path=deltas)[0].leakage_
+    E.clear_cache()
+
+
 @pytest.fixture(scope="module")
 def written(results, tmp_path_factory) -> pd.DataFrame:
     """What the notebook writes: the results and their claim rows, read back from the CSV."""

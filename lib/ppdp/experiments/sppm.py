@@ -197,24 +197,38 @@ def synthetic(m: int) -> Problem:
 _FIT_CACHE: dict = {}
 
 
-def _fit(method: str, problem: Problem, delta: float, n_steps: int = 100, **kwargs):
-    """Fit one method; results are memoized per (problem, method, delta, n_steps) so that the
-    figures sharing a budget reuse one mapping (every fit is deterministic)."""
+def _fit(method: str, problem: Problem, delta: float, n_steps: int = 100, path=None, **kwargs):
+    """Fit one method; results are memoized per (problem, method, delta, n_steps, path) so that
+    the figures sharing a budget reuse one mapping (every fit is deterministic).
+
+    ``path``, for SPPM only, is a budget grid: the fit at ``delta`` starts from the SPPM mapping
+    at the largest grid budget below ``delta`` (itself warm-started the same way), so that the
+    leakage never increases along the grid. ``None`` starts from the nearest-point mapping.
+    """
+    path = None if path is None or method != "sppm" else tuple(sorted(float(d) for d in path))
     key = (
         problem.name,
         problem.n,
         method,
         float(delta),
         n_steps if method == "sppm" else None,
+        path,
         tuple(sorted(kwargs.items())),
     )
     if key in _FIT_CACHE:
         return _FIT_CACHE[key]
+    init = None
+    if path is not None:
+        below = [d for d in path if d < float(delta)]
+        if below:
+            init = _fit(method, problem, below[-1], n_steps, path, **kwargs)[0].mapping_
     t0 = time.perf_counter()
     if method == "sppm":
         # the paper's algorithm: its times (Fig. 6) do not include the certificate's extra LP
         options = {"certify": False, **kwargs}
-        model = S.SPPM(delta, n_steps=n_steps, **options).fit(problem.p_ab, problem.distortion)
+        model = S.SPPM(delta, n_steps=n_steps, **options).fit(
+            problem.p_ab, problem.distortion, init=init
+        )
     elif method == "optimal":
         model = S.ExactMapping(delta, **kwargs).fit(problem.p_ab, problem.distortion)
     elif method == "expmec":
@@ -238,11 +252,15 @@ def tradeoff(
     methods=("sppm", "optimal", "expmec"),
     n_steps=(100,),
     exact_max_n: int = 400,
+    warm_start: bool = True,
 ) -> pd.DataFrame:
     """Leakage ``I(A; B^)`` and expected distortion of each method over a grid of budgets.
 
     Method names in the frame: ``sppm_L<steps>``, ``optimal``, ``expmec``. The exact optimum is
     skipped for alphabets larger than ``exact_max_n``. Rows at ``delta = 0`` give ``I(A; B)``.
+    With ``warm_start``, SPPM at each budget starts from its own mapping at the next smaller
+    budget of ``deltas`` (Algorithm 1 leaves ``X_0`` open), so its curve never goes up; without,
+    every budget starts from the nearest-point mapping.
     """
     rows = []
     for delta in deltas:
@@ -255,7 +273,13 @@ def tradeoff(
             steps_list = n_steps if method == "sppm" else (None,)
             for steps in steps_list:
                 if method == "sppm":
-                    model, secs = _fit(method, problem, delta, n_steps=int(steps))
+                    model, secs = _fit(
+                        method,
+                        problem,
+                        delta,
+                        n_steps=int(steps),
+                        path=deltas if warm_start else None,
+                    )
                     name = f"sppm_L{int(steps)}"
                 else:
                     model, secs = _fit(method, problem, delta)
@@ -315,9 +339,13 @@ def feature_leakage(problem: Problem, mapping) -> dict:
     return out
 
 
-def table1(problem: Problem, delta: float, n_steps: int = 100):
-    """Table 1: ``I(A; F)`` per feature before and after SPPM at budget ``delta``."""
-    model = _fit("sppm", problem, delta, n_steps=n_steps)[0]
+def table1(problem: Problem, delta: float, n_steps: int = 100, path=None):
+    """Table 1: ``I(A; F)`` per feature before and after SPPM at budget ``delta``.
+
+    ``path``: the budget grid SPPM is warm-started along (see :func:`tradeoff`); pass the curve's
+    grid to reuse its mappings. ``None`` starts from the nearest-point mapping.
+    """
+    model = _fit("sppm", problem, delta, n_steps=n_steps, path=path)[0]
     before = feature_leakage(problem, None)
     after = feature_leakage(problem, model.mapping_)
     rows = []
@@ -419,13 +447,18 @@ def roc_experiment(
     seeds=(0,),
     n_steps: int = 100,
     exact_max_n: int = 400,
+    path=None,
 ) -> pd.DataFrame:
     """Figs. 3-4: for each budget, fit SPPM, ExpMec (and the optimum when small enough) and run
-    the attack of :func:`roc_attack` on each release, plus the unprotected baseline."""
+    the attack of :func:`roc_attack` on each release, plus the unprotected baseline.
+
+    ``path``: the budget grid SPPM is warm-started along (see :func:`tradeoff`); pass the curve's
+    grid to reuse its mappings. ``None`` starts from the nearest-point mapping.
+    """
     frames = []
     for delta in deltas:
         mappings = {"none": None}
-        mappings["sppm"] = _fit("sppm", problem, delta, n_steps=n_steps)[0].mapping_
+        mappings["sppm"] = _fit("sppm", problem, delta, n_steps=n_steps, path=path)[0].mapping_
         mappings["expmec"] = _fit("expmec", problem, delta)[0].mapping_
         if problem.n <= exact_max_n:
             mappings["optimal"] = _fit("optimal", problem, delta)[0].mapping_
@@ -525,10 +558,14 @@ def support_sizes(mapping) -> np.ndarray:
     return np.diff(M.indptr)
 
 
-def support_experiment(problem: Problem, delta: float, n_steps: int = 100):
+def support_experiment(problem: Problem, delta: float, n_steps: int = 100, path=None):
     """Fig. 7: histogram of the support sizes of SPPM's ``p(. | b)`` (weighted by profile count
-    and unweighted)."""
-    model = _fit("sppm", problem, delta, n_steps=n_steps)[0]
+    and unweighted).
+
+    ``path``: the budget grid SPPM is warm-started along (see :func:`tradeoff`); pass the curve's
+    grid to reuse its mappings. ``None`` starts from the nearest-point mapping.
+    """
+    model = _fit("sppm", problem, delta, n_steps=n_steps, path=path)[0]
     sizes = support_sizes(model.mapping_)
     rows = []
     counts = np.bincount(sizes)

@@ -146,6 +146,30 @@ def _inner(grad, mapping) -> float:
     return float(np.sum(coo.data * grad.entries(coo.row, coo.col)))
 
 
+def _check_start(p, dist, delta, init) -> sp.csr_matrix:
+    """``init`` as a CSR mapping, checked: shape, entries, rows summing to one, within budget."""
+    n, m = dist.shape
+    X = sp.csr_matrix(init, dtype=float)
+    if X.shape != (n, m):
+        raise ValueError(f"init must have shape (|B|, |B^|) = {(n, m)}, got {X.shape}")
+    if not np.all(np.isfinite(X.data)) or (X.data < 0).any():
+        raise ValueError("init must have finite, non-negative entries")
+    rows = np.asarray(X.sum(axis=1)).ravel()
+    worst = float(np.abs(rows - 1).max())
+    if worst > 1e-9:
+        raise ValueError(
+            f"init's rows must sum to 1 (within 1e-9), the worst is off by {worst:.3g}"
+        )
+    X = sp.csr_matrix(sp.diags(1.0 / rows) @ X)
+    X.eliminate_zeros()
+    spent = expected_distortion(p, dist, X)
+    if spent > delta:
+        raise ValueError(
+            f"init must be within the budget: E[d(B, B^)] = {spent!r} > delta = {delta!r}"
+        )
+    return X
+
+
 def _combine(atoms, weights) -> sp.csr_matrix:
     out = atoms[0] * weights[0]
     for a, w in zip(atoms[1:], weights[1:], strict=True):
@@ -234,6 +258,9 @@ class SPPM(BudgetedMapping):
         lp_value, active_set, lp_rounds, dropped, support, floored, away, seconds``
         (``active_set`` at the end of the step's column generation, ``dropped`` the columns then
         deleted, see ``drop_after``).
+    kept_start_ : bool
+        Whether ``init`` (or the default start) was returned because the final repair into the
+        budget would have raised the leakage above it.
     n_active_ : int
         Number of active variables of the column generation at the end of the last linear step.
     pricing_seconds_, lp_seconds_ : float
@@ -244,8 +271,9 @@ class SPPM(BudgetedMapping):
 
     Notes
     -----
-    The start ``X_0`` maps each ``b`` to its nearest released value (the identity when
-    ``d(b, b) = 0``), which is feasible for every admissible budget. The active set of the column
+    The default start ``X_0`` maps each ``b`` to its nearest released value (the identity when
+    ``d(b, b) = 0``), which is feasible for every admissible budget; ``fit(..., init=...)``
+    starts elsewhere. The active set of the column
     generation starts at the diagonal plus those nearest values (see ``active_set``).
     Where several LP vertices are optimal, the one HiGHS returns depends on the active set, so
     ``active_set``, ``columns_per_row`` and ``drop_after`` can lead to slightly different (equally
@@ -312,10 +340,22 @@ class SPPM(BudgetedMapping):
         self.certify = certify
         self.progress = progress
 
-    def fit(self, p_ab, distortion, *, callback=None):
+    def fit(self, p_ab, distortion, *, init=None, callback=None):
         """Learn the mapping for the joint ``p_ab`` and the distortion; returns ``self``.
 
-        ``callback(step, mapping)``, if given, is called with every iterate (step 0 is the start).
+        Parameters
+        ----------
+        p_ab, distortion
+            The problem (see :func:`~ppdp.mechanisms.sppm.problem.validate_problem`).
+        init : array or sparse matrix of shape (|B|, |B^|), optional
+            The starting point ``X_0`` of Algorithm 1, which the paper leaves open: any mapping
+            within the budget, e.g. the solution at a smaller budget (a warm start along a budget
+            grid). Default: each ``b`` to its nearest released value. The fitted mapping never
+            leaks more than ``init``: if the final repair into the budget raises the leakage above
+            it, ``init`` itself is returned, so a path of warm starts over increasing budgets
+            gives a non-increasing curve.
+        callback : callable, optional
+            ``callback(step, mapping)`` is called with every iterate (step 0 is the start).
         """
         from threadpoolctl import threadpool_limits
 
@@ -323,16 +363,20 @@ class SPPM(BudgetedMapping):
         # The pricing products are thin (rank ~ |A| + rank d) and memory-bound; threaded BLAS
         # gains nothing on them and slows down by an order of magnitude on a busy machine.
         with threadpool_limits(limits=self.blas_threads, user_api="blas"):
-            return self._fit(p_ab, distortion, callback)
+            return self._fit(p_ab, distortion, init, callback)
 
-    def _fit(self, p_ab, distortion, callback):
+    def _fit(self, p_ab, distortion, init, callback):
         p, dist, delta = validate_problem(p_ab, distortion, self.delta)
         n, m = dist.shape
         t_start = time.perf_counter()
-        arg, _ = dist.row_min()
-        X = sp.csr_matrix((np.ones(n), (np.arange(n), arg)), shape=(n, m))
+        if init is None:
+            arg, _ = dist.row_min()
+            X = sp.csr_matrix((np.ones(n), (np.arange(n), arg)), shape=(n, m))
+        else:
+            X = _check_start(p, dist, delta, init)
         q = np.asarray((sp.csr_matrix(p) @ X).todense())
         f = float(infotheory.leakage(p, X))
+        X_start, f_start = X, f
         solver = StepSolver(
             p,
             dist,
@@ -440,6 +484,10 @@ class SPPM(BudgetedMapping):
         X, self.budget_excess_ = repair_distortion(p, dist, X, delta)
         if self.budget_excess_ > 0:
             f = float(infotheory.leakage(p, X))
+        # the line search never goes up, but the repair can: the start is within the budget
+        self.kept_start_ = f > f_start
+        if self.kept_start_:
+            X, f = X_start, f_start
         self.p_ab_, self._distortion = p, dist
         self.mapping_ = X
         self.leakage_ = f
