@@ -473,3 +473,23 @@ def test_a_move_that_leaves_no_mapping_within_budget_is_undone(monkeypatch):
     assert mech.history_[-1]["phase"] == "undo"
     np.testing.assert_array_equal(mech.generalization_.labels, gen0.labels)
     assert all(check.holds for check in mech.guarantee_checks())
+
+
+def test_scenario_one_attack_is_shared_by_points_with_the_same_groups():
+    """The shared fit scores exactly as a fresh one, and only equal groups share it."""
+    from ppdp.attacks.inference import InferenceAttack
+
+    pop = _toy_population()
+    ctx = hx._Context(pop, 0, hx._config(pop, {"n_clusters": 3, "n_estimators": 5, "k": 10}))
+    cfg = ctx.cfg
+    gen0 = ctx.gen0(cfg["n_groups"], cfg["k"], cfg["alpha"], cfg["l"], cfg["beta"])
+    kw = {"model": "rf", "task": pop.task, "seed": 0, "n_estimators": 5}
+    groups = gen0.transform_nearest(ctx.ya)
+    shared = ctx.scenario_one_attack(kw, groups)
+    assert ctx.scenario_one_attack(kw, groups.copy()) is shared
+    fresh = InferenceAttack(**kw).fit(ctx.Xa, groups, ctx.ya)
+    gp = gen0.transform(ctx.yp)
+    np.testing.assert_array_equal(shared.predict(ctx.Xp, gp), fresh.predict(ctx.Xp, gp))
+    other = np.where(groups == groups.max(), groups.min(), groups)
+    assert ctx.scenario_one_attack(kw, other) is not shared
+    assert ctx.scenario_one_attack({**kw, "model": "xgb"}, groups) is not shared

@@ -426,3 +426,94 @@ def test_real_summaries_cite_real_claims():
     claims = load_claims(ROOT / "claims.yaml")
     summaries = load_summaries(ROOT / "claims.yaml", claims)
     assert "hyobscure" in summaries
+
+
+# ------------------------------------------------------------------------------------------------
+# causes of the claims that do not reproduce
+
+
+def _cause(kind="budget", why="fewer seeds than the paper", evidence=("p.good",)):
+    return {"kind": kind, "why": why, "evidence": list(evidence)}
+
+
+@pytest.mark.parametrize(
+    ("cause", "match"),
+    [
+        ("budget", "'cause' must be a mapping with exactly the keys"),
+        ({"kind": "budget", "why": "w"}, "exactly the keys"),
+        (_cause(kind="unlucky"), "cause kind must be one of"),
+        (_cause(why="  "), "cause 'why' must be a non-empty string"),
+        (_cause(evidence=()), "cause 'evidence' must be a non-empty list"),
+        (_cause(evidence=("p.nowhere",)), "'p.nowhere' is neither a claim id"),
+        (_cause(evidence=("nb.ipynb#Fig. 9",)), "nb.ipynb has no heading 'Fig. 9'"),
+        (_cause(evidence=("notes.md#Budget",)), "notes.md has no heading 'Budget'"),
+    ],
+)
+def test_bad_causes_are_rejected(tmp_path, cause, match):
+    (tmp_path / "nb.ipynb").write_text(
+        json.dumps({"cells": [{"cell_type": "markdown", "source": ["## Fig. 2: curves\n"]}]})
+    )
+    (tmp_path / "notes.md").write_text("# Notes\n\nBudget is discussed in prose only.\n")
+    entries = [_claim("p.good"), {**_claim("p.bad"), "cause": cause}]
+    with pytest.raises(ValueError, match=re.escape(match) if "'" in match else match):
+        load_claims(_claims_file(tmp_path, entries))
+
+
+def test_cause_evidence_names_claims_files_and_headings(tmp_path):
+    (tmp_path / "nb.ipynb").write_text(
+        json.dumps({"cells": [{"cell_type": "markdown", "source": ["## Fig. 2: curves\n"]}]})
+    )
+    (tmp_path / "bench.py").write_text("")
+    cause = _cause(evidence=("p.good", "nb.ipynb#fig. 2", "bench.py"))
+    claims = load_claims(
+        _claims_file(tmp_path, [_claim("p.good"), {**_claim("p.bad"), "cause": cause}])
+    )
+    assert claims[1].cause.evidence == ("p.good", "nb.ipynb#fig. 2", "bench.py")
+    assert claims[1].cause.describe().startswith("**budget**: fewer seeds than the paper")
+
+
+def _report_with_misses(tmp_path, causes, **kwargs):
+    """Four claims on run ``nb``: one reproduced, three not, with the given causes (None: none)."""
+    entries = [_claim("p.good")]
+    for i, kind in enumerate(causes):
+        entry = _claim(f"p.miss{i}", "<=", 0.0)
+        if kind is not None:
+            entry["cause"] = _cause(kind=kind, why=f"reason {i}")
+        entries.append(entry)
+    path = _claims_file(tmp_path, entries)
+    values = {"p.good": 2.0, **{f"p.miss{i}": 1.0 for i in range(len(causes))}}
+    write_results(tidy_rows("claims", "", values), tmp_path / "results" / "nb.csv")
+    out = tmp_path / "report.md"
+    table = build_report(path, tmp_path / "results", out, profile="t", **kwargs)
+    return table, out
+
+
+def test_report_counts_the_misses_by_cause_and_shows_why(tmp_path):
+    table, out = _report_with_misses(tmp_path, ["budget", "data", "budget", None, "refuted"])
+    text = out.read_text()
+    assert "Not reproduced, by cause: 1 data, 2 budget, 1 refuted, 1 no cause given." in text
+    row = next(line for line in text.splitlines() if line.startswith("| `p.miss0`"))
+    assert "**budget**: reason 0 (evidence: `p.good`)" in row
+    good = next(line for line in text.splitlines() if line.startswith("| `p.good`"))
+    assert "**" not in good
+    assert list(table["cause"]) == ["", "budget", "data", "budget", "", "refuted"]
+
+
+def test_a_miss_without_a_cause_is_rejected_when_causes_are_required(tmp_path):
+    with pytest.raises(ValueError, match=r"1 claims are not reproduced .* no cause .*: p\.miss1;"):
+        _report_with_misses(tmp_path, ["data", None], require_causes=True)
+    assert not (tmp_path / "report.md").exists()
+    table, out = _report_with_misses(tmp_path, ["data", "ambiguous"], require_causes=True)
+    assert out.exists() and (table["verdict"] == "not reproduced").sum() == 2
+
+
+def test_a_reproduced_claim_needs_no_cause_and_hides_the_one_it_has(tmp_path):
+    path = _claims_file(
+        tmp_path, [_claim("p.good"), {**_claim("p.fine"), "cause": _cause(kind="protocol")}]
+    )
+    write_results(
+        tidy_rows("claims", "", {"p.good": 2.0, "p.fine": 3.0}), tmp_path / "r" / "nb.csv"
+    )
+    build_report(path, tmp_path / "r", tmp_path / "out.md", profile="t", require_causes=True)
+    text = (tmp_path / "out.md").read_text()
+    assert "**protocol**" not in text and "by cause" not in text

@@ -10,6 +10,10 @@ interval over the claim's per-seed rows when there are at least two. A check wit
 ``basis: interval`` holds only if the whole interval is on the claimed side (an ordering that is
 stable across seeds); by default (``basis: mean``) the check applies to the measured mean.
 
+A claim that is not reproduced shows its ``cause`` from ``claims.yaml`` (:data:`CAUSES`: protocol,
+data, budget, ambiguous or refuted, with the claims, notebook sections or benchmarks that show it),
+and the summary counts the misses per cause; ``--require-causes`` makes a miss without one an error.
+
 The report opens with the provenance of its numbers: the environment of every notebook run (Python,
 key packages, the BLAS library and kernel, CPUs, git commit; ``results/<profile>/provenance/<run>.json``
 written by ``python -m ppdp.report provenance`` after the run) and its wall time
@@ -53,7 +57,15 @@ INTERVAL_OPS = (">=", "<=", ">", "<")
 CHECK_KEYS = ("op", "value", "rel_tol", "abs_tol", "basis")
 VERDICTS = ("reproduced", "not reproduced", "not measured", "not yet run")
 REQUIRED_KEYS = ("id", "paper", "notebook", "where", "statement", "published", "check")
-OPTIONAL_KEYS = ("run", "unit", "figure", "note")
+OPTIONAL_KEYS = ("run", "unit", "figure", "note", "cause")
+#: Why a claim does not reproduce (the ``kind`` of a claim's ``cause``):
+#: ``protocol``: the authors ran something other than what the paper says (shown by their protocol);
+#: ``data``: our data or encoding differs (shown by a sensitivity run over the plausible ones);
+#: ``budget``: fewer seeds, epochs or steps than the paper (shown at the paper's scale or by a
+#: flattened convergence curve); ``ambiguous``: the wording admits several readings (each judged);
+#: ``refuted``: none of these explains it, and our evidence says the claim does not hold.
+CAUSES = ("protocol", "data", "budget", "ambiguous", "refuted")
+CAUSE_KEYS = ("kind", "why", "evidence")
 # the packages whose versions a run's provenance records (distribution names; the first installed
 # of each tuple counts)
 PACKAGES = (
@@ -130,6 +142,22 @@ class Check:
 
 
 @dataclass(frozen=True)
+class Cause:
+    """Why a claim does not reproduce, and where the evidence is.
+
+    ``evidence`` holds claim ids of the same file, or paths relative to it (a notebook, optionally
+    with ``#`` and the words of one of its headings, or a benchmark script or its README)."""
+
+    kind: str
+    why: str
+    evidence: tuple[str, ...]
+
+    def describe(self) -> str:
+        refs = ", ".join(f"`{ref}`" for ref in self.evidence)
+        return f"**{self.kind}**: {self.why} (evidence: {refs})"
+
+
+@dataclass(frozen=True)
 class Claim:
     """One quantitative or ordinal claim of a paper."""
 
@@ -144,6 +172,7 @@ class Claim:
     unit: str = ""
     figure: str | None = None
     note: str = ""
+    cause: Cause | None = None
 
 
 def load_claims(path: str | os.PathLike) -> list[Claim]:
@@ -155,7 +184,9 @@ def load_claims(path: str | os.PathLike) -> list[Claim]:
         When ``path`` does not exist.
     ValueError
         When the file holds no claims, or an entry (named by its position and id) lacks a required
-        key, has an unknown key, a key of the wrong type, repeats an id, or has an invalid check.
+        key, has an unknown key, a key of the wrong type, repeats an id, has an invalid check, or
+        an invalid cause (unknown kind, no reason, evidence that is neither a claim id nor an
+        existing file and heading).
     """
     with open(path) as handle:
         raw = yaml.safe_load(handle)
@@ -188,7 +219,7 @@ def load_claims(path: str | os.PathLike) -> list[Claim]:
                 f"{where}: unknown keys {sorted(map(str, unknown))}; allowed: "
                 f"{REQUIRED_KEYS + OPTIONAL_KEYS}"
             )
-        for key in ("id", "paper", "notebook", "where", "statement", *OPTIONAL_KEYS):
+        for key in ("id", "paper", "notebook", "where", "statement", *OPTIONAL_KEYS[:-1]):
             if key in entry and not (isinstance(entry[key], str) and entry[key].strip()):
                 raise ValueError(f"{where}: {key!r} must be a non-empty string, got {entry[key]!r}")
         published = entry["published"]
@@ -213,9 +244,64 @@ def load_claims(path: str | os.PathLike) -> list[Claim]:
                 unit=entry.get("unit", ""),
                 figure=entry.get("figure"),
                 note=entry.get("note", ""),
+                cause=_load_cause(entry["cause"], where) if "cause" in entry else None,
             )
         )
+    base = Path(path).resolve().parent
+    for claim in claims:
+        if claim.cause is not None:
+            for ref in claim.cause.evidence:
+                _check_evidence(ref, seen, base, f"{path}: claim {claim.id!r}")
     return claims
+
+
+def _load_cause(cause: Any, where: str) -> Cause:
+    if not isinstance(cause, dict) or set(cause) != set(CAUSE_KEYS):
+        raise ValueError(
+            f"{where}: 'cause' must be a mapping with exactly the keys {list(CAUSE_KEYS)}, "
+            f"got {cause!r}"
+        )
+    if cause["kind"] not in CAUSES:
+        raise ValueError(
+            f"{where}: cause kind must be one of {list(CAUSES)}, got {cause['kind']!r}"
+        )
+    if not isinstance(cause["why"], str) or not cause["why"].strip():
+        raise ValueError(f"{where}: cause 'why' must be a non-empty string, got {cause['why']!r}")
+    evidence = cause["evidence"]
+    if (
+        not isinstance(evidence, list)
+        or not evidence
+        or not all(isinstance(e, str) and e.strip() for e in evidence)
+    ):
+        raise ValueError(
+            f"{where}: cause 'evidence' must be a non-empty list of claim ids or paths, "
+            f"got {evidence!r}"
+        )
+    return Cause(cause["kind"], " ".join(cause["why"].split()), tuple(evidence))
+
+
+def _check_evidence(ref: str, ids: set[str], base: Path, where: str) -> None:
+    """A claim id of the file, or an existing file (relative to it) and, after ``#``, words of one
+    of its headings (Markdown headings, of the notebook's markdown cells for a notebook)."""
+    if ref in ids:
+        return
+    name, _, heading = ref.partition("#")
+    target = base / name
+    if not name or not target.is_file():
+        raise ValueError(
+            f"{where}: cause evidence {ref!r} is neither a claim id of this file nor an existing "
+            f"file relative to it"
+        )
+    if not heading:
+        return
+    if target.suffix == ".ipynb":
+        cells = json.loads(target.read_text())["cells"]
+        text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    else:
+        text = target.read_text()
+    headings = [line.lstrip("#").strip() for line in text.splitlines() if line.startswith("#")]
+    if not any(heading.strip().lower() in h.lower() for h in headings):
+        raise ValueError(f"{where}: cause evidence {ref!r}: {name} has no heading {heading!r}")
 
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.]+)\}")
@@ -330,6 +416,7 @@ def evaluate(
     -------
     pandas.DataFrame
         One row per claim. A claim whose run has results but no value for it is "not measured".
+        ``cause`` is the kind of the claim's cause in ``claims.yaml`` ("" if it gives none).
         ``attrs["warnings"]`` lists the CSVs with claims rows that ``claims`` does not list (a
         truncated claims file, or a claim not yet written down).
 
@@ -420,6 +507,7 @@ def evaluate(
                 "n": count,
                 "verdict": verdict,
                 "detail": detail,
+                "cause": claim.cause.kind if claim.cause else "",
             }
         )
     table = pd.DataFrame(rows)
@@ -676,6 +764,18 @@ def render(
         + f" (of {len(table)} claims).",
         "",
     ]
+    if counts["not reproduced"]:
+        by_cause = cause_counts(table)
+        lines += [
+            "Not reproduced, by cause: "
+            + ", ".join(f"{by_cause[k]} {k}" for k in (*CAUSES, "no cause given") if by_cause[k])
+            + ". The *why* column gives each one's reason and the claims, notebook sections or "
+            "benchmarks that show it: *protocol* (the authors ran something other than the "
+            "paper says), *data* (our data or encoding differs), *budget* (fewer seeds, epochs or "
+            "steps than the paper), *ambiguous* (the wording admits several readings, each judged), "
+            "*refuted* (none of these explains it).",
+            "",
+        ]
     if counts["not yet run"]:
         lines += [
             f"**Warning:** {counts['not yet run']} claims are not yet run: this report is partial.",
@@ -689,9 +789,10 @@ def render(
         if summaries and paper in summaries:
             lines += [fill_summary(summaries[paper], claims, table), ""]
         lines += [
-            "| claim | where | statement | published | check | measured | n | verdict | figure |"
+            "| claim | where | statement | published | check | measured | n | verdict | why | "
+            "figure |"
         ]
-        lines += ["|---|---|---|---|---|---|---|---|---|"]
+        lines += ["|---|---|---|---|---|---|---|---|---|---|"]
         for row in block.itertuples(index=False):
             claim = by_id[row.id]
             unit = f" {claim.unit}" if claim.unit else ""
@@ -717,6 +818,9 @@ def render(
                 measured,
                 str(row.n),
                 verdict,
+                _cell(claim.cause.describe())
+                if claim.cause and row.verdict == "not reproduced"
+                else "",
                 link,
             ]
             lines.append("| " + " | ".join(cells) + " |")
@@ -727,6 +831,12 @@ def render(
         lines.append("")
     lines += extra or []
     return "\n".join(lines)
+
+
+def cause_counts(table: pd.DataFrame) -> pd.Series:
+    """Claims not reproduced per cause kind (and ``"no cause given"``), from :func:`evaluate`."""
+    missed = table.loc[table["verdict"] == "not reproduced", "cause"].replace("", "no cause given")
+    return missed.value_counts().reindex([*CAUSES, "no cause given"], fill_value=0)
 
 
 def _benchmark_figure_names(dataset: str) -> list[str]:
@@ -829,18 +939,21 @@ def build_report(
     complete: bool = False,
     expected_claims: int | None = None,
     publish_figures=None,
+    require_causes: bool = False,
 ) -> pd.DataFrame:
     """Load claims, evaluate them against ``results_dir`` and write the Markdown report atomically.
 
     ``runs`` and ``complete`` are those of :func:`evaluate`. ``expected_claims`` guards against a
     truncated claims file. ``publish_figures`` (a folder) receives a copy of every linked figure,
     downscaled to at most :data:`MAX_FIGURE_BYTES`, and the report links the copies.
+    ``require_causes`` makes a claim that is not reproduced and has no ``cause`` an error.
 
     Raises
     ------
     ValueError, FileNotFoundError
         See :func:`load_claims` and :func:`evaluate`; also when the number of claims differs from
-        ``expected_claims``, or a linked figure is missing while ``complete`` or publishing.
+        ``expected_claims``, a linked figure is missing while ``complete`` or publishing, or
+        (``require_causes``) a claim not reproduced has no cause; no report is written then.
     """
     claims = load_claims(claims_path)
     summaries = load_summaries(claims_path, claims)
@@ -850,6 +963,14 @@ def build_report(
             "(--expected-claims): is it truncated?"
         )
     table = evaluate(claims, results_dir, runs=runs, complete=complete)
+    if require_causes:
+        uncaused = table.loc[(table["verdict"] == "not reproduced") & (table["cause"] == ""), "id"]
+        if len(uncaused):
+            raise ValueError(
+                f"{len(uncaused)} claims are not reproduced and {claims_path} gives no cause for "
+                f"them (--require-causes): {', '.join(uncaused)}; add a 'cause' with its kind "
+                f"({', '.join(CAUSES)}), why, and evidence"
+            )
     run_names = list(runs) if runs is not None else list(dict.fromkeys(c.run for c in claims))
     if figures_dir is not None:
         linked = sorted({(c.run, c.figure, c.id) for c in claims if c.figure})
@@ -998,6 +1119,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--publish-figures", default=None, help="copy the linked figures here and link the copies"
     )
+    parser.add_argument(
+        "--require-causes",
+        action="store_true",
+        help="a claim that is not reproduced must have a cause in the claims file",
+    )
     args = parser.parse_args(argv)
     try:
         run_names = args.runs if args.config is None else _config_runs(args.config)
@@ -1011,6 +1137,7 @@ def main(argv: list[str] | None = None) -> int:
             complete=args.complete,
             expected_claims=args.expected_claims,
             publish_figures=args.publish_figures,
+            require_causes=args.require_causes,
         )
     except (ValueError, FileNotFoundError) as error:
         print(f"python -m ppdp.report: error: {error}", file=sys.stderr)
