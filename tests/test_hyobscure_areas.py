@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 
 from ppdp.mechanisms import hyobscure as hy
 from ppdp.mechanisms.hyobscure.areas import (
-    _l_range,
     area_generalization,
     area_reducibility,
     area_target,
     greedy_area_generalization,
 )
+from ppdp.mechanisms.hyobscure.domain import entropy_reach
 from ppdp.mechanisms.hyobscure.leakage import (
     ABSENT_CLUSTER_COST,
     DistanceModel,
@@ -211,10 +211,10 @@ def test_target_rejects_closed_or_unknown_directions():
 
 def test_l_range_keeps_the_authors_float_path():
     # exp(H) of three equal cells is 2.9999999999999996: int(exp(H) - 2) is 0, not 1
-    assert _l_range(np.array([5.0, 5.0, 5.0]), 2) == 0
-    assert _l_range(np.array([5.0, 5.0, 5.0, 5.0]), 2) == 2
-    assert _l_range(np.array([5.0, 0.0, 5.0, 0.0]), 1) == 1
-    assert _l_range(np.zeros(3), 1) == 0
+    assert entropy_reach(np.array([5.0, 5.0, 5.0]), 2) == 0
+    assert entropy_reach(np.array([5.0, 5.0, 5.0, 5.0]), 2) == 2
+    assert entropy_reach(np.array([5.0, 0.0, 5.0, 0.0]), 1) == 1
+    assert entropy_reach(np.zeros(3), 1) == 0
 
 
 # ------------------------------------------------------------------------------------------------
@@ -311,7 +311,7 @@ def test_g_step_records_replay_to_the_result(seed, k, l):  # noqa: E741
         assert len(lines) == 1
         line = np.flatnonzero((labels == rec["from"]) & (line_of == lines[0]))
         i = len(moved)
-        assert i <= _l_range(users[labels == rec["from"]], l)
+        assert i <= entropy_reach(users[labels == rec["from"]], l)
         ends = line[-i:] if d in (0, 3) else line[:i]
         np.testing.assert_array_equal(moved, ends)
         # no shorter run of the same line was a dominating move
@@ -384,7 +384,7 @@ def _reference_g_step(gen, counts, mappings, model, k, l, rng):  # noqa: E741
         return lab
 
     def l_of(vs):
-        return _l_range(users[[pos[v] for v in vs]], l)
+        return entropy_reach(users[[pos[v] for v in vs]], l)
 
     rowcol, colrow = line_dicts(area_cells)
     flags = area_reducibility(K)

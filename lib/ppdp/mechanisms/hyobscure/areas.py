@@ -28,12 +28,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import entropy
 
 from ppdp.mechanisms._validation import check_params
 
 from .checks import BUDGET_SCOPE, POSITIVE_INT
-from .domain import Generalization, PrivateDomain
+from .domain import Generalization, PrivateDomain, entropy_reach
 from .leakage import DistanceModel, expected_distance, hybrid_leakage
 
 #: The four directions of the authors' G-step, in the order of their reducibility flags.
@@ -214,22 +213,6 @@ def area_generalization(domain: PrivateDomain, n_areas: int) -> Generalization:
 # the area G-step (``obfuscations.HyObscure``, body of one ``op`` round)
 
 
-def _l_range(area_counts: np.ndarray, l: float) -> int:  # noqa: E741
-    """``int(exp(H) - exp(log(l)))``: how many cells an area may give away by its entropy.
-
-    ``H`` is the entropy (nats) of the area's users over its cells, computed as their
-    ``funcs.l_diversity`` does (``scipy.stats.entropy`` of the L1-normalized counts). The float
-    path is kept on purpose: ``exp(H)`` of 3 equally filled cells is 2.9999999999999996 and
-    ``exp(log(3))`` is 3.0000000000000004, and the truncation makes these last bits count.
-    An area without users gives nothing (their code would fail on a 0/0).
-    """
-    total = float(np.sum(np.abs(area_counts)))
-    if total <= 0:
-        return 0
-    h = entropy(area_counts / total)
-    return int(np.exp(h) - np.exp(np.log(l)))
-
-
 def greedy_area_generalization(
     generalization: Generalization,
     counts_cy: np.ndarray,
@@ -347,7 +330,7 @@ def greedy_area_generalization(
     best_Q = loss(labels, distances)
     records: list[dict] = []
     for area in rng.permutation(K).tolist():
-        if _l_range(value_counts[labels == area], l) <= 0:
+        if entropy_reach(value_counts[labels == area], l) <= 0:
             continue
         p = flags[area].astype(np.float64)
         if p.sum() == 0:
@@ -361,7 +344,7 @@ def greedy_area_generalization(
         for line in np.unique(line_of[labels == area]).tolist():
             members = labels == area
             cells = np.flatnonzero(members & (line_of == line))
-            change_range = min(_l_range(value_counts[members], l), len(cells))
+            change_range = min(entropy_reach(value_counts[members], l), len(cells))
             users = value_counts[members].sum()
             for i in range(1, change_range + 1):
                 moved = cells[-i:] if from_end else cells[:i]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .domain import Generalization, check_generalization
+from .domain import Generalization, check_generalization, entropy_reach
 from .leakage import DistanceModel, expected_distance, hybrid_leakage, scalar_loss
 
 # ------------------------------------------------------------------------------------------------
@@ -103,11 +103,9 @@ def improve_generalization(
 def _reducible_range(ages_counts: np.ndarray, k: int, l: int) -> tuple[int, int]:  # noqa: E741
     """How many values a group can give away from its low and from its high end.
 
-    At most ``int(exp(H) - l)`` values, ``H`` the entropy (nats) of the group's users over its
-    values, and fewer while the values left behind hold fewer than ``k`` users."""
-    n = ages_counts.sum()
-    p = ages_counts[ages_counts > 0] / n
-    reach = int(np.exp(-(p * np.log(p)).sum()) - l)
+    At most :func:`~.domain.entropy_reach` values, and fewer while the values left behind hold
+    fewer than ``k`` users."""
+    reach = entropy_reach(ages_counts, l)
     low = high = 0
     for r in range(reach, 0, -1):
         if ages_counts[r:].sum() >= k:

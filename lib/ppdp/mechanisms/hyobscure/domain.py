@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
+from scipy.stats import entropy
 
 from ppdp.mechanisms._validation import check_params
 
@@ -491,3 +492,20 @@ def band_generalization(domain: PrivateDomain, cuts: Any) -> Generalization:
             f"value of the domain (values {int(domain.values.min())} to {int(domain.values.max())})"
         )
     return Generalization(domain=domain, labels=labels)
+
+
+def entropy_reach(counts: np.ndarray, l: float) -> int:  # noqa: E741
+    """``int(exp(H) - exp(log(l)))``: how many values a group may give away by its entropy.
+
+    ``H`` is the entropy (nats) of the group's users over its values (ages or cells), computed as
+    the authors' ``funcs.l_diversity`` and ``reducible_scale`` do (``scipy.stats.entropy`` of the
+    L1-normalized counts, against ``exp(log(l))``: they pass ``np.log(l)``). The float path is
+    kept on purpose: ``exp(H)`` of 3 equally filled cells is 2.9999999999999996 and
+    ``exp(log(3))`` is 3.0000000000000004, and the truncation makes these last bits count.
+    A group without users gives nothing (their code would fail on a 0/0).
+    """
+    total = float(np.sum(np.abs(counts)))
+    if total <= 0:
+        return 0
+    h = entropy(counts / total)
+    return int(np.exp(h) - np.exp(np.log(l)))
