@@ -14,6 +14,7 @@ import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.metrics import mutual_info_score
 
 from ppdp.experiments import sppm as E
 from ppdp.experiments.common import (
@@ -253,3 +254,32 @@ def test_plots_draw_from_the_written_csv(written):
     assert E.method_label("none") == "No privacy"
     with pytest.raises(ValueError, match="none of the experiments"):
         E.plot_tradeoff(written[written["experiment"] == "fig7"])
+
+
+def test_census_encodings_are_checked_and_the_default_is_the_experiments():
+    with pytest.raises(ValueError, match="age_bins must be one of"):
+        E.census_problem(age_bins="decades")
+    with pytest.raises(ValueError, match="missing must be one of"):
+        E.census_problem(missing="impute")
+    with pytest.raises(ValueError, match="top must be None or an integer >= 2"):
+        E.census_problem(top=1)
+    frame = E.encoding_sensitivity(
+        tops=(50,),
+        age_bins=("decade", "20y"),
+        missing=("drop",),
+        splits=("all",),
+        published={"education": 0.15},
+    )
+    wide = frame.pivot_table(index="method", columns="metric", values="value")
+    default = E.census_problem(50)
+    ours = wide.loc["top=50;age=decade;missing=drop;rows=all"]
+    assert ours["leakage_before"] == pytest.approx(
+        mutual_info_score(default.user_label, default.user_profile) / np.log(2), abs=1e-12
+    )
+    before = E.feature_leakage(default, None)
+    assert ours["table1_max_diff"] == pytest.approx(abs(before["education"] - 0.15))
+    leaders = sorted(before, key=lambda f: -before[f])[:3]
+    assert ours["top3"] == float(set(leaders) == {"education", "marital_status", "occupation"})
+    table = E.encoding_table(frame)
+    assert list(table.columns[:4]) == ["I(A;B)", "profiles", "users", "top3"]
+    assert table["max |diff| Table 1"].is_monotonic_increasing
