@@ -420,6 +420,44 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
     return tidy_frame(rows)
 
 
+def delta_influence(frame: pd.DataFrame, spread: float = 0.25, alpha: float = 0.05) -> pd.DataFrame:
+    """Readings of Fig. 7(a)'s "delta has little influence on the query error", each judged.
+
+    From MutualCover's per-run query errors (experiment ``fig7``):
+
+    * ``spread of means``: ``(max - min) / mean`` of the per-delta mean errors, at most ``spread``
+      (the reading of ``mutual_cover.query_error_spread_over_delta``);
+    * ``spread of medians``: the same with the per-delta median over runs, which one unlucky run
+      cannot move;
+    * ``within run noise``: a one-way ANOVA of the per-run errors on delta does not reject "no
+      effect" at level ``alpha`` (delta moves the error by no more than runs do among themselves);
+    * ``monotone trend``: the Spearman correlation of the per-delta means with delta (a value,
+      not a verdict: the paper's figure shows no trend).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``reading``, ``value``, ``criterion``, ``holds`` (NaN for the trend).
+    """
+    from scipy.stats import f_oneway
+
+    sub = frame[(frame["experiment"] == "fig7") & (frame["method"] == METHOD_MC)]
+    sub = expand_parameters(sub[sub["metric"] == "relative_error"], keys=("delta",))
+    by = sub.groupby(sub["delta"].astype(float))["value"]
+    means, medians = by.mean(), by.median()
+    groups = [g.to_numpy(float) for _, g in by]
+    rows = []
+    for name, series in (("spread of means", means), ("spread of medians", medians)):
+        value = float((series.max() - series.min()) / series.mean())
+        rows.append((name, value, f"<= {spread}", value <= spread))
+    if all(len(g) > 1 for g in groups) and len(groups) > 1:
+        p_value = float(f_oneway(*groups).pvalue)
+        rows.append(("within run noise (ANOVA p)", p_value, f">= {alpha}", p_value >= alpha))
+    rho = float(rank_correlation(means.index.to_numpy(), means.to_numpy()))
+    rows.append(("monotone trend (Spearman, delta)", rho, "none", np.nan))
+    return pd.DataFrame(rows, columns=["reading", "value", "criterion", "holds"])
+
+
 # ------------------------------------------------------------------------------------------------
 # Figures
 # ------------------------------------------------------------------------------------------------

@@ -1,0 +1,34 @@
+"""The Mutual Cover experiment's readings of its claims (Li, Wang and He)."""
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from ppdp.experiments import mutual_cover as mc
+from ppdp.experiments.common import tidy_frame, tidy_rows
+
+
+def test_delta_influence_judges_each_reading_on_the_runs():
+    # three deltas, three runs each: means 1, 2, 1.5; the runs barely differ
+    errors = {0.2: [1.0, 1.01, 0.99], 0.1: [2.0, 2.02, 1.98], 0.125: [1.5, 1.49, 1.51]}
+    rows = []
+    for delta, values in errors.items():
+        for r, v in enumerate(values):
+            rows += tidy_rows(
+                "fig7", mc.METHOD_MC, {"relative_error": v}, parameters={"delta": delta}, seed=r
+            )
+    rows += tidy_rows("fig7", mc.METHOD_MONDRIAN, {"relative_error": 99.0}, parameters={"l": 10})
+    table = mc.delta_influence(tidy_frame(rows)).set_index("reading")
+    assert table.loc["spread of means", "value"] == pytest.approx((2.0 - 1.0) / 1.5)
+    assert not table.loc["spread of means", "holds"]
+    assert table.loc["spread of medians", "value"] == pytest.approx((2.0 - 1.0) / 1.5)
+    # the F statistic written out: between-delta over within-delta mean squares
+    groups = [np.array(v) for v in errors.values()]
+    grand = np.concatenate(groups).mean()
+    between = sum(len(g) * (g.mean() - grand) ** 2 for g in groups) / (len(groups) - 1)
+    within = sum(((g - g.mean()) ** 2).sum() for g in groups) / (9 - len(groups))
+    p_value = scipy.stats.f.sf(between / within, len(groups) - 1, 9 - len(groups))
+    assert table.loc["within run noise (ANOVA p)", "value"] == pytest.approx(p_value)
+    assert not table.loc["within run noise (ANOVA p)", "holds"]
+    # means 1.0 (delta 0.2), 1.5 (0.125), 2.0 (0.1): the error falls as delta grows
+    assert table.loc["monotone trend (Spearman, delta)", "value"] == pytest.approx(-1.0)
