@@ -1,6 +1,7 @@
 """The Mutual Cover experiment's readings of its claims (Li, Wang and He)."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.stats
 
@@ -32,3 +33,42 @@ def test_delta_influence_judges_each_reading_on_the_runs():
     assert not table.loc["within run noise (ANOVA p)", "holds"]
     # means 1.0 (delta 0.2), 1.5 (0.125), 2.0 (0.1): the error falls as delta grows
     assert table.loc["monotone trend (Spearman, delta)", "value"] == pytest.approx(-1.0)
+
+
+def _synthetic_census(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "SEX": rng.integers(1, 3, n),
+            "AGE": rng.integers(20, 35, n),
+            "RELATE": rng.integers(1, 4, n),
+            "MARST": rng.integers(1, 4, n),
+            "RACE": rng.integers(1, 3, n),
+            "EDUC": rng.integers(5, 10, n),
+            "UHRSWORK": rng.integers(35, 45, n),
+            "INCWAGE": rng.integers(0, 80, n) * 1000,
+        }
+    )
+
+
+def test_mondrian_variants_reproduce_fig5_and_order_by_group_size():
+    data = _synthetic_census()
+    common = dict(p_match=(0.5, 1.0), n_runs=2, seed=3)
+    frame = mc.run_experiments(data, deltas=(1 / 5,), l=10, l_values=(10,), n_queries=10, **common)
+    variants = mc.mondrian_group_sizes(data, variants=({"l": 10}, {"l": 10, "k": 60}), **common)
+    # the first variant is Fig. 5's Mondrian: the same disclosure, run by run
+    fig5 = frame[(frame["experiment"] == "fig5") & (frame["metric"] == "identity_disclosure")]
+    same = variants[
+        (variants["method"] == "Mondrian(l=10)") & (variants["metric"] == "identity_disclosure")
+    ]
+    np.testing.assert_allclose(same["value"].to_numpy(), fig5["value"].to_numpy())
+    table = mc.identity_ordering(pd.concat([frame, variants])).set_index("variant")
+    sizes = table["mean group size"]
+    assert sizes["Mondrian(l=10, k=60)"] >= 60 and sizes["Mondrian(l=10)"] >= 10
+    assert sizes["Mondrian(l=10, k=60)"] > sizes["Mondrian(l=10)"]
+    claim = mc.claims(frame).set_index("metric")["value"]
+    assert table.loc["Mondrian(l=10)", "MutualCover below (share of P_match)"] == pytest.approx(
+        claim["mutual_cover.identity_below_mondrian_fraction"]
+    )
+    with pytest.raises(ValueError, match="variants may set l, k and refine only"):
+        mc.mondrian_group_sizes(data, variants=({"l": 10, "m": 3},), **common)
