@@ -517,3 +517,31 @@ def test_a_reproduced_claim_needs_no_cause_and_hides_the_one_it_has(tmp_path):
     build_report(path, tmp_path / "r", tmp_path / "out.md", profile="t", require_causes=True)
     text = (tmp_path / "out.md").read_text()
     assert "**protocol**" not in text and "by cause" not in text
+
+
+def test_a_verdict_that_differs_between_two_runs_is_unstable(tmp_path):
+    path = _claims_file(
+        tmp_path,
+        [_claim("p.good"), _claim("p.flip"), {**_claim("p.miss", "<=", 0.0), "cause": _cause()}],
+    )
+    write_results(
+        tidy_rows("claims", "", {"p.good": 2.0, "p.flip": 1.5, "p.miss": 1.0}),
+        tmp_path / "one" / "nb.csv",
+    )
+    write_results(
+        tidy_rows("claims", "", {"p.good": 3.0, "p.flip": 0.5, "p.miss": 2.0}),
+        tmp_path / "two" / "nb.csv",
+    )
+    out = tmp_path / "report.md"
+    table = build_report(
+        path, tmp_path / "one", out, profile="t", compare=tmp_path / "two", require_causes=True
+    ).set_index("id")
+    assert list(table["verdict"]) == ["reproduced", "unstable", "not reproduced"]
+    assert "reproduced here, not reproduced in" in table.loc["p.flip", "detail"]
+    assert "(measured 0.5)" in table.loc["p.flip", "detail"]
+    text = out.read_text()
+    assert "1 reproduced, 1 not reproduced, 0 not measured, 0 not yet run, 1 unstable" in text
+    assert "1 claims are *unstable*" in text
+    # without a second run nothing is unstable, and the summary does not mention it
+    build_report(path, tmp_path / "one", out, profile="t")
+    assert "unstable" not in out.read_text()

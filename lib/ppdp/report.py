@@ -13,6 +13,8 @@ stable across seeds); by default (``basis: mean``) the check applies to the meas
 A claim that is not reproduced shows its ``cause`` from ``claims.yaml`` (:data:`CAUSES`: protocol,
 data, budget, ambiguous or refuted, with the claims, notebook sections or benchmarks that show it),
 and the summary counts the misses per cause; ``--require-causes`` makes a miss without one an error.
+``--compare`` names a second run of the profile (another machine or BLAS kernel): a claim
+reproduced in one run and not in the other is *unstable*, decided by neither.
 
 The report opens with the provenance of its numbers: the environment of every notebook run (Python,
 key packages, the BLAS library and kernel, CPUs, git commit; ``results/<profile>/provenance/<run>.json``
@@ -56,6 +58,8 @@ OPS = (">=", "<=", ">", "<", "==", "approx")
 INTERVAL_OPS = (">=", "<=", ">", "<")
 CHECK_KEYS = ("op", "value", "rel_tol", "abs_tol", "basis")
 VERDICTS = ("reproduced", "not reproduced", "not measured", "not yet run")
+#: A claim reproduced in one of two runs of the profile and not in the other (``--compare``).
+UNSTABLE = "unstable"
 REQUIRED_KEYS = ("id", "paper", "notebook", "where", "statement", "published", "check")
 OPTIONAL_KEYS = ("run", "unit", "figure", "note", "cause")
 #: Why a claim does not reproduce (the ``kind`` of a claim's ``cause``):
@@ -747,7 +751,7 @@ def render(
     :func:`render_benchmark`); ``summaries``: per paper, the paragraph that opens its section
     (:func:`load_summaries`)."""
     by_id = {c.id: c for c in claims}
-    counts = table["verdict"].value_counts().reindex(list(VERDICTS), fill_value=0)
+    counts = table["verdict"].value_counts().reindex([*VERDICTS, UNSTABLE], fill_value=0)
     lines = [
         f"# Reproduction report: profile `{profile}`",
         "",
@@ -760,10 +764,17 @@ def render(
         "are indicative only.",
         "",
         "Summary: "
-        + ", ".join(f"{counts[v]} {v}" for v in VERDICTS)
+        + ", ".join(f"{counts[v]} {v}" for v in (*VERDICTS, UNSTABLE) if v != UNSTABLE or counts[v])
         + f" (of {len(table)} claims).",
         "",
     ]
+    if counts[UNSTABLE]:
+        lines += [
+            f"{counts[UNSTABLE]} claims are *unstable*: reproduced in one of two runs of this "
+            f"profile and not in the other ({table.attrs.get('compare', 'the compared run')}); "
+            "neither run decides them.",
+            "",
+        ]
     if counts["not reproduced"]:
         by_cause = cause_counts(table)
         lines += [
@@ -831,6 +842,31 @@ def render(
         lines.append("")
     lines += extra or []
     return "\n".join(lines)
+
+
+def mark_unstable(table: pd.DataFrame, other: pd.DataFrame, other_dir) -> pd.DataFrame:
+    """``table`` with :data:`UNSTABLE` where the two runs' verdicts are reproduced in one and not
+    reproduced in the other; the detail gives the other run's verdict and value. Claims measured
+    in only one of the runs keep this run's verdict."""
+    out = table.copy()
+    theirs = other.set_index("id")
+    judged = ("reproduced", "not reproduced")
+    for i, row in out.iterrows():
+        if row["id"] not in theirs.index:
+            continue
+        them = theirs.loc[row["id"]]
+        if (
+            row["verdict"] in judged
+            and them["verdict"] in judged
+            and row["verdict"] != them["verdict"]
+        ):
+            out.at[i, "detail"] = (
+                f"{row['verdict']} here, {them['verdict']} in {other_dir} "
+                f"(measured {_fmt(float(them['measured']))})"
+            )
+            out.at[i, "verdict"] = UNSTABLE
+    out.attrs = dict(table.attrs, compare=str(other_dir))
+    return out
 
 
 def cause_counts(table: pd.DataFrame) -> pd.Series:
@@ -940,6 +976,7 @@ def build_report(
     expected_claims: int | None = None,
     publish_figures=None,
     require_causes: bool = False,
+    compare=None,
 ) -> pd.DataFrame:
     """Load claims, evaluate them against ``results_dir`` and write the Markdown report atomically.
 
@@ -947,6 +984,9 @@ def build_report(
     truncated claims file. ``publish_figures`` (a folder) receives a copy of every linked figure,
     downscaled to at most :data:`MAX_FIGURE_BYTES`, and the report links the copies.
     ``require_causes`` makes a claim that is not reproduced and has no ``cause`` an error.
+    ``compare`` is the results folder of a second run of the same profile (another machine or
+    BLAS kernel, say): a claim reproduced in one run and not in the other becomes
+    :data:`UNSTABLE` (:func:`mark_unstable`).
 
     Raises
     ------
@@ -963,6 +1003,8 @@ def build_report(
             "(--expected-claims): is it truncated?"
         )
     table = evaluate(claims, results_dir, runs=runs, complete=complete)
+    if compare is not None:
+        table = mark_unstable(table, evaluate(claims, compare, runs=runs), compare)
     if require_causes:
         uncaused = table.loc[(table["verdict"] == "not reproduced") & (table["cause"] == ""), "id"]
         if len(uncaused):
@@ -1120,6 +1162,12 @@ def main(argv: list[str] | None = None) -> int:
         "--publish-figures", default=None, help="copy the linked figures here and link the copies"
     )
     parser.add_argument(
+        "--compare",
+        default=None,
+        help="results folder of a second run of the profile: claims whose verdicts differ "
+        "between the two runs are marked unstable",
+    )
+    parser.add_argument(
         "--require-causes",
         action="store_true",
         help="a claim that is not reproduced must have a cause in the claims file",
@@ -1138,14 +1186,14 @@ def main(argv: list[str] | None = None) -> int:
             expected_claims=args.expected_claims,
             publish_figures=args.publish_figures,
             require_causes=args.require_causes,
+            compare=args.compare,
         )
     except (ValueError, FileNotFoundError) as error:
         print(f"python -m ppdp.report: error: {error}", file=sys.stderr)
         return 1
     counts = table["verdict"].value_counts()
-    print(
-        f"{args.output}: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in VERDICTS), file=sys.stderr
-    )
+    shown = [*VERDICTS, UNSTABLE] if counts.get(UNSTABLE, 0) else VERDICTS
+    print(f"{args.output}: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in shown), file=sys.stderr)
     if counts.get("not yet run", 0):
         print(f"warning: {counts['not yet run']} claims are not yet run", file=sys.stderr)
     for note in table.attrs.get("warnings", []):
