@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
+from populations import census_sample
 from ppdp.experiments.mutual_cover import fig2_table as paper_fig2_table
 from ppdp.guarantees import guarantee_report
 from ppdp.mechanisms.mondrian import Mondrian
@@ -271,20 +272,7 @@ def test_run_experiments_on_a_synthetic_census():
     from ppdp.experiments import mutual_cover as mcx
     from ppdp.experiments.common import TIDY_COLUMNS
 
-    rng = np.random.default_rng(0)
-    n = 200
-    data = pd.DataFrame(
-        {
-            "SEX": rng.integers(1, 3, n),
-            "AGE": rng.integers(20, 35, n),
-            "RELATE": rng.integers(1, 4, n),
-            "MARST": rng.integers(1, 4, n),
-            "RACE": rng.integers(1, 3, n),
-            "EDUC": rng.integers(5, 10, n),
-            "UHRSWORK": rng.integers(35, 45, n),
-            "INCWAGE": rng.integers(0, 80, n) * 1000,
-        }
-    )
+    data = census_sample()
     kwargs = dict(
         deltas=(1 / 5, 1 / 10),
         l=10,

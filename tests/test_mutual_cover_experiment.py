@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 import scipy.stats
 
+from populations import census_sample
 from ppdp.experiments import mutual_cover as mc
 from ppdp.experiments.common import tidy_frame, tidy_rows
 
@@ -35,24 +36,8 @@ def test_delta_influence_judges_each_reading_on_the_runs():
     assert table.loc["monotone trend (Spearman, delta)", "value"] == pytest.approx(-1.0)
 
 
-def _synthetic_census(n=200, seed=0):
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame(
-        {
-            "SEX": rng.integers(1, 3, n),
-            "AGE": rng.integers(20, 35, n),
-            "RELATE": rng.integers(1, 4, n),
-            "MARST": rng.integers(1, 4, n),
-            "RACE": rng.integers(1, 3, n),
-            "EDUC": rng.integers(5, 10, n),
-            "UHRSWORK": rng.integers(35, 45, n),
-            "INCWAGE": rng.integers(0, 80, n) * 1000,
-        }
-    )
-
-
 def test_mondrian_variants_reproduce_fig5_and_order_by_group_size():
-    data = _synthetic_census()
+    data = census_sample()
     common = dict(p_match=(0.5, 1.0), n_runs=2, seed=3)
     frame = mc.run_experiments(data, deltas=(1 / 5,), l=10, l_values=(10,), n_queries=10, **common)
     variants = mc.mondrian_group_sizes(data, variants=({"l": 10}, {"l": 10, "k": 60}), **common)
