@@ -182,3 +182,40 @@ def test_tradeoff_is_the_same_with_parallel_seeds():
     serial = E.tradeoff(pop, [0, 1], knobs, **kw)
     parallel = E.tradeoff(pop, [0, 1], knobs, n_jobs=2, **kw)
     pd.testing.assert_frame_equal(serial, parallel)
+
+
+def _scenario_runs(n_draws, scenario_ii_draws=None):
+    pop = E.load_population("foursquare")
+    return E.tradeoff(
+        pop,
+        [0],
+        {"Random": [0.3, 0.6, 0.8], "YGen": [0.05]},
+        n_draws=n_draws,
+        overrides={"kmeans_n_init": 1, "n_estimators": 5},
+        models=("rf",),
+        scenarios=("I", "II"),
+        scenario_ii_draws=scenario_ii_draws,
+    )
+
+
+@pytest.mark.slow
+def test_scenario_ii_draws_limits_only_scenario_ii():
+    """Scenario II on the first draw is the one-draw run's Scenario II; Scenario I and the utility
+    still average every draw, as without the limit."""
+    limited = _scenario_runs(2, scenario_ii_draws=1).set_index(["method", "parameters", "metric"])
+    full = _scenario_runs(2).set_index(["method", "parameters", "metric"])
+    one = _scenario_runs(1).set_index(["method", "parameters", "metric"])
+    sii = limited.index.get_level_values("metric") == "privacy_rf_sII"
+    pd.testing.assert_frame_equal(limited[sii], one[sii])
+    pd.testing.assert_frame_equal(limited[~sii], full[~sii])
+    # Random's draws differ, so the limit shows in Scenario II at some point
+    assert (limited[sii]["value"] != full[sii]["value"]).any()
+
+
+@pytest.mark.parametrize("bad", [0, 3, 1.0, True])
+def test_scenario_ii_draws_is_checked(bad):
+    pop = E.load_population("foursquare")
+    with pytest.raises(
+        ValueError, match=r"scenario_ii_draws must be None or an integer in \[1, n_draws=2\]"
+    ):
+        E.tradeoff(pop, [0], {"Random": [0.3]}, n_draws=2, scenario_ii_draws=bad)

@@ -495,8 +495,12 @@ def _attack_rows(
     releases: list[np.ndarray] | None,
     models: tuple[str, ...],
     scenarios: tuple[str, ...],
+    scenario_ii_draws: int | None = None,
 ) -> dict[str, float]:
-    """Mean privacy scores over releases (``None``: the unobscured reference)."""
+    """Mean privacy scores over releases (``None``: the unobscured reference).
+
+    Scenario I's attack is trained once and scores every release; Scenario II's is trained on each
+    release it scores, the first ``scenario_ii_draws`` of them (all when ``None``)."""
     pop, s, cfg = ctx.pop, ctx.split, ctx.cfg
     groups_p = gen.transform(ctx.yp)
     groups_a = gen.transform_nearest(ctx.ya)
@@ -516,7 +520,7 @@ def _attack_rows(
             )
         if "II" in scenarios:
             scores = []
-            for f in feats:
+            for f in feats[:scenario_ii_draws]:
                 att = InferenceAttack(**kw).fit(
                     f[s.s2_train], groups_p[s.s2_train], ctx.yp[s.s2_train]
                 )
@@ -536,9 +540,11 @@ def run_point(
     *,
     keep: float = 0.0,
     decompose: bool = False,
+    scenario_ii_draws: int | None = None,
 ) -> dict[str, float]:
     """Fit one method at one knob value and score ``n_draws`` releases; ``method="Original"`` scores
-    the unobscured data (the reference point).
+    the unobscured data (the reference point). Scenario II trains and scores its attack on the
+    first ``scenario_ii_draws`` releases only (all when ``None``).
 
     ``keep`` is the authors' ``pp``: the probability that a user is published unobfuscated (under
     the method's generalization). Fits are cached per seed, method and knob, so the points of a
@@ -568,7 +574,7 @@ def run_point(
         releases.append(mech.sample(rng, keep=keep).features)
     gen = mech.generalization_
     groups = gen.transform(ctx.yp)
-    metrics = _attack_rows(ctx, gen, releases, models, scenarios)
+    metrics = _attack_rows(ctx, gen, releases, models, scenarios, scenario_ii_draws)
     metrics["utility_loss"] = float(np.mean([ctx.utility(f, groups) for f in releases]))
     if hasattr(mech, "leakage_"):
         metrics["leakage"] = float(mech.leakage_)
@@ -632,6 +638,7 @@ def tradeoff(
     scenarios=("I", "II"),
     experiment: str = "tradeoff",
     decompose: bool = False,
+    scenario_ii_draws: int | None = None,
     progress: bool = False,
     n_jobs: int = 1,
 ) -> pd.DataFrame:
@@ -642,8 +649,20 @@ def tradeoff(
     ``decompose``, every HyObscure point also yields a ``GenOnly`` row at the same parameters:
     the unobscured features under HyObscure's final groups, the gain of re-generalization alone
     (see :func:`decomposition`), and HyObscure's rows record whether those groups meet Table II.
+    Scenario I scores all ``n_draws`` releases of a point with one attack; Scenario II trains an
+    attack per release, so it costs a fit per draw: ``scenario_ii_draws`` limits it to the first
+    draws (``None``: all; Scenario I's scores do not depend on it).
     ``n_jobs`` seeds run at once in worker processes (same results as ``n_jobs=1``)."""
     cfg = _config(pop, overrides)
+    if scenario_ii_draws is not None and (
+        isinstance(scenario_ii_draws, bool)
+        or not isinstance(scenario_ii_draws, int)
+        or not 1 <= scenario_ii_draws <= n_draws
+    ):
+        raise ValueError(
+            f"scenario_ii_draws must be None or an integer in [1, n_draws={n_draws}]; "
+            f"got {scenario_ii_draws!r}"
+        )
 
     def one(seed) -> list[dict]:
         ctx = _Context(pop, seed, cfg)
@@ -662,6 +681,7 @@ def tradeoff(
                     scenarios,
                     keep=keep,
                     decompose=split_off,
+                    scenario_ii_draws=scenario_ii_draws,
                 )
                 alone = {
                     name[len("genonly_") :]: metrics.pop(name)
@@ -1382,6 +1402,7 @@ PARAMETERS: dict[str, Param] = {
     "protocol": Param("str", choices=PROTOCOLS),
     "n_seeds": Param("int", low=1),
     "n_draws": Param("int", low=1),
+    "scenario_ii_draws": Param("int", low=1, none=True),
     "n_estimators": Param("int", low=1),
     "models": Param("list", item=Param("str", choices=("rf", "xgb"))),
     "scenarios": Param("list", item=Param("str", choices=("I", "II"))),
