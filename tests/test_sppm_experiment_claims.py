@@ -283,3 +283,16 @@ def test_census_encodings_are_checked_and_the_default_is_the_experiments():
     table = E.encoding_table(frame)
     assert list(table.columns[:4]) == ["I(A;B)", "profiles", "users", "top3"]
     assert table["max |diff| Table 1"].is_monotonic_increasing
+
+
+def test_memoized_fits_tell_encodings_apart():
+    """Two Census encodings share a name and an alphabet size; each gets its own fit."""
+    E.clear_cache()
+    a = E.census_problem(40)
+    b = E.census_problem(40, age_bins="20y")
+    assert (a.name, a.n) == (b.name, b.n)
+    fit_a = E._fit("sppm", a, 0.05, n_steps=5)[0]
+    fit_b = E._fit("sppm", b, 0.05, n_steps=5)[0]
+    assert fit_a is not fit_b
+    assert E._fit("sppm", a, 0.05, n_steps=5)[0] is fit_a
+    E.clear_cache()
