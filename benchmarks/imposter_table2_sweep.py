@@ -11,7 +11,8 @@ setting the largest gender accuracy and F1 over theta and the smallest income ac
 income accuracy within ``--income-tolerance`` points of 82.3%.
 
 Writes ``benchmarks/results/imposter_table2_sweep.csv`` (one row per setting and theta) and
-``imposter_table2_sweep.png`` (the Pareto plane). A full run on all of UCI Adult takes about an
+``imposter_table2_sweep.png`` (the Pareto plane); the rows so far are kept after every setting in
+``imposter_table2_sweep.rows<rows>.seed<seed>.partial.csv``, from which a rerun resumes. A full run on all of UCI Adult takes about an
 hour on two cores; ``--rows`` and ``--epochs`` shrink it for a check.
 
 Usage::
@@ -36,10 +37,24 @@ RESULTS = Path(__file__).resolve().parent / "results"
 GENDER_ACCURACY, GENDER_F1, INCOME_ACCURACY = 67.0, 46.0, 82.3
 
 
-def sweep(df, thetas, epochs, hidden, lambdas, seed) -> pd.DataFrame:
-    """One row per (epochs, hidden, lambda, theta): Setting B's gender and income scores (%)."""
+def sweep(df, thetas, epochs, hidden, lambdas, seed, partial: Path | None = None) -> pd.DataFrame:
+    """One row per (epochs, hidden, lambda, theta): Setting B's gender and income scores (%).
+
+    With ``partial``, the rows so far are written there after every setting, and the settings
+    already in it are read back instead of trained again: an interrupted sweep resumes."""
     rows = []
+    done = pd.read_csv(partial) if partial is not None and partial.exists() else None
     for n_epochs, width, lam in itertools.product(epochs, hidden, lambdas):
+        if done is not None:
+            hit = done[
+                (done["epochs"] == n_epochs)
+                & (done["hidden"] == width)
+                & (done["lam"] == lam)
+                & done["theta"].isin([float(t) for t in thetas])
+            ]
+            if len(hit) == len(thetas):
+                rows += hit.to_dict("records")
+                continue
         t0 = time.perf_counter()
         frame = ex.run_table2(
             df,
@@ -69,7 +84,9 @@ def sweep(df, thetas, epochs, hidden, lambdas, seed) -> pd.DataFrame:
                     seconds=seconds,
                 )
             )
-        print(rows[-1], flush=True)
+            print(rows[-1], flush=True)
+        if partial is not None:
+            pd.DataFrame(rows).to_csv(partial, index=False)
     return pd.DataFrame(rows)
 
 
@@ -136,8 +153,9 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--income-tolerance", type=float, default=1.0)
     args = parser.parse_args(argv)
     df = ex.prepare_adult(args.rows, args.seed)
-    frame = sweep(df, args.thetas, args.epochs, args.hidden, args.lambdas, args.seed)
     RESULTS.mkdir(exist_ok=True)
+    partial = RESULTS / f"imposter_table2_sweep.rows{args.rows}.seed{args.seed}.partial.csv"
+    frame = sweep(df, args.thetas, args.epochs, args.hidden, args.lambdas, args.seed, partial)
     frame.to_csv(RESULTS / "imposter_table2_sweep.csv", index=False)
     per = summarize(frame, args.income_tolerance)
     plot(per, RESULTS / "imposter_table2_sweep.png")
