@@ -36,7 +36,7 @@ from ppdp.experiments.common import (
     tidy_rows,
 )
 from ppdp.experiments.common import check_parameters as _check_parameters
-from ppdp.mechanisms.relay import METHODS, RelayChain, RelayWarning
+from ppdp.mechanisms.relay import METHODS, RelayChain, RelayWarning, reuse_units
 
 __all__ = [
     "ADULT_QIS",
@@ -325,23 +325,28 @@ def run_chains(
 
         work = tqdm(work, desc=f"chains on {dataset}", leave=False)
     rows = []
-    for method, hops, delta in work:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", RelayWarning)
-            chain = RelayChain(method, hops=hops, delta=delta, sensitive=sensitive, weights=weights)
-            chain.fit(table)
-        forced = sum(issubclass(w.category, RelayWarning) for w in caught)
-        for i in range(hops):
-            metrics = {
-                "privacy": chain.privacy_[i],
-                "threshold": chain.thresholds_[i],
-                "utility_loss": chain.utility_loss_[i],
-                "n_classes": chain.n_classes_[i],
-            }
-            if forced:
-                metrics["all_in_one"] = float(chain.n_classes_[i] == 1)
-            params = {"dataset": dataset, "delta": delta, "hops": hops, "hop": i + 1}
-            rows += tidy_rows("chains", method, metrics, parameters=params, seed=seed)
+    # every chain starts from the same T0, and many share intermediate tables: compute the
+    # work on each table once (identical results, see reuse_units)
+    with reuse_units():
+        for method, hops, delta in work:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", RelayWarning)
+                chain = RelayChain(
+                    method, hops=hops, delta=delta, sensitive=sensitive, weights=weights
+                )
+                chain.fit(table)
+            forced = sum(issubclass(w.category, RelayWarning) for w in caught)
+            for i in range(hops):
+                metrics = {
+                    "privacy": chain.privacy_[i],
+                    "threshold": chain.thresholds_[i],
+                    "utility_loss": chain.utility_loss_[i],
+                    "n_classes": chain.n_classes_[i],
+                }
+                if forced:
+                    metrics["all_in_one"] = float(chain.n_classes_[i] == 1)
+                params = {"dataset": dataset, "delta": delta, "hops": hops, "hop": i + 1}
+                rows += tidy_rows("chains", method, metrics, parameters=params, seed=seed)
     return tidy_frame(rows)
 
 

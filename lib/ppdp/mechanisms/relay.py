@@ -74,25 +74,36 @@ Every published table is measured before it leaves: :func:`sanitize` raises
 :class:`ppdp.guarantees.GuaranteeViolation` if ``P`` of the table it is about to return exceeds
 ``delta``, and :class:`RelayChain` if any ``P(T_i)`` exceeds ``(l - i + 1) * delta``
 (:meth:`RelayChain.guarantee_checks`).
+
+Computation
+-----------
+The delta-independent parts of the algorithms (the candidate cuts of a set of units, PLSA's split
+of a class, BUA's phase I) are computed once per table and reused for every threshold; whole
+steps are cached by exact threshold, and BUA by the range of thresholds that decides all of its
+comparisons alike. Within :func:`reuse_units` the tables of several chains are shared by content
+(every chain from ``T0`` starts on the same table). None of this changes a result: the values are
+the same to the last bit as those computed afresh.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
-from collections import Counter
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from collections import Counter, OrderedDict, deque
+from collections.abc import Hashable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from scipy.spatial import cKDTree
+from scipy.special import entr
 
 from ppdp.base import ReleaseMixin, check_fitted, check_random_state
 from ppdp.guarantees import CHECK_TOL, GuaranteeCheck, enforce
-from ppdp.infotheory import pairwise_js_divergence
 from ppdp.mechanisms._validation import Interval, StrOptions, check_params, validate_hyperparameters
 
 __all__ = [
@@ -106,6 +117,7 @@ __all__ = [
     "generalize",
     "plsa",
     "privacy_disclosure",
+    "reuse_units",
     "sanitize",
     "tda",
     "utility_loss",
@@ -242,10 +254,117 @@ class _Units:
     counts: np.ndarray  # (m, K) sensitive-value counts
     first: np.ndarray  # (m,) first row number (tie-breaking key)
     gdist: np.ndarray  # (K,) sensitive distribution of the whole table
+    # results of the pure functions of these units (see _memo); never part of a result
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def m(self) -> int:
         return self.x.shape[0]
+
+
+def _memo(u: _Units, name: str) -> dict:
+    """The cache ``name`` of ``u``: results of a pure function of ``u`` and exact keys.
+
+    A chain run asks the same questions of the same units many times (TDA and FLA share TDA's
+    phase I, FLA looks ahead with the same partitions, chains at different deltas share the
+    cut searches near the root, ...). Every cached function is deterministic in ``u`` and its
+    key (index arrays by their bytes, thresholds as exact floats), so a hit returns exactly what
+    the computation would.
+    """
+    return u.memo.setdefault(name, {})
+
+
+def _idx_key(idx: np.ndarray) -> tuple:
+    # the order of idx matters (sums run in that order), so the bytes, not the set, are the key
+    return (idx.dtype.str, idx.tobytes())
+
+
+class _Window:
+    """The thresholds for which a computation takes the path it took at one ``delta``.
+
+    A computation that uses ``delta`` only in comparisons ``value <= delta + _TOL`` (or ``>``)
+    and in ``min(delta, value)`` takes the same path, and returns the same result, for every
+    ``delta`` that decides each of those comparisons the same way. The window records them as
+    ``lo <= t < hi`` with ``t = delta + _TOL`` and ``above < delta <= at_most``.
+    """
+
+    __slots__ = ("above", "at_most", "hi", "lo")
+
+    def __init__(self) -> None:
+        self.lo, self.hi = -np.inf, np.inf
+        self.above, self.at_most = -np.inf, np.inf
+
+    def contains(self, delta: float) -> bool:
+        t = delta + _TOL
+        return self.lo <= t < self.hi and self.above < delta <= self.at_most
+
+    def exceed(self, values: np.ndarray, t: float) -> np.ndarray:
+        """``values > t``, recorded."""
+        over = values > t
+        if over.any():
+            self.hi = min(self.hi, float(values[over].min()))
+        if not over.all():
+            self.lo = max(self.lo, float(values[~over].max()))
+        return over
+
+    def meets(self, values: np.ndarray, t: float) -> bool:
+        """``(values <= t).all()``, recorded."""
+        return not self.exceed(values, t).any()
+
+    def bound(self, delta: float, value: float) -> float:
+        """``min(delta, value)``, recorded."""
+        if value < delta:
+            self.above = max(self.above, value)
+            return value
+        self.at_most = min(self.at_most, value)
+        return delta
+
+
+#: Units shared by content while :func:`reuse_units` is active (``None``: no sharing).
+_UNIT_POOL: OrderedDict | None = None
+_UNIT_POOL_SIZE = 16
+
+
+def _shared(u: _Units) -> _Units:
+    """The pooled units with the same content as ``u`` (and their caches), or ``u`` itself."""
+    pool = _UNIT_POOL
+    if pool is None:
+        return u
+    key = tuple(
+        (a.dtype.str, a.shape, a.tobytes()) for a in (u.x, u.size, u.counts, u.first, u.gdist)
+    )
+    hit = pool.get(key)
+    if hit is not None:
+        pool.move_to_end(key)
+        return hit
+    pool[key] = u
+    if len(pool) > _UNIT_POOL_SIZE:
+        pool.popitem(last=False)
+    return u
+
+
+@contextmanager
+def reuse_units(maxsize: int = 16) -> Iterator[None]:
+    """Share the work on identical tables between the chains run inside this block.
+
+    Chains started from the same ``T0`` (other methods, deltas or lengths) hand their first
+    participant the same equivalence classes; inside this block the partial results on a table
+    (cut searches, PLSA splits, BUA groups, whole steps) are computed once and reused, by exact
+    content. Results are identical to those without the block; only the time differs. The
+    ``maxsize`` most recently used tables are kept, and everything is dropped on exit.
+
+    Parameters
+    ----------
+    maxsize : int, default 16
+        Number of distinct tables (units of a participant's input) whose results are kept.
+    """
+    global _UNIT_POOL, _UNIT_POOL_SIZE
+    saved = _UNIT_POOL, _UNIT_POOL_SIZE
+    _UNIT_POOL, _UNIT_POOL_SIZE = OrderedDict(), max(1, int(maxsize))
+    try:
+        yield
+    finally:
+        _UNIT_POOL, _UNIT_POOL_SIZE = saved
 
 
 def _sensitive_codes(table: pd.DataFrame, sensitive) -> tuple[np.ndarray, int]:
@@ -323,10 +442,42 @@ def _prepare(table, sensitive, quasi_identifiers, weights):
 # measures on units
 
 
+_LN2 = math.log(2.0)
+
+#: The normalized reference distribution and its entropy, per table distribution (by value).
+_REFERENCES: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _reference(gdist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``Q`` of :func:`_js_rows` normalized and its entropy, computed once per distribution."""
+    key = gdist.tobytes()
+    found = _REFERENCES.get(key)
+    if found is None:
+        if len(_REFERENCES) >= 256:
+            _REFERENCES.clear()
+        q = gdist[None, :].astype(np.float64, copy=False)
+        qn = q / q.sum(axis=1)[:, None]
+        found = _REFERENCES[key] = (qn, entr(qn).sum(axis=1) / _LN2)
+    return found
+
+
 def _js_rows(counts: np.ndarray, gdist: np.ndarray) -> np.ndarray:
-    """JS divergence (bits) of each row of ``counts`` from the table's sensitive distribution."""
-    counts = np.atleast_2d(counts)
-    return pairwise_js_divergence(counts, gdist[None, :])[:, 0]
+    """JS divergence (bits) of each row of ``counts`` from the table's sensitive distribution.
+
+    The arithmetic of :func:`ppdp.infotheory.pairwise_js_divergence` (``Q = gdist``), operation
+    for operation and on arrays of the same shapes, so the values are the same to the last bit;
+    it skips that function's input validation, which dominated the cost of the many small calls
+    made here. Every row here is a non-empty class's (or half's) counts: finite, non-negative,
+    with a positive total.
+    """
+    p = np.atleast_2d(counts).astype(np.float64, copy=False)
+    qn, hq = _reference(gdist)
+    pn = p / p.sum(axis=1)[:, None]
+    hp = entr(pn).sum(axis=1) / _LN2
+    hm = entr(0.5 * (pn[:, None, :] + qn[None, :, :])).sum(axis=2) / _LN2
+    out = hm - 0.5 * (hp[:, None] + hq[None, :])
+    np.clip(out, 0.0, 1.0, out=out)
+    return out[:, 0]
 
 
 def _class_counts(u: _Units, classes: list[np.ndarray]) -> np.ndarray:
@@ -348,7 +499,15 @@ def _sse(u: _Units, idx: np.ndarray) -> float:
 
 
 def _partition_sse(u: _Units, classes: list[np.ndarray]) -> float:
-    return float(sum(_sse(u, c) for c in classes))
+    # FLA weighs the same PLSA and BUA classes at several thresholds
+    losses = _memo(u, "sse")
+    total = 0
+    for c in classes:
+        key = _idx_key(c)
+        if key not in losses:
+            losses[key] = _sse(u, c)
+        total += losses[key]
+    return float(total)
 
 
 def _principal_axis(u: _Units, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -367,32 +526,52 @@ def _principal_axis(u: _Units, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 def _principal_order(u: _Units, idx: np.ndarray) -> np.ndarray:
     """``idx`` sorted along the principal axis of its size-weighted units (ties: row number)."""
-    centered, axis = _principal_axis(u, idx)
-    return idx[np.lexsort((u.first[idx], centered @ axis))]
+    orders = _memo(u, "order")
+    key = _idx_key(idx)
+    if key not in orders:
+        centered, axis = _principal_axis(u, idx)
+        orders[key] = idx[np.lexsort((u.first[idx], centered @ axis))]
+    return orders[key]
 
 
 # ---------------------------------------------------------------------------------------------------
 # TDA phase I (Algorithm 3)
 
 
-def _best_cut(u: _Units, idx: np.ndarray, delta: float):
-    """Cheapest binary cut of ``idx`` whose two halves both meet ``delta``, or ``None``.
+def _cut_frontier(u: _Units, idx: np.ndarray):
+    """Every candidate cut of ``idx``, reduced to what any threshold can select.
 
-    Candidate cuts are the thresholds along the principal axis and along every weighted QI axis
-    (all evaluated at once with cumulative sums); the one with the smallest within-cluster loss
-    wins (ties: principal axis first, then QI order, then the smaller left part).
+    The loss of a cut and the disclosure of its halves do not depend on ``delta``; only which
+    cuts qualify does. Candidates are sorted by loss (ties: flat position, i.e. principal axis
+    first, then QI order, then the smaller left part, as :func:`numpy.argmin` breaks them); the
+    cut chosen at ``delta`` is the first in that order whose worse half meets ``delta``. Only
+    the candidates whose worse half discloses less than every cheaper one's can be chosen: the
+    frontier.
+
+    Returns
+    -------
+    levels : numpy.ndarray
+        Worse-half disclosure of the frontier's cuts, strictly decreasing.
+    cuts : list of (int, int)
+        ``(axis, k)`` of each frontier cut: the left part is the first ``k + 1`` units along
+        ``axis``.
+    orders : dict
+        ``idx`` sorted along each axis that a frontier cut uses.
     """
-    if idx.size < 2:
-        return None
     centered, axis = _principal_axis(u, idx)
-    projections = [centered @ axis]
-    projections += [centered[:, k] for k in range(centered.shape[1]) if np.ptp(centered[:, k]) > 0]
-    local = np.stack([np.lexsort((u.first[idx], proj)) for proj in projections])  # (A, m)
-    n = u.size[idx][local]  # (A, m)
-    x = centered[local]  # (A, m, d)
+    spread = np.ptp(centered, axis=0) > 0
+    projections = np.concatenate([(centered @ axis)[None, :], centered[:, spread].T])  # (A, m)
+    # np.lexsort((first, proj)) for every axis at once: stable sorts compose, so sorting by row
+    # number and then stably by the projection gives exactly lexsort's order
+    by_first = np.argsort(u.first[idx], kind="stable")
+    local = by_first[np.argsort(projections[:, by_first], axis=1, kind="stable")]  # (A, m)
+    _memo(u, "order")[_idx_key(idx)] = idx[local[0]]
+    size = u.size[idx]
+    n = size[local]  # (A, m)
+    # per-unit products gathered, rather than computed on the (A, m, d) gather: the same values
+    nx = (size[:, None] * centered)[local]  # (A, m, d)
+    sq = (size * (centered**2).sum(axis=1))[local]  # (A, m)
     c = u.counts[idx][local]  # (A, m, K)
-    nx = n[..., None] * x
-    sq = n * (x**2).sum(axis=2)
     cn = np.cumsum(n, axis=1)[:, :-1]
     cs = np.cumsum(nx, axis=1)[:, :-1]
     cq = np.cumsum(sq, axis=1)[:, :-1]
@@ -405,20 +584,44 @@ def _best_cut(u: _Units, idx: np.ndarray, delta: float):
     right = (tq - cq) - ((ts - cs) ** 2).sum(axis=2) / (tn - cn)
     halves = np.concatenate([cc.reshape(-1, cc.shape[2]), (tc - cc).reshape(-1, cc.shape[2])])
     js = _js_rows(halves, u.gdist).reshape(2, *cn.shape)
-    ok = (js <= delta + _TOL).all(axis=0)
-    if not ok.any():
+    worst = np.maximum(js[0], js[1]).ravel()
+    by_cost = np.argsort((left + right).ravel(), kind="stable")
+    running = np.minimum.accumulate(worst[by_cost])
+    steps = np.flatnonzero(np.concatenate([[True], running[1:] < running[:-1]]))
+    cuts = [divmod(int(f), cn.shape[1]) for f in by_cost[steps]]
+    orders = {a: idx[local[a]] for a, _ in cuts}
+    return running[steps], cuts, orders
+
+
+def _best_cut(u: _Units, idx: np.ndarray, delta: float):
+    """Cheapest binary cut of ``idx`` whose two halves both meet ``delta``, or ``None``.
+
+    Candidate cuts are the thresholds along the principal axis and along every weighted QI axis
+    (all evaluated at once with cumulative sums); the one with the smallest within-cluster loss
+    wins (ties: principal axis first, then QI order, then the smaller left part). The candidates
+    of ``idx`` are computed once per units (:func:`_cut_frontier`); each ``delta`` then only
+    picks among them.
+    """
+    if idx.size < 2:
         return None
-    cost = np.where(ok, left + right, np.inf)
-    a, k = np.unravel_index(int(np.argmin(cost)), cost.shape)
-    order = idx[local[a]]
+    frontiers = _memo(u, "cut")
+    key = _idx_key(idx)
+    if key not in frontiers:
+        frontiers[key] = _cut_frontier(u, idx)
+    levels, cuts, orders = frontiers[key]
+    hit = np.flatnonzero(levels <= delta + _TOL)
+    if hit.size == 0:
+        return None
+    a, k = cuts[int(hit[0])]
+    order = orders[a]
     return order[: k + 1], order[k + 1 :]
 
 
 def _tda_phase1(u: _Units, idx: np.ndarray, delta: float) -> list[np.ndarray]:
-    queue = [idx]
+    queue = deque([idx])
     out = []
     while queue:
-        current = queue.pop(0)
+        current = queue.popleft()
         cut = _best_cut(u, current, delta)
         if cut is None:
             out.append(current)
@@ -441,26 +644,49 @@ def _stratified_split(u: _Units, idx: np.ndarray):
     target = total // 2
     odd = np.flatnonzero(total % 2 == 1)
     target[odd[::2]] += 1  # alternate rounding up and down over the odd counts
-    acc = np.zeros_like(total)
+    # a greedy scan in exact integers; Python ints beat per-row numpy calls for a few values
+    goal = target.tolist()
+    acc = [0] * len(goal)
     lower = np.zeros(order.size, dtype=bool)
-    for pos, row in enumerate(counts):
-        if np.all(acc + row <= target):
-            acc += row
+    for pos, row in enumerate(counts.tolist()):
+        if all(a + r <= g for a, r, g in zip(acc, row, goal, strict=True)):
+            acc = [a + r for a, r in zip(acc, row, strict=True)]
             lower[pos] = True
     if lower.all() or not lower.any():
         return None
     return order[lower], order[~lower]
 
 
-def _plsa(u: _Units, classes: list[np.ndarray], bound: float) -> list[np.ndarray]:
-    queue = list(classes)
+def _plsa_split(u: _Units, idx: np.ndarray):
+    """:func:`_stratified_split` of ``idx`` and the disclosure of its halves (``None``: no split).
+
+    Neither depends on the bound, so both are computed once per class and units.
+    """
+    splits = _memo(u, "split")
+    key = _idx_key(idx)
+    if key not in splits:
+        split = _stratified_split(u, idx)
+        if split is None:
+            splits[key] = None
+        else:
+            p = _js_rows(np.stack([u.counts[s].sum(axis=0) for s in split]), u.gdist)
+            splits[key] = (split, p)
+    return splits[key]
+
+
+def _plsa(
+    u: _Units, classes: list[np.ndarray], bound: float, window: _Window | None = None
+) -> list[np.ndarray]:
+    """PLSA of ``classes``; ``window``: record the comparisons (``bound`` is then ``delta``)."""
+    queue = deque(classes)
     out = []
     while queue:
-        current = queue.pop(0)
-        split = _stratified_split(u, current)
-        if split is not None:
-            p = _js_rows(np.stack([u.counts[s].sum(axis=0) for s in split]), u.gdist)
-            if (p <= bound + _TOL).all():
+        current = queue.popleft()
+        found = _plsa_split(u, current)
+        if found is not None:
+            split, p = found
+            t = bound + _TOL
+            if (p <= t).all() if window is None else window.meets(p, t):
                 queue.extend(split)
                 continue
         out.append(current)
@@ -551,7 +777,28 @@ def _bua_groups(u: _Units, idx: np.ndarray) -> list[list[int]]:
 
 
 def _bua(u: _Units, idx: np.ndarray, delta: float) -> list[np.ndarray]:
-    groups = _bua_groups(u, idx)
+    """BUA on the units ``idx`` (phase I, phase II, then PLSA).
+
+    FLA runs BUA on the same master class at several thresholds, which mostly decide every
+    comparison alike: a result is reused for each ``delta`` inside its :class:`_Window`.
+    """
+    runs = _memo(u, "bua").setdefault(_idx_key(idx), [])
+    for window, result in runs:
+        if window.contains(delta):
+            return list(result)
+    window = _Window()
+    result = _bua_run(u, idx, delta, window)
+    runs.append((window, result))
+    return list(result)
+
+
+def _bua_run(u: _Units, idx: np.ndarray, delta: float, window: _Window) -> list[np.ndarray]:
+    # phase I does not depend on delta
+    phase1 = _memo(u, "groups")
+    key = _idx_key(idx)
+    if key not in phase1:
+        phase1[key] = _bua_groups(u, idx)
+    groups = phase1[key]
     # Phase II: merge until every group meets delta
     members = [np.asarray(g) for g in groups]
     n_groups = len(members)
@@ -562,7 +809,8 @@ def _bua(u: _Units, idx: np.ndarray, delta: float) -> list[np.ndarray]:
     disc = _js_rows(gcounts, u.gdist)
     index = np.arange(n_groups)
     while True:
-        violating = alive & (disc > delta + _TOL)
+        violating = alive.copy()
+        violating[alive] = window.exceed(disc[alive], delta + _TOL)
         if not violating.any():
             break
         i = int(np.flatnonzero(violating)[np.argmax(disc[violating])])
@@ -575,18 +823,24 @@ def _bua(u: _Units, idx: np.ndarray, delta: float) -> list[np.ndarray]:
         by_distance = np.lexsort((others, dist))
         better = merged[by_distance] < disc[i]
         if better.any():
-            j = int(others[by_distance[int(np.argmax(better))]])
+            pick = int(by_distance[int(np.argmax(better))])
         else:
-            j = int(others[np.lexsort((others, dist, merged))[0]])
+            pick = int(np.lexsort((others, dist, merged))[0])
+        j = int(others[pick])
         gsize[i] += gsize[j]
         gsum[i] += gsum[j]
         gcounts[i] += gcounts[j]
         members[i] = np.concatenate([members[i], members[j]])
         alive[j] = False
-        disc[i] = _js_rows(gcounts[i], u.gdist)[0]
+        # the union's disclosure was just computed (counts are integers, so their sums are
+        # exact in any order, and _js_rows treats each row alone)
+        disc[i] = merged[pick]
     classes = [members[g] for g in np.flatnonzero(alive)]
-    bound = min(delta, _partition_disclosure(u, classes))
-    return _plsa(u, classes, bound)
+    # _partition_disclosure(u, classes), whose class counts are the alive groups' counts
+    disclosure = float(disc[alive].max())
+    bound = window.bound(delta, disclosure)
+    # PLSA compares against delta itself only when delta is the bound
+    return _plsa(u, classes, bound, None if disclosure < delta else window)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -600,13 +854,27 @@ def _canonical(u: _Units, classes: list[np.ndarray]) -> list[np.ndarray]:
 
 def _single(u: _Units, method: str, delta: float) -> list[np.ndarray]:
     """Partition of the units meeting ``delta`` by one algorithm, without look-ahead."""
-    every = np.arange(u.m)
-    singletons = [np.array([i]) for i in every]
+    results = _memo(u, "single")
+    key = (method, delta)
+    if key not in results:
+        results[key] = _partition(u, method, delta)
+    return list(results[key])
+
+
+def _masters(u: _Units, delta: float) -> list[np.ndarray]:
+    """TDA phase I on all units: TDA's and FLA's master classes (computed once per delta)."""
+    masters = _memo(u, "masters")
+    if delta not in masters:
+        masters[delta] = _tda_phase1(u, np.arange(u.m), delta)
+    return masters[delta]
+
+
+def _partition(u: _Units, method: str, delta: float) -> list[np.ndarray]:
     if float(_js_rows(u.counts, u.gdist).max()) <= delta + _TOL:
-        return singletons
+        return [np.array([i]) for i in np.arange(u.m)]
     if method == "bua":
-        return _canonical(u, _bua(u, every, delta))
-    masters = _tda_phase1(u, every, delta)
+        return _canonical(u, _bua(u, np.arange(u.m), delta))
+    masters = _masters(u, delta)
     bound = min(delta, _partition_disclosure(u, masters))
     if method == "tda":
         return _canonical(u, _plsa(u, masters, bound))
@@ -631,11 +899,20 @@ def _merge_units(u: _Units, classes: list[np.ndarray]) -> _Units:
 
 def _step(u: _Units, method: str, delta: float, next_delta: float | None) -> list[np.ndarray]:
     """One participant: ``method`` at ``delta``; FLA also looks one hop ahead to ``next_delta``."""
+    steps = _memo(u, "step")
+    key = (method, delta, next_delta)
+    if key not in steps:
+        steps[key] = _look_ahead(u, method, delta, next_delta)
+    return list(steps[key])
+
+
+def _look_ahead(u: _Units, method: str, delta: float, next_delta: float | None):
+    """The uncached :func:`_step`."""
     current = _single(u, method, delta)
     if method != "fla" or next_delta is None:
         return current
     ahead = _single(u, "fla", next_delta)  # T1: meets the next hop's requirement already
-    merged = _merge_units(u, current)  # T2 as the next participant would see it
+    merged = _shared(_merge_units(u, current))  # T2 as the next participant would see it
     after = _single(merged, "fla", next_delta)  # T3 built from T2
     loss_ahead = _partition_sse(u, ahead)
     loss_current = _partition_sse(u, current)
@@ -653,13 +930,15 @@ def _row_labels(u: _Units, row_unit: np.ndarray, classes: list[np.ndarray]) -> n
     return unit_label[row_unit]
 
 
-def _warn_if_all_in_one(u: _Units, classes: list[np.ndarray], delta: float) -> None:
+def _warn_if_all_in_one(
+    u: _Units, classes: list[np.ndarray], delta: float, stacklevel: int = 3
+) -> None:
     if u.m > 1 and len(classes) == 1:
         warnings.warn(
             f"delta={delta:g} could only be met by merging the whole table into one class "
             f"(the all-in-one table, P = 0)",
             RelayWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 
@@ -735,8 +1014,11 @@ def utility_loss(
             f"{len(sanitized)} rows"
         )
     w = _check_weights(weights, len(qis))
-    a = _qi_matrix(original, qis)
-    b = _qi_matrix(sanitized, qis)
+    return _utility_loss(_qi_matrix(original, qis), _qi_matrix(sanitized, qis), w)
+
+
+def _utility_loss(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> float:
+    """:func:`utility_loss` of the QI matrix ``b`` against the original ``a``."""
     denom = float(((a - a.mean(axis=0)) ** 2 @ w).sum())
     if denom <= 0:
         raise ValueError(
@@ -769,6 +1051,12 @@ def generalize(table: pd.DataFrame, labels, *, sensitive, quasi_identifiers=None
 def _labels(
     table, delta, method, sensitive, quasi_identifiers, weights, next_delta, *, caller, warn=True
 ):
+    delta, next_delta = _check_thresholds(delta, next_delta, caller)
+    _, _, _, units, row_unit = _prepare(table, sensitive, quasi_identifiers, weights)
+    return _unit_labels(units, row_unit, method, delta, next_delta, warn=warn, stacklevel=3)
+
+
+def _check_thresholds(delta, next_delta, caller: str) -> tuple[float, float | None]:
     delta = _check_delta(delta, caller)
     if next_delta is not None:
         next_delta = _check_delta(next_delta, caller, "next_delta")
@@ -777,10 +1065,27 @@ def _labels(
                 f"next_delta must not exceed delta (privacy only strengthens along the chain); "
                 f"got next_delta={next_delta!r} > delta={delta!r}"
             )
-    _, _, _, units, row_unit = _prepare(table, sensitive, quasi_identifiers, weights)
+    return delta, next_delta
+
+
+def _unit_labels(
+    units: _Units,
+    row_unit: np.ndarray,
+    method: str,
+    delta: float,
+    next_delta: float | None,
+    *,
+    warn: bool,
+    stacklevel: int,
+) -> np.ndarray:
+    """Class label per row of one participant's step on the units of its table.
+
+    ``stacklevel`` is that of the :class:`RelayWarning` as seen from the caller of this function.
+    """
+    units = _shared(units)
     classes = _step(units, method, delta, next_delta)
     if warn:
-        _warn_if_all_in_one(units, classes, delta)
+        _warn_if_all_in_one(units, classes, delta, stacklevel=stacklevel + 1)
     return _row_labels(units, row_unit, classes)
 
 
@@ -880,10 +1185,15 @@ def _disclosure_check(mechanism: str, measured: float, threshold: float, where: 
 
 
 def _chain_checks(
-    tables: list[pd.DataFrame], thresholds: np.ndarray, sensitive, qis
+    tables: list[pd.DataFrame], thresholds: np.ndarray, sensitive, qis, privacy=None
 ) -> tuple[list[GuaranteeCheck], np.ndarray]:
-    """The worst ``P(T_i) - (l - i + 1) delta`` of the chain as one check, and every ``P(T_i)``."""
-    privacy = np.array([privacy_disclosure(t, sensitive, qis) for t in tables])
+    """The worst ``P(T_i) - (l - i + 1) delta`` of the chain as one check, and every ``P(T_i)``.
+
+    ``privacy``: the ``P(T_i)`` already measured on ``tables`` (by default they are measured).
+    """
+    if privacy is None:
+        privacy = [privacy_disclosure(t, sensitive, qis) for t in tables]
+    privacy = np.array(privacy)
     i = int(np.argmax(privacy - thresholds))
     check = GuaranteeCheck(
         mechanism="RelayChain",
@@ -977,7 +1287,7 @@ class RelayChain(ReleaseMixin):
         validate_hyperparameters(self)
         table = _check_table(table)
         qis = _check_columns(table, self.sensitive, self.quasi_identifiers)
-        _check_weights(self.weights, len(qis))
+        w = _check_weights(self.weights, len(qis))
         if len(table) > 1 and float(_qi_matrix(table, qis).var(axis=0).sum()) == 0:
             raise ValueError("all QI tuples of the table are equal; there is nothing to sanitize")
         length, delta = self.hops, self.delta
@@ -987,36 +1297,38 @@ class RelayChain(ReleaseMixin):
             from tqdm.auto import tqdm
 
             steps = tqdm(steps, desc=f"{self.method} chain", leave=False)
+        # Each table is read (QI matrix, equivalence classes) once: as the next participant's
+        # input and for its measures, which are those of privacy_disclosure, equivalence_classes
+        # and utility_loss on the published table (class counts do not depend on the weights).
+        caller = type(self).__name__
         current = table
-        tables = []
+        codes = n_values = original = None
+        tables, measured = [], []
         for i in steps:
             nxt = (length - i) * delta if i < length else None
-            label = _labels(
-                current,
-                self.thresholds_[i - 1],
-                self.method,
-                self.sensitive,
-                qis,
-                self.weights,
-                nxt,
-                caller=type(self).__name__,
+            threshold, nxt = _check_thresholds(self.thresholds_[i - 1], nxt, caller)
+            values = _qi_matrix(current, qis)
+            if codes is None:
+                codes, n_values = _sensitive_codes(table, self.sensitive)
+                original = values
+            units, row_unit = _build_units(values, codes, n_values, w)
+            if tables:
+                measured.append((units, row_unit, values))
+            label = _unit_labels(
+                units, row_unit, self.method, threshold, nxt, warn=True, stacklevel=2
             )
             current = generalize(current, label, sensitive=self.sensitive, quasi_identifiers=qis)
             tables.append(current)
-        checks, privacy = _chain_checks(tables, self.thresholds_, self.sensitive, qis)
+        values = _qi_matrix(current, qis)
+        measured.append((*_build_units(values, codes, n_values, w), values))
+        privacy = [float(_js_rows(u.counts, u.gdist).max()) for u, _, _ in measured]
+        checks, privacy = _chain_checks(tables, self.thresholds_, self.sensitive, qis, privacy)
         enforce(checks)
         self.qis_ = qis
         self.tables_ = tables
-        self.labels_ = [equivalence_classes(t, self.sensitive, qis) for t in tables]
+        self.labels_ = [row_unit for _, row_unit, _ in measured]
         self.privacy_ = privacy
-        self.utility_loss_ = np.array(
-            [
-                utility_loss(
-                    table, t, sensitive=self.sensitive, quasi_identifiers=qis, weights=self.weights
-                )
-                for t in tables
-            ]
-        )
+        self.utility_loss_ = np.array([_utility_loss(original, b, w) for _, _, b in measured])
         self.n_classes_ = np.array([int(lab.max()) + 1 for lab in self.labels_])
         return self
 
