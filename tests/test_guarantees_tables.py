@@ -145,11 +145,11 @@ def _solver_with_residue(mass, *, keep_row_sum):
     """HiGHS as used by Mutual Cover, with ``mass`` added to the first row's last column."""
     real = mc_module._run_highs
 
-    def with_residue(lp, solver):
-        x, failure = real(lp, solver)
+    def with_residue(model, solver):
+        x, failure = real(model, solver)
         x = x.copy()
-        r = lp.num_row_ - lp.num_col_
-        n = lp.num_col_ // (r + 1)
+        r = model.num_row - model.num_col
+        n = model.num_col // (r + 1)
         q = x[: r * n].reshape(r, n)
         q[0, -1] += mass
         if keep_row_sum:

@@ -425,3 +425,15 @@ def test_bad_task_arguments_name_the_parameter(toy):
         task_scores(train, test, **{**kw, "features": ["x", "w"]})
     with pytest.raises(TypeError, match="real_test must be a pandas DataFrame"):
         task_scores(train, None, **kw)
+
+
+def test_precomputed_truth_gives_the_same_errors(real, domains):
+    queries = count_workload(real, domains, COLUMNS, n_queries=30, rng=3)
+    half = real.iloc[: len(real) // 2]
+    truth = expected_counts(real, domains, queries)
+    np.testing.assert_array_equal(
+        workload_error(real, half, domains, queries, truth=truth),
+        workload_error(real, half, domains, queries),
+    )
+    with pytest.raises(ValueError, match=r"truth must hold one count per query \(30\)"):
+        workload_error(real, half, domains, queries, truth=truth[:-1])

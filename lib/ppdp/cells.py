@@ -121,6 +121,49 @@ def _categorical_cell(value, domain: AttributeDomain, lookup: Mapping, column: s
     return row
 
 
+def _cell_key(value) -> str:
+    """A cell's identity: its type and its text (``1``, ``1.0`` and ``"1"`` are three cells)."""
+    return f"{type(value).__name__}:{value}"
+
+
+def _distinct_cells(col: pd.Series, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first position of each distinct cell, in the order of their :func:`_cell_key`, and
+    each cell's index into them.
+
+    Parameters
+    ----------
+    col : Series
+        The cells, without missing values.
+    raw : ndarray of object
+        ``col``'s cells as Python objects.
+
+    Returns
+    -------
+    first : ndarray of int, shape (m,)
+    inverse : ndarray of int, shape (len(col),)
+
+    Notes
+    -----
+    A column of one Python type (a numeric dtype, or text only) is grouped by value with
+    :func:`pandas.factorize` and only its ``m`` distinct cells get a key: building a key per cell
+    cost more than everything else of :func:`cell_membership`. Within one type, equal values have
+    the same key or parse to the same distribution (``0.0`` and ``-0.0``), and the distinct cells
+    are put in key order, so the cells are parsed in the same order as by keying each one (the
+    first unreadable cell is the one reported). A column mixing types keys every cell.
+    """
+    if col.dtype.kind in "biuf" or pd.api.types.infer_dtype(raw, skipna=False) == "string":
+        codes, _ = pd.factorize(raw if col.dtype.kind == "O" else col.to_numpy())
+        _, first = np.unique(codes, return_index=True)
+        keys = np.array([_cell_key(v) for v in raw[first].tolist()], dtype=object)
+        order = np.argsort(keys, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        return first[order], rank[codes]
+    keys = np.array([_cell_key(v) for v in raw.tolist()], dtype=object)
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)
+
+
 def cell_membership(column, domain: AttributeDomain) -> np.ndarray:
     """Each released cell as a distribution over ``domain``: shape ``(n, |domain|)``, rows sum to 1.
 
@@ -132,8 +175,7 @@ def cell_membership(column, domain: AttributeDomain) -> np.ndarray:
         raise ValueError(f"column {domain.name!r} has missing released values")
     raw = col.to_numpy(dtype=object)
     # distinct cells are few (generalized regions, domain values): parse each once
-    keys = np.array([f"{type(v).__name__}:{v}" for v in raw.tolist()], dtype=object)
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    first, inverse = _distinct_cells(col, raw)
     if domain.kind == "numeric":
         rows = [_numeric_cell(raw[i], domain, domain.name) for i in first]
     else:

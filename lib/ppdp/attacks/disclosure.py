@@ -21,6 +21,7 @@ of Example 1: with ``K`` the number of *other* records that output the target's 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -167,8 +168,10 @@ def disclosure_randomized(
     if len(released) != len(original):
         raise ValueError("original and released must have the same number of rows")
     orig_codes, rel_codes = _codes(original, released, qi)
+    # a missing value is a value of its own: the counts below need codes >= 0
     sens_codes, _ = pd.factorize(
-        pd.concat([original[sensitive], released[sensitive]], ignore_index=True)
+        pd.concat([original[sensitive], released[sensitive]], ignore_index=True),
+        use_na_sentinel=False,
     )
     n = len(original)
     s_orig, s_rel = sens_codes[:n], sens_codes[n:]
@@ -176,32 +179,47 @@ def disclosure_randomized(
     n_sens = int(sens_codes.max()) + 1
     identity = np.zeros(n)
     attribute = np.zeros(n)
-    patterns, inverse = np.unique(used, axis=0, return_inverse=True)
-    inverse = inverse.ravel()
-    for pi, pattern in enumerate(patterns):
-        targets = np.flatnonzero(inverse == pi)
-        cols = np.flatnonzero(pattern)
+    for targets in _equal_rows(used):
+        cols = np.flatnonzero(used[targets[0]])
         key_rel = _mixed_radix(rel_codes[:, cols], radix[cols])
         key_tgt = _mixed_radix(orig_codes[targets][:, cols], radix[cols])
-        uniq, counts = np.unique(key_rel, return_counts=True)
-        pos = np.searchsorted(uniq, key_tgt)
-        pos_c = np.minimum(pos, len(uniq) - 1)
-        found = uniq[pos_c] == key_tgt
-        n_match = np.where(found, counts[pos_c], 0)
-        # records matching the condition *and* carrying the target's sensitive value
-        key_rel_s = key_rel * n_sens + s_rel
-        key_tgt_s = key_tgt * n_sens + s_orig[targets]
-        uniq_s, counts_s = np.unique(key_rel_s, return_counts=True)
-        pos_s = np.minimum(np.searchsorted(uniq_s, key_tgt_s), len(uniq_s) - 1)
-        n_same = np.where(uniq_s[pos_s] == key_tgt_s, counts_s[pos_s], 0)
-        own = np.all(rel_codes[targets][:, cols] == orig_codes[targets][:, cols], axis=1)
+        # One sort of (condition key, sensitive code) answers both counts: the records matching
+        # a key form one run of the sorted array, those also carrying a sensitive value a sub-run.
+        rel_sorted = np.sort(key_rel * n_sens + s_rel)
+        first = key_tgt * n_sens
+        n_match = np.searchsorted(rel_sorted, first + n_sens) - np.searchsorted(rel_sorted, first)
+        key_tgt_s = first + s_orig[targets]
+        n_same = np.searchsorted(rel_sorted, key_tgt_s, side="right") - np.searchsorted(
+            rel_sorted, key_tgt_s
+        )
+        # the key is one-to-one on the codes: equal keys, equal values on every used QI
+        own = key_rel[targets] == key_tgt
         with np.errstate(divide="ignore", invalid="ignore"):
             identity[targets] = np.where(own & (n_match > 0), 1.0 / n_match, 0.0)
             attribute[targets] = np.where(n_match > 0, n_same / n_match, 0.0)
     return identity, attribute
 
 
+def _equal_rows(used: np.ndarray) -> list[np.ndarray]:
+    """Positions of the rows of a bool matrix grouped by equal rows, ascending in each group."""
+    if len(used) == 0:
+        return []
+    if used.shape[1] < 63:
+        # a row as the integer of its bits: sorting ints is far cheaper than np.unique(axis=0)
+        key = used.astype(np.int64) @ (np.int64(1) << np.arange(used.shape[1], dtype=np.int64))
+    else:
+        key = np.unique(used, axis=0, return_inverse=True)[1].ravel()
+    order = np.argsort(key, kind="stable")
+    return np.split(order, np.flatnonzero(np.diff(key[order])) + 1)
+
+
 def _mixed_radix(codes: np.ndarray, radix: np.ndarray) -> np.ndarray:
+    """One int64 key per row of ``codes`` (column ``a`` holding codes below ``radix[a]``)."""
+    radix = [int(b) for b in radix]
+    if math.prod(radix) - 1 <= np.iinfo(np.int64).max:
+        # no key can overflow: one product with the place values
+        place = [math.prod(radix[a + 1 :]) for a in range(len(radix))]
+        return codes @ np.array(place, dtype=np.int64)
     key = np.zeros(len(codes), dtype=np.int64)
     for a in range(codes.shape[1]):
         if key.max(initial=0) > np.iinfo(np.int64).max // max(int(radix[a]), 1):
@@ -211,7 +229,12 @@ def _mixed_radix(codes: np.ndarray, radix: np.ndarray) -> np.ndarray:
 
 
 def disclosure_generalized(
-    original: pd.DataFrame, generalized: GeneralizedTable, sensitive: str, used, *, chunk: int = 512
+    original: pd.DataFrame,
+    generalized: GeneralizedTable,
+    sensitive: str,
+    used,
+    *,
+    chunk: int = 2048,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-target identity and attribute disclosure against a generalized table.
 
@@ -227,6 +250,20 @@ def disclosure_generalized(
         E.g. ``Mondrian(...).fit(original).generalized_``.
     sensitive : str
     used : bool ndarray (n, d)
+    chunk : int
+        Targets matched at a time (bounds the memory, ``chunk * n_groups / 8`` bytes per array).
+
+    Returns
+    -------
+    identity, attribute : ndarray (n,)
+
+    Notes
+    -----
+    Every target is matched against every group, so the groups are held as bit sets (one bit per
+    group, 64 per word): per QI and domain value the groups covering it, the target's matching
+    groups being the AND of one such row per used QI. Group sizes and per-group counts of a
+    sensitive value are split into binary digits, one bit set per digit, so that the number of
+    matching records is a sum of population counts. All counts are exact integers.
     """
     qi = generalized.qi
     if not isinstance(generalized, GeneralizedTable):
@@ -234,26 +271,60 @@ def disclosure_generalized(
     used = _check(original, original, qi, sensitive, used)
     if len(generalized.groups) != len(original):
         raise ValueError("original and generalized must have the same number of rows")
+    if chunk < 1:
+        raise ValueError(f"chunk must be positive, got {chunk}")
     n = len(original)
-    codes = np.column_stack([generalized.domains[c].encode(original[c].to_numpy()) for c in qi])
     groups = generalized.groups
     n_groups = generalized.n_groups
-    sizes = np.bincount(groups, minlength=n_groups).astype(float)
-    s_codes, _ = pd.factorize(original[sensitive])
-    # per group, how many records carry each sensitive value
-    same = np.zeros((n_groups, int(s_codes.max()) + 1))
-    np.add.at(same, (groups, s_codes), 1.0)
-    identity = np.zeros(n)
-    attribute = np.zeros(n)
+    n_words = -(-n_groups // 64)
+    # covers[a][v]: the groups whose value of QI a covers domain value v, and a last row of every
+    # group, which a target that does not use QI a picks (rows[t, a]) so that it constrains nothing
+    every = np.full((1, n_words), np.iinfo(np.uint64).max)
+    covers, rows = [], np.empty((n, len(qi)), dtype=np.intp)
+    for a, c in enumerate(qi):
+        member = generalized.membership[c].T  # (domain values, groups)
+        covers.append(np.vstack([_pack_groups(member, n_words), every]))
+        codes = generalized.domains[c].encode(original[c].to_numpy())
+        rows[:, a] = np.where(used[:, a], codes, len(member))
+    s_codes, _ = pd.factorize(original[sensitive], use_na_sentinel=False)
+    # per sensitive value, how many records of each group carry it
+    n_sens = int(s_codes.max()) + 1
+    same = np.bincount(s_codes * n_groups + groups, minlength=n_sens * n_groups)
+    same = same.reshape(n_sens, n_groups)
+    size_digits = _digit_sets(np.bincount(groups, minlength=n_groups)[None, :], n_words)[:, 0]
+    same_digits = _digit_sets(same, n_words)
+    n_match = np.empty(n, dtype=np.int64)
+    n_same = np.empty(n, dtype=np.int64)
     for lo in range(0, n, chunk):
         hi = min(lo + chunk, n)
-        miss = np.zeros((hi - lo, n_groups), dtype=np.int32)
-        for a, c in enumerate(qi):
-            inside = generalized.membership[c][:, codes[lo:hi, a]].T  # (targets, groups)
-            miss += (~inside) & used[lo:hi, a][:, None]
-        match = miss == 0
-        n_match = match @ sizes
-        n_same = np.einsum("tg,gt->t", match.astype(float), same[:, s_codes[lo:hi]])
-        identity[lo:hi] = 1.0 / n_match
-        attribute[lo:hi] = n_same / n_match
-    return identity, attribute
+        match = covers[0][rows[lo:hi, 0]]
+        for a in range(1, len(qi)):
+            match &= covers[a][rows[lo:hi, a]]
+        n_match[lo:hi] = _weighted_count(match, size_digits)
+        n_same[lo:hi] = _weighted_count(match, same_digits[:, s_codes[lo:hi]])
+    # the float division of exact counts, as ``1 / |M|`` and ``same / |M|`` are defined
+    n_match_f = n_match.astype(float)
+    return 1.0 / n_match_f, n_same.astype(float) / n_match_f
+
+
+def _pack_groups(member: np.ndarray, n_words: int) -> np.ndarray:
+    """Bool rows over the groups as bit sets: ``(k, n_groups)`` -> ``(k, n_words)`` uint64."""
+    padded = np.zeros((len(member), 64 * n_words), dtype=bool)
+    padded[:, : member.shape[1]] = member
+    return np.packbits(padded, axis=1, bitorder="little").view(np.uint64)
+
+
+def _digit_sets(counts: np.ndarray, n_words: int) -> np.ndarray:
+    """Binary digits of non-negative counts ``(k, n_groups)`` as bit sets ``(digits, k, n_words)``:
+    digit ``b`` holds the groups whose count has bit ``b`` set."""
+    n_digits = max(int(counts.max(initial=0)).bit_length(), 1)
+    return np.stack([_pack_groups((counts >> b) & 1 == 1, n_words) for b in range(n_digits)])
+
+
+def _weighted_count(match: np.ndarray, digits: np.ndarray) -> np.ndarray:
+    """``sum_g match[t, g] * count[t, g]`` per row ``t``, from bit sets ``match`` (t, words) and
+    the binary digits of the counts (:func:`_digit_sets`; each digit (words,) or (t, words))."""
+    total = np.zeros(len(match), dtype=np.int64)
+    for b, digit in enumerate(digits):
+        total += np.bitwise_count(match & digit).sum(axis=1, dtype=np.int64) << b
+    return total

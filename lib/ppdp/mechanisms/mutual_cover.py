@@ -47,10 +47,11 @@ Choices (each stated also in the notebook):
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -226,8 +227,8 @@ def repair_table(probabilities, counts, delta: float) -> np.ndarray:
     return repaired
 
 
-def _run_highs(lp, solver: str) -> tuple[np.ndarray, str]:
-    """Solve ``lp`` with HiGHS; returns the primal solution and the model status text."""
+def _run_highs(model: _LpModel, solver: str) -> tuple[np.ndarray, str]:
+    """Solve ``model`` with HiGHS; returns the primal solution and the model status text."""
     import highspy
 
     h = highspy.Highs()
@@ -239,7 +240,7 @@ def _run_highs(lp, solver: str) -> tuple[np.ndarray, str]:
         h.setOptionValue("run_crossover", "off")
     else:
         h.setOptionValue("solver", "simplex")
-    h.passModel(lp)
+    h.passModel(*model)
     h.run()
     status = h.getModelStatus()
     if status != highspy.HighsModelStatus.kOptimal and solver == "ipm":
@@ -253,6 +254,79 @@ def _run_highs(lp, solver: str) -> tuple[np.ndarray, str]:
         status = h.getModelStatus()
     ok = status == highspy.HighsModelStatus.kOptimal
     return np.asarray(h.getSolution().col_value), "" if ok else h.modelStatusToString(status)
+
+
+class _LpModel(NamedTuple):
+    """The arguments of the array form of ``Highs.passModel``, in its order.
+
+    The array form, because a ``HighsLp``'s setters convert arrays element by element, which costs
+    about as much as solving the smallest LPs.
+    """
+
+    num_col: int
+    num_row: int
+    num_nz: int
+    a_format: int
+    sense: int
+    offset: float
+    col_cost: np.ndarray
+    col_lower: np.ndarray
+    col_upper: np.ndarray
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+    a_start: np.ndarray
+    a_index: np.ndarray
+    a_value: np.ndarray
+    integrality: np.ndarray
+
+
+class _LpPattern(NamedTuple):
+    """What the LP of an ``r x n`` table takes from its shape alone (arrays are read-only)."""
+
+    kq: np.ndarray  # row k of every q_kj, row-major
+    start: np.ndarray  # CSC column starts (int32)
+    index: np.ndarray  # CSC row indices (int32)
+    col_lower: np.ndarray
+    col_upper: np.ndarray
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+    integrality: np.ndarray  # every variable continuous
+
+
+@functools.lru_cache(maxsize=1024)
+def _lp_pattern(r: int, n: int) -> _LpPattern:
+    """The sparsity pattern and bounds of the LP of :func:`solve_random_output_table`.
+
+    Variables: q (r*n, row-major), then s (n), the column sums. Rows: r rows sum_j q_kj = 1, n rows
+    s_j - sum_k c_k q_kj = 0, and r*n rows q_kj - delta s_j <= 0 (Definition 5 written per entry).
+    The matrix is assembled column by column (CSC) directly. A census fit solves thousands of
+    LPs of a few dozen shapes, hence the cache.
+    """
+    import highspy
+
+    nq = r * n
+    kq = np.repeat(np.arange(r), n)
+    jq = np.tile(np.arange(n), r)
+    index_q = np.stack([kq, r + jq, r + n + np.arange(nq)], axis=1).ravel()
+    index_s = np.concatenate(
+        [(r + np.arange(n))[:, None], r + n + np.arange(r)[None, :] * n + np.arange(n)[:, None]],
+        axis=1,
+    ).ravel()
+    start = np.concatenate([np.arange(nq) * 3, 3 * nq + np.arange(n + 1) * (r + 1)])
+    inf = highspy.kHighsInf
+    pattern = _LpPattern(
+        kq=kq,
+        start=start.astype(np.int32),
+        index=np.concatenate([index_q, index_s]).astype(np.int32),
+        col_lower=np.zeros(nq + n),
+        col_upper=np.full(nq + n, inf),
+        row_lower=np.concatenate([np.ones(r), np.zeros(n), np.full(nq, -inf)]),
+        row_upper=np.concatenate([np.ones(r), np.zeros(n), np.zeros(nq)]),
+        integrality=np.zeros(nq + n, dtype=np.int32),
+    )
+    for array in pattern:
+        array.flags.writeable = False
+    return pattern
 
 
 def solve_random_output_table(
@@ -304,36 +378,37 @@ def solve_random_output_table(
             f"delta={delta!r} must lie in [1/m, 1] = [{1 / m:.6g}, 1] for a group of m={m:g} tuples (Property 1)"
         )
     nq = r * n
-    # Variables: q (r*n, row-major), then s (n), the column sums. Rows: r rows sum_j q_kj = 1,
-    # n rows s_j - sum_k c_k q_kj = 0, and r*n rows q_kj - delta s_j <= 0 (Definition 5 written
-    # per entry). The matrix is assembled column by column (CSC) directly.
-    kq = np.repeat(np.arange(r), n)
-    jq = np.tile(np.arange(n), r)
-    index_q = np.stack([kq, r + jq, r + n + np.arange(nq)], axis=1).ravel()
-    value_q = np.stack([np.ones(nq), -counts[kq], np.ones(nq)], axis=1).ravel()
-    index_s = np.concatenate(
-        [(r + np.arange(n))[:, None], r + n + np.arange(r)[None, :] * n + np.arange(n)[:, None]],
-        axis=1,
-    ).ravel()
-    value_s = np.concatenate([np.ones((n, 1)), np.full((n, r), -float(delta))], axis=1).ravel()
-    start = np.concatenate([np.arange(nq) * 3, 3 * nq + np.arange(n + 1) * (r + 1)])
-    inf = highspy.kHighsInf
-    lp = highspy.HighsLp()
-    lp.num_col_ = nq + n
-    lp.num_row_ = r + n + nq
-    lp.col_cost_ = np.concatenate([(counts[:, None] * distance).ravel(), np.zeros(n)])
-    lp.col_lower_ = np.zeros(nq + n)
-    lp.col_upper_ = np.full(nq + n, inf)
-    lp.row_lower_ = np.concatenate([np.ones(r), np.zeros(n), np.full(nq, -inf)])
-    lp.row_upper_ = np.concatenate([np.ones(r), np.zeros(n), np.zeros(nq)])
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = start.astype(np.int32)
-    lp.a_matrix_.index_ = np.concatenate([index_q, index_s]).astype(np.int32)
-    lp.a_matrix_.value_ = np.concatenate([value_q, value_s])
+    pattern = _lp_pattern(r, n)
+    # the matrix entries in the pattern's order: per q_kj (1, -c_k, 1), per s_j (1, -delta x r)
+    value = np.empty(len(pattern.index))
+    value_q = value[: 3 * nq].reshape(nq, 3)
+    value_q[:, 0] = 1.0
+    value_q[:, 1] = -counts[pattern.kq]
+    value_q[:, 2] = 1.0
+    value_s = value[3 * nq :].reshape(n, r + 1)
+    value_s[:, 0] = 1.0
+    value_s[:, 1:] = -float(delta)
     cost = counts[:, None] * distance
+    model = _LpModel(
+        num_col=nq + n,
+        num_row=r + n + nq,
+        num_nz=len(value),
+        a_format=int(highspy.MatrixFormat.kColwise),
+        sense=int(highspy.ObjSense.kMinimize),
+        offset=0.0,
+        col_cost=np.concatenate([cost.ravel(), np.zeros(n)]),
+        col_lower=pattern.col_lower,
+        col_upper=pattern.col_upper,
+        row_lower=pattern.row_lower,
+        row_upper=pattern.row_upper,
+        a_start=pattern.start,
+        a_index=pattern.index,
+        a_value=value,
+        integrality=pattern.integrality,
+    )
 
     def solve(method: str) -> tuple[np.ndarray | None, float]:
-        x, failure = _run_highs(lp, method)
+        x, failure = _run_highs(model, method)
         if failure:
             raise RuntimeError(
                 f"HiGHS did not solve the random-output-table LP: {failure} "
@@ -363,8 +438,18 @@ def _columns_for(
     max_range_columns: int = MAX_RANGE_COLUMNS,
 ) -> np.ndarray:
     """Output values of a group's random output table (see the module notes)."""
-    present = np.unique(codes)
-    if dom.kind == "numeric" and dom.integer and numeric_columns != "observed":
+    return _columns(dom, np.unique(codes), dom.integer, numeric_columns, max_range_columns)
+
+
+def _columns(
+    dom: AttributeDomain,
+    present: np.ndarray,
+    integer: bool,
+    numeric_columns: str,
+    max_range_columns: int,
+) -> np.ndarray:
+    """:func:`_columns_for` from the group's distinct codes (ascending) and ``dom.integer``."""
+    if dom.kind == "numeric" and integer and numeric_columns != "observed":
         lo, hi = dom.values[present[0]], dom.values[present[-1]]
         if numeric_columns == "range" or hi - lo + 1 <= max_range_columns:
             return np.arange(lo, hi + 1, dtype=dom.values.dtype)
@@ -438,6 +523,31 @@ def random_output_table(
         dist = np.array([[hierarchy.distance(a, b) for b in cols] for a in dom.values[uniq_codes]])
     probs, obj = solve_random_output_table(dist, counts, delta, solver=solver)
     return RandomOutputTable(cols, dom.values[uniq_codes], counts, probs, obj)
+
+
+@dataclass
+class _GroupValues:
+    """The distinct codes of one QI in every group, found with one sort for all groups.
+
+    Group ``g``'s distinct codes (ascending) are ``uniq[bounds[g]:bounds[g + 1]]``, each held by
+    ``counts`` records; ``local`` is the position of each record's code among its group's.
+    """
+
+    uniq: np.ndarray
+    counts: np.ndarray
+    bounds: np.ndarray
+    local: np.ndarray
+
+    @classmethod
+    def of(cls, codes: np.ndarray, groups: np.ndarray, n_groups: int, size: int) -> _GroupValues:
+        pair = groups * size + codes  # sorts by group, then by code
+        uniq, inverse, counts = np.unique(pair, return_inverse=True, return_counts=True)
+        bounds = np.searchsorted(uniq, np.arange(n_groups + 1) * size)
+        return cls(uniq % size, counts, bounds, inverse.ravel() - bounds[groups])
+
+    def group(self, g: int) -> tuple[np.ndarray, np.ndarray]:
+        lo, hi = self.bounds[g], self.bounds[g + 1]
+        return self.uniq[lo:hi], self.counts[lo:hi]
 
 
 def _check_property_2(delta, l) -> None:  # noqa: E741 (the paper's l)
@@ -616,27 +726,42 @@ class MutualCover(ReleaseMixin):
         self.n_groups_ = len(sizes)
         order = np.argsort(groups, kind="stable")
         self.group_rows_ = np.split(order, np.cumsum(sizes)[:-1])
+        distinct = [
+            _GroupValues.of(codes[:, a], groups, self.n_groups_, domains[c].size)
+            for a, c in enumerate(qi)
+        ]
+        integer = [domains[c].integer for c in qi]
         cache: dict = {}
         self.n_lp_solved_ = 0
         tables = []
-        iterator = self.group_rows_
+        iterator = range(self.n_groups_)
         if self.progress:
             from tqdm.auto import tqdm
 
             iterator = tqdm(iterator, desc="random output tables")
-        for rows in iterator:
+        for g in iterator:
             tables.append(
-                {c: self._table(domains[c], codes[rows, a], cache) for a, c in enumerate(qi)}
+                {
+                    c: self._table(domains[c], *distinct[a].group(g), integer[a], cache)
+                    for a, c in enumerate(qi)
+                }
             )
         self.objective_ = float(sum(t.objective for g in tables for t in g.values()))
         self.table_ = table.copy()
         self.tables_ = tables
-        self._prepare_sampling()
+        self._prepare_sampling([v.local for v in distinct])
         return self
 
-    def _table(self, dom: AttributeDomain, codes: np.ndarray, cache: dict) -> RandomOutputTable:
-        uniq, counts = np.unique(codes, return_counts=True)
-        cols = _columns_for(dom, codes, self.numeric_columns, self.max_range_columns)
+    def _table(
+        self,
+        dom: AttributeDomain,
+        uniq: np.ndarray,
+        counts: np.ndarray,
+        integer: bool,
+        cache: dict,
+    ) -> RandomOutputTable:
+        """The table of a group whose codes on ``dom`` are ``uniq`` (ascending) ``counts`` times."""
+        cols = _columns(dom, uniq, integer, self.numeric_columns, self.max_range_columns)
         vals = dom.values[uniq]
         if dom.kind == "numeric":
             offset = cols[0]
@@ -659,74 +784,72 @@ class MutualCover(ReleaseMixin):
         probs, obj = hit
         return RandomOutputTable(cols, vals, counts, probs, obj)
 
-    def _prepare_sampling(self) -> None:
+    def _prepare_sampling(self, local: Sequence[np.ndarray]) -> None:
         """Per attribute: flattened cumulative rows and per-record pointers, for vectorized draws.
 
         The flat probabilities the cumulative rows are built from are kept with a column-major
         layout (``_perm``, ``_col_start``, ``_entry_w``) so that :meth:`guarantee_checks`
         measures delta-probability on exactly what is sampled.
+
+        Parameters
+        ----------
+        local : sequence of ndarray (n,), one per QI
+            The row of each record in its group's table (:attr:`_GroupValues.local`).
         """
-        n = len(self.groups_)
-        d = len(self.qi_)
+        n_groups, d = self.n_groups_, len(self.qi_)
         self._cum, self._col_vals, self._row_start, self._row_len = [], [], [], []
         self._prob, self._perm, self._col_start, self._entry_w = [], [], [], []
         self._col_group, self._col_index = [], []
-        self._weights = np.zeros((self.n_groups_, d))
-        self._ncols = np.zeros((self.n_groups_, d), dtype=np.int64)
+        self._weights = np.zeros((n_groups, d))
+        self._ncols = np.zeros((n_groups, d), dtype=np.int64)
+        every, groups = np.arange(n_groups), self.groups_
         for a, c in enumerate(self.qi_):
             dom = self.domains_[c]
-            cum_parts, val_parts, prob_parts, perm_parts, w_parts = [], [], [], [], []
-            col_group, col_index = [], []
-            start = np.empty(n, dtype=np.int64)
-            length = np.empty(n, dtype=np.int64)
-            pos = 0
-            span_t = dom.span
-            for g, rows in enumerate(self.group_rows_):
-                t = self.tables_[g][c]
-                r, k = t.probabilities.shape
-                prob = np.asarray(t.probabilities, dtype=float)
-                cum = np.cumsum(prob, axis=1)
-                cum /= cum[:, -1:]
-                cum_parts.append(cum.ravel())
-                prob_parts.append(prob.ravel())
-                perm_parts.append(pos + (np.arange(r)[None, :] * k + np.arange(k)[:, None]).ravel())
-                w_parts.append(np.tile(np.asarray(t.counts, dtype=float), k))
-                col_group.append(np.full(k, g))
-                col_index.append(np.arange(k))
-                val_parts.append(
-                    np.tile(t.columns, r)
-                    if dom.kind == "numeric"
-                    else np.tile(t.columns.astype(object), r)
-                )
-                local = np.searchsorted(
-                    _sortable(t.values, dom), _sortable(dom.values[self.codes_[rows, a]], dom)
-                )
-                start[rows] = pos + local * k
-                length[rows] = k
-                pos += r * k
-                # Algorithm 3 weight: dis_max(A, group) / dis_max(A, T)
-                span_g = self._group_span(dom, t)
-                self._weights[g, a] = span_g / span_t if span_t > 0 else 0.0
-                self._ncols[g, a] = k
-            self._cum.append(np.concatenate(cum_parts))
-            self._col_vals.append(np.concatenate(val_parts))
-            self._row_start.append(start)
-            self._row_len.append(length)
-            self._prob.append(np.concatenate(prob_parts))
-            self._perm.append(np.concatenate(perm_parts))
-            self._entry_w.append(np.concatenate(w_parts))
-            # every column of a table holds r entries in the column-major layout
-            rows_per_col = np.concatenate(
-                [
-                    np.full(
-                        self.tables_[g][c].probabilities.shape[1], len(self.tables_[g][c].values)
-                    )
-                    for g in range(self.n_groups_)
-                ]
+            tables = [self.tables_[g][c] for g in range(n_groups)]
+            shape = np.array([t.probabilities.shape for t in tables], dtype=np.int64)
+            r, k = shape[:, 0], shape[:, 1]
+            pos = np.cumsum(r * k) - r * k  # first flat (row-major) entry of each table
+            first_col = np.cumsum(k) - k  # first column of each table, all tables side by side
+            # groups whose LP was shared through the cache share one probability array: its
+            # cumulative rows are computed once
+            flat: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+            for t in tables:
+                if id(t.probabilities) not in flat:
+                    prob = np.asarray(t.probabilities, dtype=float)
+                    cum = np.cumsum(prob, axis=1)
+                    cum /= cum[:, -1:]
+                    flat[id(t.probabilities)] = (cum.ravel(), prob.ravel())
+            parts = [flat[id(t.probabilities)] for t in tables]
+            self._cum.append(np.concatenate([cum for cum, _ in parts]))
+            self._prob.append(np.concatenate([prob for _, prob in parts]))
+            # row-major entries: table g's entry (i, j) carries its output value columns[j]
+            entry_group = np.repeat(every, r * k)
+            j = (np.arange(len(entry_group)) - pos[entry_group]) % k[entry_group]
+            columns = np.concatenate(
+                [t.columns if dom.kind == "numeric" else t.columns.astype(object) for t in tables]
             )
-            self._col_start.append(np.concatenate([[0], np.cumsum(rows_per_col)[:-1]]))
-            self._col_group.append(np.concatenate(col_group))
-            self._col_index.append(np.concatenate(col_index))
+            self._col_vals.append(columns[first_col[entry_group] + j])
+            self._row_start.append(pos[groups] + local[a] * k[groups])
+            self._row_len.append(k[groups])
+            # column-major layout: column j of table g holds its r entries (i, j), i = 0..r-1
+            col_group = np.repeat(every, k)
+            col_index = np.arange(len(col_group)) - first_col[col_group]
+            rows_per_col = r[col_group]
+            col_start = np.concatenate([[0], np.cumsum(rows_per_col)[:-1]])
+            entry_col = np.repeat(np.arange(len(col_group)), rows_per_col)
+            i = np.arange(len(entry_col)) - col_start[entry_col]
+            g_of = col_group[entry_col]
+            self._perm.append(pos[g_of] + i * k[g_of] + col_index[entry_col])
+            counts = np.concatenate([np.asarray(t.counts, dtype=float) for t in tables])
+            self._entry_w.append(counts[(np.cumsum(r) - r)[g_of] + i])
+            self._col_start.append(col_start)
+            self._col_group.append(col_group)
+            self._col_index.append(col_index)
+            # Algorithm 3 weight: dis_max(A, group) / dis_max(A, T)
+            span_t = dom.span
+            if span_t > 0:
+                self._weights[:, a] = np.array([self._group_span(dom, t) for t in tables]) / span_t
+            self._ncols[:, a] = k
 
     def guarantee_checks(self) -> list[GuaranteeCheck]:
         """delta-probability of every random output table and l-diversity of the partition.
@@ -905,13 +1028,6 @@ class MutualCover(ReleaseMixin):
         """
         check_fitted(self, ["tables_", "table_"])
         return self.sample(None, check_random_state(random_state))
-
-
-def _sortable(values: np.ndarray, dom: AttributeDomain) -> np.ndarray:
-    """Positions usable with searchsorted: numeric values as is, categorical values by code."""
-    if dom.kind == "numeric":
-        return np.asarray(values)
-    return dom.encode(values)
 
 
 def _as_column(values: np.ndarray, like: pd.Series):

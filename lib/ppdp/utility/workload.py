@@ -323,6 +323,8 @@ def workload_error(
     released: pd.DataFrame,
     domains: Mapping[str, AttributeDomain],
     queries: Sequence[CountQuery],
+    *,
+    truth=None,
 ) -> np.ndarray:
     """Relative error of each query's answer on ``released``, scaled to ``real``'s size.
 
@@ -339,6 +341,9 @@ def workload_error(
         The release, non-empty.
     domains : mapping str -> AttributeDomain
     queries : sequence of CountQuery
+    truth : array-like of float, shape (len(queries),), optional
+        ``expected_counts(real, domains, queries)`` when already computed, e.g. once for the
+        many releases of one table; by default computed here.
 
     Returns
     -------
@@ -353,7 +358,14 @@ def workload_error(
     """
     real = check_frame(real, "real")
     released = check_frame(released, "released")
-    truth = expected_counts(real, domains, queries)
+    if truth is None:
+        truth = expected_counts(real, domains, queries)
+    else:
+        truth = np.asarray(truth, dtype=float)
+        if truth.shape != (len(queries),):
+            raise ValueError(
+                f"truth must hold one count per query ({len(queries)}), got shape {truth.shape}"
+            )
     zero = np.flatnonzero(truth <= 0)
     if zero.size:
         raise ValueError(

@@ -1,0 +1,148 @@
+"""The attacker suite's fast paths against the computations they replace.
+
+anonymeter's neighbour searches, the distinct cells of a released column, the attacker fitted once
+per training set and the workload's answers computed once: each must give what the direct
+computation gives, ties and all.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ppdp.attacks.suite import (
+    _attacker,
+    _fit_predict,
+    _gower_neighbors,
+    _GowerInference,
+    _linked,
+    _numpy_global_seed,
+)
+from ppdp.cells import _cell_key, _distinct_cells, cell_membership, table_domains
+
+
+def mixed_frame(n: int, seed: int) -> pd.DataFrame:
+    """Few distinct values per column, so that many distances tie."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 24, n),
+            "hours": rng.choice([10.0, 20.0, 40.0], n),
+            "flat": np.full(n, 3),  # a constant column: anonymeter's range of 1
+            "edu": rng.choice(["hs", "ba", "ms"], n),
+            "sex": rng.choice(["f", "m"], n),
+            "secret": rng.choice(["a", "b", "c"], n),
+        }
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("k", [1, 10, 60])
+def test_gower_neighbors_are_anonymeters(seed, k):
+    import anonymeter.evaluators  # noqa: F401  (imported first: the neighbours module imports it back)
+    from anonymeter.neighbors.mixed_types_kneighbors import MixedTypeKNeighbors
+
+    candidates = mixed_frame(50, seed)
+    queries = mixed_frame(30, seed + 100)
+    for columns in (["age", "hours", "flat", "edu", "sex"], ["edu", "sex"], ["age"]):
+        expected = (
+            MixedTypeKNeighbors(n_neighbors=min(k, len(candidates)), n_jobs=1)
+            .fit(candidates[columns])
+            .kneighbors(queries[columns], return_distance=False)
+        )
+        got = _gower_neighbors(candidates[columns], queries[columns], k)
+        np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_gower_inference_gives_anonymeters_evaluation(seed):
+    from anonymeter.evaluators import InferenceEvaluator
+
+    train, syn, control = (mixed_frame(80, seed + s) for s in (0, 10, 20))
+    aux = ["age", "hours", "edu", "sex"]
+
+    def results(model):
+        ev = InferenceEvaluator(
+            ori=train,
+            syn=syn,
+            aux_cols=aux,
+            secret="secret",
+            n_attacks=40,
+            control=control,
+            inference_model=model,
+        )
+        with _numpy_global_seed(seed):
+            return ev.evaluate(n_jobs=1).results()
+
+    expected, got = results(None), results(_GowerInference(syn, aux, "secret"))
+    assert (got.n_success, got.n_control) == (expected.n_success, expected.n_control)
+
+
+@pytest.mark.filterwarnings("ignore:Attack is as good or worse:UserWarning")
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("k", [1, 5])
+def test_linked_counts_anonymeters_links(seed, k):
+    from anonymeter.evaluators import LinkabilityEvaluator
+
+    train, syn, control = (mixed_frame(80, seed + s) for s in (0, 10, 20))
+    halves = (["age", "hours"], ["edu", "sex", "secret"])
+    ev = LinkabilityEvaluator(
+        ori=train, syn=syn, aux_cols=halves, n_attacks=40, n_neighbors=k, control=control
+    )
+    with _numpy_global_seed(seed):
+        raw = ev.evaluate(n_jobs=1).results()
+    # the same targets: drawn on train, then on control, from the same legacy state
+    with _numpy_global_seed(seed):
+        n_success = _linked(train, syn, 40, halves, k)
+        n_control = _linked(control, syn, 40, halves, k)
+    assert (n_success, n_control) == (raw.n_success, raw.n_control)
+
+
+COLUMNS = {
+    "ints": pd.Series([3, 1, 3, 2, 1, 1]),
+    "floats with signed zeros": pd.Series([0.0, -0.0, 1.5, 0.0, 1.5, 2.0]),
+    "text": pd.Series(["b", "a", "[1, 3]", "b", "a", "z"]),
+    "mixed objects": pd.Series([1, "1", 1.0, 1, "x", 1.0], dtype=object),
+}
+
+
+@pytest.mark.parametrize("name", COLUMNS)
+def test_distinct_cells_follow_the_per_cell_keys(name):
+    col = COLUMNS[name]
+    raw = col.to_numpy(dtype=object)
+    first, inverse = _distinct_cells(col, raw)
+    keys = np.array([_cell_key(v) for v in raw.tolist()], dtype=object)
+    # the distinct cells in key order, each cell pointing at one with its key, as np.unique gives
+    _, expected_first, expected_inverse = np.unique(keys, return_index=True, return_inverse=True)
+    if name != "floats with signed zeros":
+        np.testing.assert_array_equal(first, expected_first)
+        np.testing.assert_array_equal(inverse, expected_inverse.reshape(-1))
+    # every cell maps to a cell of equal value (0.0 and -0.0 parse alike)
+    assert all(raw[first[inverse[i]]] == raw[i] for i in range(len(raw)))
+    order = [_cell_key(v) for v in raw[first].tolist()]
+    assert order == sorted(order)
+
+
+def test_cell_membership_of_numeric_cells_matches_per_value_parsing():
+    df = pd.DataFrame({"x": [1, 5, 3, 5, 1, 2]})
+    (domain,) = table_domains(df, ["x"], numeric=["x"]).values()
+    got = cell_membership(df["x"], domain)
+    for i, v in enumerate(df["x"]):
+        np.testing.assert_array_equal(got[i], cell_membership(pd.Series([v]), domain)[0])
+
+
+def test_an_attacker_fitted_once_predicts_as_a_fresh_fit():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(120, 4))
+    y = (x[:, 0] + rng.normal(scale=0.5, size=120) > 0).astype(int)
+    x_test = rng.normal(size=(30, 4))
+    for model in ("xgb", "lr"):
+        _, first = _fit_predict(model, 3, 20, x, y, x_test)
+        _, again = _fit_predict(model, 3, 20, x, y, x_test)  # from the cache
+        fresh = _attacker(model, 3, 20).fit(x, y).predict_proba(x_test)
+        np.testing.assert_array_equal(first, fresh)
+        np.testing.assert_array_equal(again, fresh)
+        # another training set is not served from the cache
+        _, other = _fit_predict(model, 3, 20, x, 1 - y, x_test)
+        assert not np.array_equal(other, first)
