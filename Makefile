@@ -18,6 +18,12 @@ endif
 export PATH := $(BIN):$(PATH)
 export MPLBACKEND := Agg
 export PYTHONHASHSEED := 0
+# PyTorch's kernels for AVX512 round differently from those for AVX2, so IMPOSTER's networks, trained
+# with the same seed, differed between machines; capped at AVX2, every x86-64 machine with AVX2
+# (Intel since 2013, AMD since 2015) trains alike (the report records the kernels of each run)
+ifeq ($(shell uname -m),x86_64)
+export ATEN_CPU_CAPABILITY ?= avx2
+endif
 
 .PHONY: install reproduce test lint unit nbval notebooks lab benchmarks clean
 

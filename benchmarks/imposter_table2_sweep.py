@@ -8,7 +8,9 @@ over a grid of training lengths, network widths and privacy weights lambda, and 
 setting the largest gender accuracy and F1 over theta and the smallest income accuracy over theta
 (the income accuracy the bound must be met at), then the settings on the Pareto front of
 (largest gender accuracy, smallest income accuracy) and whether any of them meets the bound with
-income accuracy within ``--income-tolerance`` points of 82.3%.
+income kept, read two ways: within ``--income-tolerance`` points of Table 1's 82.3% at every
+theta, or (Table 2's text: income "slightly lower than those on setting A under the same theta")
+within that many points of Setting A's income accuracy at each theta.
 
 Writes ``benchmarks/results/imposter_table2_sweep.csv`` (one row per setting and theta) and
 ``imposter_table2_sweep.png`` (the Pareto plane); the rows so far are kept after every setting in
@@ -35,6 +37,8 @@ from ppdp.experiments.common import expand_parameters
 
 RESULTS = Path(__file__).resolve().parent / "results"
 GENDER_ACCURACY, GENDER_F1, INCOME_ACCURACY = 67.0, 46.0, 82.3
+#: Setting A's scores (real data), recorded beside Setting B's for each theta
+SETTING_A = ("gender_accuracy_a", "income_accuracy_a")
 
 
 def sweep(df, thetas, epochs, hidden, lambdas, seed, partial: Path | None = None) -> pd.DataFrame:
@@ -52,7 +56,9 @@ def sweep(df, thetas, epochs, hidden, lambdas, seed, partial: Path | None = None
                 & (done["lam"] == lam)
                 & done["theta"].isin([float(t) for t in thetas])
             ]
-            if len(hit) == len(thetas):
+            # rows written before Setting A was recorded are trained again
+            complete = set(SETTING_A) <= set(hit.columns) and hit[list(SETTING_A)].notna().all(None)
+            if len(hit) == len(thetas) and complete:
                 rows += hit.to_dict("records")
                 continue
         t0 = time.perf_counter()
@@ -65,11 +71,14 @@ def sweep(df, thetas, epochs, hidden, lambdas, seed, partial: Path | None = None
         )
         seconds = time.perf_counter() - t0
         scores = expand_parameters(frame, ("theta", "setting", "target"))
-        scores = scores[scores["setting"] == "B"]
         for theta, block in scores.groupby("theta"):
 
-            def score(target, metric, block=block):
-                hit = block[(block["target"] == target) & (block["metric"] == metric)]
+            def score(setting, target, metric, block=block):
+                hit = block[
+                    (block["setting"] == setting)
+                    & (block["target"] == target)
+                    & (block["metric"] == metric)
+                ]
                 return 100 * float(hit["value"].mean())
 
             rows.append(
@@ -78,9 +87,11 @@ def sweep(df, thetas, epochs, hidden, lambdas, seed, partial: Path | None = None
                     hidden=width,
                     lam=lam,
                     theta=float(theta),
-                    gender_accuracy=score(ex.PRIVATE, "accuracy"),
-                    gender_f1=score(ex.PRIVATE, "f1"),
-                    income_accuracy=score(ex.LABEL, "accuracy"),
+                    gender_accuracy=score("B", ex.PRIVATE, "accuracy"),
+                    gender_f1=score("B", ex.PRIVATE, "f1"),
+                    income_accuracy=score("B", ex.LABEL, "accuracy"),
+                    gender_accuracy_a=score("A", ex.PRIVATE, "accuracy"),
+                    income_accuracy_a=score("A", ex.LABEL, "accuracy"),
                     seconds=seconds,
                 )
             )
@@ -92,19 +103,24 @@ def sweep(df, thetas, epochs, hidden, lambdas, seed, partial: Path | None = None
 
 def summarize(frame: pd.DataFrame, tolerance: float) -> pd.DataFrame:
     """Per setting: the worst case over theta, whether it meets Table 2, and the Pareto front."""
+    frame = frame.assign(income_drop=frame["income_accuracy_a"] - frame["income_accuracy"])
     per = (
         frame.groupby(["epochs", "hidden", "lam"])
         .agg(
             gender_accuracy_max=("gender_accuracy", "max"),
             gender_f1_max=("gender_f1", "max"),
             income_accuracy_min=("income_accuracy", "min"),
+            income_drop_max=("income_drop", "max"),
         )
         .reset_index()
     )
     per["meets_table2"] = (per["gender_accuracy_max"] < GENDER_ACCURACY) & (
         per["gender_f1_max"] < GENDER_F1
     )
+    # two readings of "income kept": Table 1's 82.3% at every theta, or (Table 2's text) "slightly
+    # lower than on Setting A under the same theta", here at most `tolerance` points lower
     per["income_kept"] = per["income_accuracy_min"] >= INCOME_ACCURACY - tolerance
+    per["income_kept_vs_a"] = per["income_drop_max"] <= tolerance
     # Pareto: no other setting has lower (or equal) gender accuracy and higher (or equal) income
     dominated = [
         (
@@ -163,7 +179,12 @@ def main(argv=None) -> pd.DataFrame:
     both = per[per["meets_table2"] & per["income_kept"]]
     print(
         f"{len(both)} of {len(per)} settings meet Table 2's bound with income accuracy within "
-        f"{args.income_tolerance} points of {INCOME_ACCURACY}%"
+        f"{args.income_tolerance} points of {INCOME_ACCURACY}% at every theta"
+    )
+    both_a = per[per["meets_table2"] & per["income_kept_vs_a"]]
+    print(
+        f"{len(both_a)} of {len(per)} settings meet Table 2's bound with income accuracy within "
+        f"{args.income_tolerance} points of Setting A's at the same theta"
     )
     return frame
 

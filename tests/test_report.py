@@ -2,9 +2,11 @@
 
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -242,6 +244,9 @@ def test_provenance_records_the_environment(tmp_path):
         (b["internal_api"], b["version"], b["num_threads"]) for b in record["blas"]
     )
     assert "/" not in json.dumps(record["blas"])  # no machine paths
+    import torch
+
+    assert record["torch_cpu"] == torch.backends.cpu.get_cpu_capability()
     # the compendium's commit, or "unknown" without git / outside a repository
     outside = write_provenance(tmp_path / "o.json", run="r", profile="x", repo=tmp_path)
     assert outside["git"] == {"commit": "unknown", "clean": "unknown"}
@@ -274,11 +279,12 @@ def test_clean_tree_ignores_the_published_report_only(tmp_path):
     assert git_state(tmp_path)["clean"] is False
 
 
-def _env(kernel="Haswell", numpy="2.0.0", commit="a" * 40):
+def _env(kernel="Haswell", numpy="2.0.0", commit="a" * 40, torch_cpu="AVX2"):
     return {
         "python": "3.11.9",
         "platform": "Linux x86_64",
         "packages": {"numpy": numpy, "scipy": "1.14.0"},
+        "torch_cpu": torch_cpu,
         "blas": [
             {
                 "owner": "numpy",
@@ -318,6 +324,17 @@ def test_report_header_lists_runs_and_flags_differing_environments(tmp_path):
     assert "did not all run in the same environment (BLAS)" in text
     commit_row = next(line for line in text.splitlines() if line.startswith("| git commit |"))
     assert commit_row.split(" | ")[1] == "aaaaaaaaaa"
+    torch_row = next(
+        line for line in text.splitlines() if line.startswith("| PyTorch CPU kernels |")
+    )
+    assert torch_row.split(" | ")[1] == "AVX2"
+    # PyTorch's kernels differ: flagged like BLAS
+    (results / "provenance" / "other.json").write_text(json.dumps(_env(torch_cpu="AVX512")))
+    build_report(claims_path, results, out, profile="x", runs=["nb", "other"], complete=True)
+    torch_row = next(
+        line for line in out.read_text().splitlines() if line.startswith("| PyTorch CPU kernels |")
+    )
+    assert "**differ**" in torch_row and "AVX512" in torch_row
     # the same environment everywhere: no warning
     (results / "provenance" / "other.json").write_text(json.dumps(_env()))
     build_report(claims_path, results, out, profile="x", runs=["nb", "other"], complete=True)
@@ -545,3 +562,15 @@ def test_a_verdict_that_differs_between_two_runs_is_unstable(tmp_path):
     # without a second run nothing is unstable, and the summary does not mention it
     build_report(path, tmp_path / "one", out, profile="t")
     assert "unstable" not in out.read_text()
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="PyTorch's AVX2 kernels are x86-64's")
+def test_the_capped_pytorch_kernels_are_the_ones_used():
+    # the cap the Makefile sets; a machine without AVX2 would fall back to the default kernels
+    code = "import torch; print(torch.backends.cpu.get_cpu_capability())"
+    env = {**os.environ, "ATEN_CPU_CAPABILITY": "avx2"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() in {"AVX2", "DEFAULT"}
+    makefile = (ROOT / "Makefile").read_text()
+    assert "export ATEN_CPU_CAPABILITY ?= avx2" in makefile

@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import csv
 import importlib.metadata
+import importlib.util
 import json
 import math
 import os
@@ -596,11 +597,27 @@ def collect_provenance(repo: str | os.PathLike | None = None) -> dict[str, Any]:
         "platform": f"{platform.system()} {platform.machine()}",
         "packages": packages,
         "blas": blas,
+        "torch_cpu": torch_cpu_capability(),
         "cpu_count": os.cpu_count(),
         "cpus_usable": len(affinity(0)) if affinity else os.cpu_count(),
         "git": git_state(repo),
         "recorded_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
+
+
+def torch_cpu_capability() -> str:
+    """The CPU kernels PyTorch dispatches to (``"AVX2"``, ``"AVX512"``, ...), or "not installed".
+
+    PyTorch picks its kernels by the best instruction set of the machine unless the environment
+    variable ``ATEN_CPU_CAPABILITY`` caps it; the kernels round differently, so a network trained
+    with the same seed differs between an AVX2 and an AVX512 machine (IMPOSTER's releases do).
+    The Makefile caps it at ``avx2`` on x86-64 so that every such machine trains alike.
+    """
+    if importlib.util.find_spec("torch") is None:
+        return "not installed"
+    import torch
+
+    return str(torch.backends.cpu.get_cpu_capability())
 
 
 #: git pathspecs of the published report, excluded from the provenance's "clean" check.
@@ -682,6 +699,7 @@ def _environment_rows(env: dict[str, Any]) -> dict[str, str]:
         f"{name} {packages[name]}" for (name, *_) in PACKAGES if name in packages
     )
     rows["BLAS"] = blas or "none found"
+    rows["PyTorch CPU kernels"] = str(env.get("torch_cpu", "not recorded"))
     rows["CPUs"] = f"{env.get('cpus_usable')} usable of {env.get('cpu_count')}"
     rows["git commit"] = commit
     return rows

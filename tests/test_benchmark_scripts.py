@@ -1,0 +1,96 @@
+"""The benchmark scripts that back a claim's cause, run at a smoke scale."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pandas as pd
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def load(name: str):
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_imposter_table2_sweep_records_both_settings_and_resumes(tmp_path, monkeypatch, capsys):
+    sweep = load("imposter_table2_sweep")
+    monkeypatch.setattr(sweep, "RESULTS", tmp_path)
+    args = ["--rows", "1500", "--epochs", "1", "--hidden", "16", "--lambdas", "0", "1"]
+    args += ["--thetas", "0.01", "0.1"]
+    frame = sweep.main(args)
+    assert len(frame) == 4  # two lambdas x two thetas
+    scores = ["gender_accuracy", "gender_f1", "income_accuracy", *sweep.SETTING_A]
+    assert frame[scores].notna().all(axis=None)
+    assert frame[scores].ge(0).all(axis=None) and frame[scores].le(100).all(axis=None)
+    # Setting A is the real data: the same for every training setting at one theta
+    assert frame.groupby("theta")["income_accuracy_a"].nunique().eq(1).all()
+    written = pd.read_csv(tmp_path / "imposter_table2_sweep.csv")
+    pd.testing.assert_frame_equal(written, frame, check_dtype=False)
+    assert (tmp_path / "imposter_table2_sweep.png").stat().st_size > 0
+
+    per = sweep.summarize(frame, 1.0)
+    for row in per.itertuples():
+        block = frame[frame["lam"] == row.lam]
+        assert row.gender_accuracy_max == block["gender_accuracy"].max()
+        drop = (block["income_accuracy_a"] - block["income_accuracy"]).max()
+        assert row.income_kept_vs_a == (drop <= 1.0)
+        assert row.meets_table2 == (
+            block["gender_accuracy"].max() < 67.0 and block["gender_f1"].max() < 46.0
+        )
+    out = capsys.readouterr().out
+    assert "of Setting A's at the same theta" in out
+
+    # a rerun reads every setting back from the partial file instead of training again
+    def no_training(*a, **k):
+        raise AssertionError("a finished setting was trained again")
+
+    monkeypatch.setattr(sweep.ex, "run_table2", no_training)
+    again = sweep.main(args)
+    pd.testing.assert_frame_equal(again, frame, check_dtype=False)
+
+
+def test_imposter_table2_sweep_pareto_front():
+    sweep = load("imposter_table2_sweep")
+    frame = pd.DataFrame(
+        {
+            "epochs": [1, 1, 1],
+            "hidden": [8, 8, 8],
+            "lam": [0.0, 1.0, 5.0],
+            "theta": [0.1, 0.1, 0.1],
+            "gender_accuracy": [70.0, 66.0, 66.5],
+            "gender_f1": [40.0, 10.0, 5.0],
+            "income_accuracy": [82.0, 81.0, 80.0],
+            "gender_accuracy_a": [75.0] * 3,
+            "income_accuracy_a": [82.5] * 3,
+        }
+    )
+    per = sweep.summarize(frame, 1.0).set_index("lam")
+    # lambda 5 is dominated by lambda 1 (lower gender accuracy and higher income)
+    assert per["pareto"].to_dict() == {0.0: True, 1.0: True, 5.0: False}
+    assert per["meets_table2"].to_dict() == {0.0: False, 1.0: True, 5.0: True}
+    assert per["income_kept_vs_a"].to_dict() == {0.0: True, 1.0: False, 5.0: False}
+    assert per["income_kept"].to_dict() == {0.0: True, 1.0: False, 5.0: False}
+
+
+def test_imposter_table2_sweep_tolerance_widens_income_kept():
+    sweep = load("imposter_table2_sweep")
+    frame = pd.DataFrame(
+        {
+            "epochs": [1],
+            "hidden": [8],
+            "lam": [1.0],
+            "theta": [0.1],
+            "gender_accuracy": [66.0],
+            "gender_f1": [10.0],
+            "income_accuracy": [80.5],
+            "gender_accuracy_a": [75.0],
+            "income_accuracy_a": [82.5],
+        }
+    )
+    per = sweep.summarize(frame, 2.5)
+    assert bool(per["income_kept_vs_a"].iloc[0]) and bool(per["income_kept"].iloc[0])
