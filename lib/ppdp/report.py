@@ -598,6 +598,7 @@ def collect_provenance(repo: str | os.PathLike | None = None) -> dict[str, Any]:
         "packages": packages,
         "blas": blas,
         "torch_cpu": torch_cpu_capability(),
+        "numpy_simd": numpy_simd_targets(),
         "cpu_count": os.cpu_count(),
         "cpus_usable": len(affinity(0)) if affinity else os.cpu_count(),
         "git": git_state(repo),
@@ -611,13 +612,28 @@ def torch_cpu_capability() -> str:
     PyTorch picks its kernels by the best instruction set of the machine unless the environment
     variable ``ATEN_CPU_CAPABILITY`` caps it; the kernels round differently, so a network trained
     with the same seed differs between an AVX2 and an AVX512 machine (IMPOSTER's releases do).
-    The Makefile caps it at ``avx2`` on x86-64 so that every such machine trains alike.
+    The Makefile caps it at ``avx2`` on x86-64 machines with AVX2 so that they all train alike.
     """
     if importlib.util.find_spec("torch") is None:
         return "not installed"
     import torch
 
     return str(torch.backends.cpu.get_cpu_capability())
+
+
+def numpy_simd_targets() -> str:
+    """The instruction sets numpy dispatches its loops to beyond its baseline (``"X86_V3"``, ...).
+
+    Like PyTorch, numpy picks the widest its machine offers (``NPY_DISABLE_CPU_FEATURES`` caps
+    them), and its AVX512 loops for ``log``, ``exp`` and reductions round differently from its
+    AVX2 ones.
+    """
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:
+        return "unknown"
+    used = [t for t in __cpu_dispatch__ if __cpu_features__.get(t)]
+    return " ".join(used) or "baseline only"
 
 
 #: git pathspecs of the published report, excluded from the provenance's "clean" check.
@@ -699,6 +715,7 @@ def _environment_rows(env: dict[str, Any]) -> dict[str, str]:
         f"{name} {packages[name]}" for (name, *_) in PACKAGES if name in packages
     )
     rows["BLAS"] = blas or "none found"
+    rows["numpy SIMD"] = str(env.get("numpy_simd", "not recorded"))
     rows["PyTorch CPU kernels"] = str(env.get("torch_cpu", "not recorded"))
     rows["CPUs"] = f"{env.get('cpus_usable')} usable of {env.get('cpu_count')}"
     rows["git commit"] = commit
