@@ -19,9 +19,9 @@ export PATH := $(BIN):$(PATH)
 export MPLBACKEND := Agg
 export PYTHONHASHSEED := 0
 # Kernels for AVX512 round differently from those for AVX2: with the same code and seeds, PyTorch's
-# trained other IMPOSTER networks, numpy's (log, exp, sums) moved SPPM's Frank-Wolfe steps, and
-# OpenBLAS picks its kernel by the CPU too. Capped at AVX2, every x86-64 machine with AVX2 (Intel
-# since 2013, AMD since 2015) computes alike; the report records the kernels of each run.
+# trained other IMPOSTER networks, numpy's loops moved SPPM's Frank-Wolfe steps, and OpenBLAS picks
+# its kernel by the CPU too. Capped at AVX2, every x86-64 machine with AVX2 (Intel since 2013, AMD
+# since 2015) computes alike; the report records the kernels of each run.
 ifneq ($(shell grep -m1 -o -w avx2 /proc/cpuinfo 2>/dev/null),)
 export ATEN_CPU_CAPABILITY ?= avx2
 export NPY_DISABLE_CPU_FEATURES ?= X86_V4 AVX512_ICL AVX512_SPR
