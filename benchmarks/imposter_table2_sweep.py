@@ -13,9 +13,10 @@ theta, or (Table 2's text: income "slightly lower than those on setting A under 
 within that many points of Setting A's income accuracy at each theta.
 
 Writes ``benchmarks/results/imposter_table2_sweep.csv`` (one row per setting and theta) and
-``imposter_table2_sweep.png`` (the Pareto plane); the rows so far are kept after every setting in
-``imposter_table2_sweep.rows<rows>.seed<seed>.partial.csv``, from which a rerun resumes. A full run on all of UCI Adult takes about an
-hour on two cores; ``--rows`` and ``--epochs`` shrink it for a check.
+``imposter_table2_sweep.png`` (the Pareto plane, and the income drop below Setting A); the rows so
+far are kept after every setting in ``imposter_table2_sweep.rows<rows>.seed<seed>.partial.csv``,
+from which a rerun resumes. A full run on all of UCI Adult takes about 45 minutes on a free core
+(a 50-epoch setting 4-10 minutes); ``--rows`` and ``--epochs`` shrink it for a check.
 
 Usage::
 
