@@ -150,6 +150,11 @@ def dense_generalized(original, generalized, sensitive, used):
     return 1.0 / n_match, n_same / n_match
 
 
+def integer_table(rng, n: int, **sizes: int) -> pd.DataFrame:
+    """``n`` rows with one column per keyword, uniform on ``0 .. size - 1`` (drawn in order)."""
+    return pd.DataFrame({name: rng.integers(0, size, n) for name, size in sizes.items()})
+
+
 @settings(max_examples=10, deadline=None)
 @given(
     seed=st.integers(0, 10_000),
@@ -164,14 +169,7 @@ def test_generalized_disclosure_matches_dense_matching(seed, p_match, k, categor
     dense matrix's, to the bit."""
     rng = np.random.default_rng(seed)
     n = 800
-    original = pd.DataFrame(
-        {
-            "a": rng.integers(0, 40, n),
-            "b": rng.integers(0, 9, n),
-            "c": rng.integers(0, 5, n),
-            "s": rng.integers(0, 4, n),
-        }
-    )
+    original = integer_table(rng, n, a=40, b=9, c=5, s=4)
     mon = Mondrian(["a", "b", "c"], "s", k=k, categorical=("c",) if categorical else ()).fit(
         original
     )
@@ -188,14 +186,7 @@ def test_randomized_disclosure_counts_every_condition_pattern():
     the naive loop, to the bit."""
     rng = np.random.default_rng(1)
     n = 300
-    original = pd.DataFrame(
-        {
-            "a": rng.integers(0, 6, n),
-            "b": rng.integers(0, 4, n),
-            "c": rng.integers(0, 3, n),
-            "s": rng.integers(0, 5, n),
-        }
-    )
+    original = integer_table(rng, n, a=6, b=4, c=3, s=5)
     released = original.copy()
     for c in ("a", "b", "c"):
         flip = rng.random(n) < 0.4
