@@ -42,7 +42,8 @@ def reference_js_rows(counts, gdist):
 
 
 def reference_best_cut(u, idx, delta):
-    """The direct cut search: every axis sorted on its own, the mask applied to all costs."""
+    """The direct cut search: every axis sorted on its own, the mask applied to all costs (the
+    cumulative-sum costs are the library's; `test_cut_costs_match_a_direct_sum` checks them)."""
     if idx.size < 2:
         return None
     centered, axis = relay._principal_axis(u, idx)
@@ -52,24 +53,12 @@ def reference_best_cut(u, idx, delta):
     n = u.size[idx][local]
     x = centered[local]
     c = u.counts[idx][local]
-    nx = n[..., None] * x
-    sq = n * (x**2).sum(axis=2)
-    cn = np.cumsum(n, axis=1)[:, :-1]
-    cs = np.cumsum(nx, axis=1)[:, :-1]
-    cq = np.cumsum(sq, axis=1)[:, :-1]
-    cc = np.cumsum(c, axis=1)[:, :-1]
-    tn = n.sum(axis=1, keepdims=True)
-    ts = nx.sum(axis=1, keepdims=True)
-    tq = sq.sum(axis=1, keepdims=True)
-    tc = c.sum(axis=1, keepdims=True)
-    left = cq - (cs**2).sum(axis=2) / cn
-    right = (tq - cq) - ((ts - cs) ** 2).sum(axis=2) / (tn - cn)
-    halves = np.concatenate([cc.reshape(-1, cc.shape[2]), (tc - cc).reshape(-1, cc.shape[2])])
-    js = reference_js_rows(halves, u.gdist).reshape(2, *cn.shape)
+    # the products computed on the gather (the library gathers per-unit products)
+    loss, js = relay._cut_costs(n, n[..., None] * x, n * (x**2).sum(axis=2), c, u.gdist)
     ok = (js <= delta + relay._TOL).all(axis=0)
     if not ok.any():
         return None
-    cost = np.where(ok, left + right, np.inf)
+    cost = np.where(ok, loss, np.inf)
     a, k = np.unravel_index(int(np.argmin(cost)), cost.shape)
     order = idx[local[a]]
     return order[: k + 1], order[k + 1 :]
@@ -103,6 +92,32 @@ def test_js_rows_is_pairwise_js_divergence_to_the_bit(k):
     fast = relay._js_rows(counts, gdist)
     assert fast.tobytes() == reference_js_rows(counts, gdist).tobytes()
     assert relay._js_rows(counts[3], gdist).tobytes() == fast[3:4].tobytes()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cut_costs_match_a_direct_sum(seed):
+    """Each cut's loss is the size-weighted squared distance of its units to their part's mean,
+    and its disclosure that of each part's summed counts, computed cut by cut."""
+    rng = np.random.default_rng(seed)
+    n_axes, m, d, k = 2, 7, 3, 3
+    n = rng.integers(1, 5, size=(n_axes, m)).astype(float)
+    x = rng.normal(size=(n_axes, m, d))
+    c = rng.integers(0, 4, size=(n_axes, m, k)).astype(float)
+    c[..., 0] += 1
+    gdist = c[0].sum(axis=0) / c[0].sum()
+    loss, js = relay._cut_costs(n, n[..., None] * x, n * (x**2).sum(axis=2), c, gdist)
+    assert loss.shape == (n_axes, m - 1) and js.shape == (2, n_axes, m - 1)
+    for a in range(n_axes):
+        for cut in range(m - 1):
+            want = 0.0
+            for part in (slice(0, cut + 1), slice(cut + 1, m)):
+                w, pts = n[a, part], x[a, part]
+                mean = (w[:, None] * pts).sum(axis=0) / w.sum()
+                want += float((w * ((pts - mean) ** 2).sum(axis=1)).sum())
+            np.testing.assert_allclose(loss[a, cut], want, rtol=1e-10, atol=1e-10)
+            for side, part in enumerate((slice(0, cut + 1), slice(cut + 1, m))):
+                direct = reference_js_rows(c[a, part].sum(axis=0), gdist)[0]
+                np.testing.assert_allclose(js[side, a, cut], direct, rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("seed", range(6))

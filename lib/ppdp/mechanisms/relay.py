@@ -572,6 +572,30 @@ def _cut_frontier(u: _Units, idx: np.ndarray):
     nx = (size[:, None] * centered)[local]  # (A, m, d)
     sq = (size * (centered**2).sum(axis=1))[local]  # (A, m)
     c = u.counts[idx][local]  # (A, m, K)
+    loss, js = _cut_costs(n, nx, sq, c, u.gdist)
+    worst = np.maximum(js[0], js[1]).ravel()
+    by_cost = np.argsort(loss.ravel(), kind="stable")
+    running = np.minimum.accumulate(worst[by_cost])
+    steps = np.flatnonzero(np.concatenate([[True], running[1:] < running[:-1]]))
+    cuts = [divmod(int(f), loss.shape[1]) for f in by_cost[steps]]
+    orders = {a: idx[local[a]] for a, _ in cuts}
+    return running[steps], cuts, orders
+
+
+def _cut_costs(n, nx, sq, c, gdist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Loss and disclosure of every cut along every axis, from cumulative sums.
+
+    ``n``, ``nx``, ``sq``, ``c``: per axis, the units in cut order with their sizes, size-weighted
+    centred QI vectors, size-weighted squared norms and sensitive counts, shapes ``(A, m)``,
+    ``(A, m, d)``, ``(A, m)``, ``(A, m, K)``. Cut ``k`` puts the first ``k + 1`` units left.
+
+    Returns
+    -------
+    loss : ndarray, shape (A, m - 1)
+        Within-part sum of squared distances of both parts.
+    js : ndarray, shape (2, A, m - 1)
+        Disclosure of the left and the right part.
+    """
     cn = np.cumsum(n, axis=1)[:, :-1]
     cs = np.cumsum(nx, axis=1)[:, :-1]
     cq = np.cumsum(sq, axis=1)[:, :-1]
@@ -583,14 +607,8 @@ def _cut_frontier(u: _Units, idx: np.ndarray):
     left = cq - (cs**2).sum(axis=2) / cn
     right = (tq - cq) - ((ts - cs) ** 2).sum(axis=2) / (tn - cn)
     halves = np.concatenate([cc.reshape(-1, cc.shape[2]), (tc - cc).reshape(-1, cc.shape[2])])
-    js = _js_rows(halves, u.gdist).reshape(2, *cn.shape)
-    worst = np.maximum(js[0], js[1]).ravel()
-    by_cost = np.argsort((left + right).ravel(), kind="stable")
-    running = np.minimum.accumulate(worst[by_cost])
-    steps = np.flatnonzero(np.concatenate([[True], running[1:] < running[:-1]]))
-    cuts = [divmod(int(f), cn.shape[1]) for f in by_cost[steps]]
-    orders = {a: idx[local[a]] for a, _ in cuts}
-    return running[steps], cuts, orders
+    js = _js_rows(halves, gdist).reshape(2, *cn.shape)
+    return left + right, js
 
 
 def _best_cut(u: _Units, idx: np.ndarray, delta: float):
