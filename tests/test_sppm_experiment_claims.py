@@ -76,13 +76,13 @@ def results() -> pd.DataFrame:
             experiment="fig2_synthetic",
             methods=("sppm", "optimal"),
             n_steps=[3, 100],
-            exact_max_n=16,
+            optimal_max_n=16,
         ),
-        E.tradeoff(census, [0.0, 0.1], experiment="fig2_census", exact_max_n=16),
-        E.tradeoff(movie, [0.0, 0.1], experiment="fig2_movie", exact_max_n=0),
+        E.tradeoff(census, [0.0, 0.1], experiment="fig2_census", optimal_max_n=16),
+        E.tradeoff(movie, [0.0, 0.1], experiment="fig2_movie", optimal_max_n=0),
         E.table1(census, 0.1)[0],
         E.roc_experiment(census, [0.1], classifier="naive_bayes", experiment="fig3", seeds=[0, 1]),
-        E.roc_experiment(movie, [0.1], classifier="logistic", experiment="fig4", exact_max_n=0),
+        E.roc_experiment(movie, [0.1], classifier="logistic", experiment="fig4", optimal_max_n=0),
         E.nearest_point_experiment(3, 1.0, k_max=4),
         E.support_experiment(movie, 0.1)[0],
         E.timing_experiment([2], (3, 100), exact_max_n=4),
@@ -182,8 +182,8 @@ def test_claims_recomputed_from_the_written_csv(written):
 def test_claims_read_the_parameters_as_numbers():
     """Grid points whose strings sort otherwise than their numbers (``n=16`` before ``n=8``)."""
     rows = []
-    for n, optimal, sppm in ((8, 2.0, 1.0), (16, 9.0, 3.0), (64, np.nan, 5.0)):
-        for method, secs in (("optimal", optimal), ("sppm_L100", sppm)):
+    for n, exact, sppm in ((8, 2.0, 1.0), (16, 9.0, 3.0), (64, np.nan, 5.0)):
+        for method, secs in (("exact", exact), ("sppm_L100", sppm)):
             if not np.isnan(secs):
                 rows += tidy_rows("fig6", method, {"seconds": secs}, parameters={"n": n})
     for delta, sppm_auc in ((0.05, 0.7), (0.5, 0.55), (0.14, 0.6)):

@@ -318,11 +318,18 @@ def _fit(method: str, problem: Problem, delta: float, n_steps: int = 100, path=N
     """Fit one method; results are memoized per (problem, method, delta, n_steps, path) so that
     the figures sharing a budget reuse one mapping (every fit is deterministic).
 
-    ``path``, for SPPM only, is a budget grid: the fit at ``delta`` starts from the SPPM mapping
-    at the largest grid budget below ``delta`` (itself warm-started the same way), so that the
-    leakage never increases along the grid. ``None`` starts from the nearest-point mapping.
+    Methods: ``"sppm"`` (Algorithms 1-2), ``"optimal"`` (the certified optimum,
+    :class:`~ppdp.mechanisms.sppm.CertifiedMapping`), ``"exact"`` (the optimum by cvxpy on all
+    pairs, :class:`~ppdp.mechanisms.sppm.ExactMapping`, Fig. 6's reference), ``"expmec"``.
+
+    ``path``, for SPPM and the certified optimum, is a budget grid: the fit at ``delta`` starts
+    from the method's mapping at the largest grid budget below ``delta`` (itself warm-started the
+    same way). SPPM's leakage then never increases along the grid; the certified optimum reuses
+    the smaller budget's support as its first active set. ``None`` starts from the nearest-point
+    mapping (SPPM) or from SPPM's support (certified).
     """
-    path = None if path is None or method != "sppm" else tuple(sorted(float(d) for d in path))
+    warm = method in ("sppm", "optimal")
+    path = None if path is None or not warm else tuple(sorted(float(d) for d in path))
     key = (
         problem.name,
         _fingerprint(problem),
@@ -347,11 +354,13 @@ def _fit(method: str, problem: Problem, delta: float, n_steps: int = 100, path=N
             problem.p_ab, problem.distortion, init=init
         )
     elif method == "optimal":
+        model = S.CertifiedMapping(delta, **kwargs).fit(problem.p_ab, problem.distortion, init=init)
+    elif method == "exact":
         model = S.ExactMapping(delta, **kwargs).fit(problem.p_ab, problem.distortion)
     elif method == "expmec":
         model = S.ExponentialMechanism(delta=delta, **kwargs).fit(problem.p_ab, problem.distortion)
     else:
-        raise ValueError(f"method must be 'sppm', 'optimal' or 'expmec', got {method!r}")
+        raise ValueError(f"method must be 'sppm', 'optimal', 'exact' or 'expmec', got {method!r}")
     _FIT_CACHE[key] = (model, time.perf_counter() - t0)
     return _FIT_CACHE[key]
 
@@ -368,22 +377,24 @@ def tradeoff(
     experiment: str,
     methods=("sppm", "optimal", "expmec"),
     n_steps=(100,),
-    exact_max_n: int = 400,
+    optimal_max_n: int | None = None,
     warm_start: bool = True,
 ) -> pd.DataFrame:
     """Leakage ``I(A; B^)`` and expected distortion of each method over a grid of budgets.
 
-    Method names in the frame: ``sppm_L<steps>``, ``optimal``, ``expmec``. The exact optimum is
-    skipped for alphabets larger than ``exact_max_n``. Rows at ``delta = 0`` give ``I(A; B)``.
-    With ``warm_start``, SPPM at each budget starts from its own mapping at the next smaller
-    budget of ``deltas`` (Algorithm 1 leaves ``X_0`` open), so its curve never goes up; without,
-    every budget starts from the nearest-point mapping.
+    Method names in the frame: ``sppm_L<steps>``, ``optimal``, ``expmec``. ``optimal`` is the
+    certified optimum (:class:`~ppdp.mechanisms.sppm.CertifiedMapping`), with its lower bound
+    (``lower_bound``) and relative gap (``relative_gap``) beside its leakage; it is skipped for
+    alphabets larger than ``optimal_max_n`` (``None``: never). Rows at ``delta = 0`` give
+    ``I(A; B)``. With ``warm_start``, SPPM at each budget starts from its own mapping at the next
+    smaller budget of ``deltas`` (Algorithm 1 leaves ``X_0`` open), so its curve never goes up,
+    and the optimum from the smaller budget's support; without, every budget starts afresh.
     """
     rows = []
     for delta in deltas:
         delta = float(delta)
         for method in methods:
-            if method == "optimal" and problem.n > exact_max_n:
+            if method == "optimal" and optimal_max_n is not None and problem.n > optimal_max_n:
                 continue
             if method == "expmec" and delta == 0:
                 continue  # only beta = inf reaches zero distortion: the identity, I(A; B)
@@ -399,7 +410,8 @@ def tradeoff(
                     )
                     name = f"sppm_L{int(steps)}"
                 else:
-                    model, secs = _fit(method, problem, delta)
+                    path = deltas if warm_start and method == "optimal" else None
+                    model, secs = _fit(method, problem, delta, path=path)
                     name = method
                 metrics = {
                     "leakage": model.leakage_,
@@ -408,6 +420,9 @@ def tradeoff(
                 }
                 if method == "expmec":
                     metrics["epsilon"] = model.epsilon_
+                if method == "optimal":
+                    metrics["lower_bound"] = model.lower_bound_
+                    metrics["relative_gap"] = model.relative_gap_
                 rows += tidy_rows(
                     experiment, name, metrics, parameters={"delta": delta, "n": problem.n}
                 )
@@ -563,22 +578,23 @@ def roc_experiment(
     experiment: str,
     seeds=(0,),
     n_steps: int = 100,
-    exact_max_n: int = 400,
+    optimal_max_n: int | None = None,
     path=None,
 ) -> pd.DataFrame:
-    """Figs. 3-4: for each budget, fit SPPM, ExpMec (and the optimum when small enough) and run
-    the attack of :func:`roc_attack` on each release, plus the unprotected baseline.
+    """Figs. 3-4: for each budget, fit SPPM, ExpMec and the certified optimum (on alphabets of at
+    most ``optimal_max_n`` profiles; ``None``: always) and run the attack of :func:`roc_attack`
+    on each release, plus the unprotected baseline.
 
-    ``path``: the budget grid SPPM is warm-started along (see :func:`tradeoff`); pass the curve's
-    grid to reuse its mappings. ``None`` starts from the nearest-point mapping.
+    ``path``: the budget grid SPPM and the optimum are warm-started along (see :func:`tradeoff`);
+    pass the curve's grid to reuse its mappings. ``None`` starts each budget afresh.
     """
     frames = []
     for delta in deltas:
         mappings = {"none": None}
         mappings["sppm"] = _fit("sppm", problem, delta, n_steps=n_steps, path=path)[0].mapping_
         mappings["expmec"] = _fit("expmec", problem, delta)[0].mapping_
-        if problem.n <= exact_max_n:
-            mappings["optimal"] = _fit("optimal", problem, delta)[0].mapping_
+        if optimal_max_n is None or problem.n <= optimal_max_n:
+            mappings["optimal"] = _fit("optimal", problem, delta, path=path)[0].mapping_
         for seed in seeds:
             frames.append(
                 roc_attack(
@@ -643,7 +659,7 @@ def timing_experiment(
         delta = delta_per_point * problem.n
         runs = [("expmec", None)] + [("sppm", L) for L in n_steps]
         if problem.n <= exact_max_n:
-            runs.append(("optimal", None))
+            runs.append(("exact", None))
         for method, L in runs:
             best, model = np.inf, None
             for _ in range(repeats):
@@ -887,14 +903,14 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
     f6 = frame[(frame["experiment"] == "fig6") & (frame["metric"] == "seconds")]
     if not f6.empty:
         sec = f6.pivot_table(index="n", columns="method", values="value")
-        if {"sppm_L100", "optimal"} <= set(sec.columns):
-            common = sec.dropna(subset=["sppm_L100", "optimal"]).sort_index()
+        if {"sppm_L100", "exact"} <= set(sec.columns):
+            common = sec.dropna(subset=["sppm_L100", "exact"]).sort_index()
             if len(common):
                 last = common.iloc[-1]
                 rows += tidy_rows(
                     "claims",
                     "",
-                    {"sppm.fig6_exact_over_sppm_time": float(last["optimal"] / last["sppm_L100"])},
+                    {"sppm.fig6_exact_over_sppm_time": float(last["exact"] / last["sppm_L100"])},
                 )
     return tidy_frame(rows)
 
@@ -906,6 +922,7 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
 #: figures draw methods in this order.
 METHOD_STYLE = {
     "optimal": 0,
+    "exact": 0,
     "sppm_L100": 1,
     "sppm": 1,
     "expmec": 2,
@@ -914,7 +931,13 @@ METHOD_STYLE = {
     "sppm_L500": 5,
     "none": 7,
 }
-_METHOD_LABELS = {"none": "No privacy", "sppm": "SPPM", "expmec": "ExpMec", "optimal": "Optimal"}
+_METHOD_LABELS = {
+    "none": "No privacy",
+    "sppm": "SPPM",
+    "expmec": "ExpMec",
+    "optimal": "Optimal (certified)",
+    "exact": "Exact (cvxpy)",
+}
 #: The panels of Fig. 2: experiment and title.
 FIG2_PANELS = (
     ("fig2_synthetic", "Synthetic"),
@@ -1354,7 +1377,7 @@ PARAMETERS: dict[str, Param] = {
     "movie_top": Param("int", low=2, none=True),
     "movie_deltas": Param("list", item=_BUDGET),
     "n_steps": Param("int", low=1),
-    "exact_max_n": Param("int", low=0),
+    "optimal_max_n": Param("int", low=0, none=True),
     "census_roc_deltas": Param("list", item=_BUDGET),
     "movie_roc_deltas": Param("list", item=_BUDGET),
     "roc_seeds": Param("list", item=Param("int", low=0)),

@@ -21,7 +21,7 @@ Conventions
   :func:`repair_distortion`, and ``fit`` and ``sample`` check ``E[d(B, B^)] <= delta`` on the
   mapping (``guarantee_checks``), raising :class:`~ppdp.guarantees.GuaranteeViolation` otherwise.
 
-Three solvers are provided:
+Four solvers are provided:
 
 :class:`SPPM`
     Algorithms 1 and 2: Frank-Wolfe over the feasible set, each linear step (Eq. 3) solved by column
@@ -29,6 +29,10 @@ Three solvers are provided:
 :class:`ExactMapping`
     The convex program (1) solved with cvxpy (relative-entropy cones, Clarabel or SCS), the
     reference for SPPM's quality on small alphabets.
+:class:`CertifiedMapping`
+    The convex program (1) by column generation: a restricted master over active pairs solved
+    with Clarabel, priced from its multipliers, stopped when its certificate's gap is small (not
+    in the paper; it scales where :class:`ExactMapping` cannot hold all pairs).
 :class:`ExponentialMechanism`
     ``p(b^ | b) ~ exp(-beta d(b, b^))``, which is ``2 beta d_max``-locally differentially private;
     ``beta`` is set by bisection so that the expected distortion meets the budget.
@@ -56,6 +60,9 @@ Each module imports only from those listed above it; this package re-exports the
     (Algorithm 1).
 :mod:`.exact`
     :class:`ExactMapping`, the convex program (1) with cvxpy.
+:mod:`.certified`
+    :class:`CertifiedMapping`, the convex program (1) by column generation over a restricted
+    convex master, with a certificate (lower bound, upper bound, gap) of its optimality.
 :mod:`.exponential`
     :class:`ExponentialMechanism` (Sec. 4.2), on :mod:`ppdp.mechanisms.exponential`.
 :mod:`.table`
@@ -66,6 +73,7 @@ Each module imports only from those listed above it; this package re-exports the
 from __future__ import annotations
 
 from .bounds import variational_lower_bound
+from .certified import CertifiedMapping
 from .column_generation import LinearStep, solve_linear_step, solve_linear_step_full
 from .distortion import (
     DenseDistortion,
@@ -89,6 +97,7 @@ from .table import TableMapping
 
 __all__ = [
     "SPPM",
+    "CertifiedMapping",
     "DenseDistortion",
     "Distortion",
     "ExactMapping",

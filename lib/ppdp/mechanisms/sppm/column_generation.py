@@ -295,6 +295,23 @@ class StepSolver:
             dropped,
         )
 
+    def price(self, cost, nu: float, mu) -> tuple[np.ndarray, np.ndarray]:
+        """Pairs whose reduced cost ``c(b, b^) + nu p(b) d(b, b^) - mu[b]`` is below ``-tol``.
+
+        The pricing of Eq. 7-8 for duals that come from elsewhere (the convex master of
+        :class:`~ppdp.mechanisms.sppm.certified.CertifiedMapping`): ``nu >= 0`` prices the
+        distortion constraint in the units of ``cost`` per unit of ``p(b) d(b, b^)``, ``mu[b]``
+        the simplex of row ``b``. ``tol`` is relative to the largest cost, as in :meth:`solve`;
+        each row brings up to ``columns_per_row`` pairs. Returns their rows and columns.
+        """
+        rows0 = self.dist.chunks()[0]
+        cscale = max(float(np.abs(cost.block(rows0)).max()), 1e-300)
+        lam = -float(nu) * self.wscale / cscale
+        t0 = time.perf_counter()
+        rows, cols, _ = self._price(cost, cscale, lam, np.asarray(mu, dtype=float) / cscale)
+        self.price_time += time.perf_counter() - t0
+        return rows, cols
+
     def _price(self, grad, cscale, lam, mu):
         """Violated columns: per row, the most negative ``c - lam W - mu_b`` (Eq. 7-8), chunked.
 

@@ -1,0 +1,450 @@
+"""The optimum of problem (1) with a certificate, by column generation over a convex master.
+
+Not in the paper, which compares SPPM with the exact optimum only where a generic convex solver
+can hold all ``|B| |B^|`` variables. Here the convex program (1) itself is solved on a growing set
+``S`` of active pairs ``(b, b^)``, the way Algorithm 2 solves its linear steps:
+
+1. the restricted master, problem (1) with ``p(b^ | b) = 0`` outside ``S``, is solved to
+   optimality with an exponential-cone solver (Clarabel through cvxpy);
+2. its multipliers price every other pair: with ``C`` the gradient of the leakage at the
+   master's mapping (Sec. 3.4), ``nu`` the multiplier of the budget and ``mu[b]`` the smallest
+   ``C + nu p(b) d`` over the active pairs of row ``b``, a pair with ``C + nu p(b) d - mu[b] < 0``
+   would lower the leakage at the master's prices (Eq. 7-8 with the convex master's duals);
+3. stop when no pair prices out, or when the certificate's gap is small enough.
+
+The certificate holds whatever the solvers' accuracy: the upper bound is the exact leakage of the
+returned mapping, repaired into the budget; the lower bound is the Lagrange dual of (1) at the
+master's posterior (:func:`~ppdp.mechanisms.sppm.bounds.variational_lower_bound`), valid by weak
+duality for any posterior and any multiplier, and equal to the optimum at the optimum.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from numbers import Integral, Real
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from ppdp import infotheory
+from ppdp.guarantees import enforce
+from ppdp.mechanisms._validation import Interval, validate_hyperparameters
+
+from .bounds import variational_lower_bound
+from .column_generation import COLUMNS_PER_ROW, StepSolver
+from .frank_wolfe import SPPM, gradient
+from .problem import DELTA, expected_distortion, repair_distortion, validate_problem
+from .release import BudgetedMapping
+
+#: Mixing weight of the prior in the posterior of the lower bound (costs at most ~1.5e-6 bits).
+_BOUND_MIXING = 1e-6
+#: Master entries below this probability count as empty (interior-point residue).
+_EMPTY = 1e-7
+#: Rounds a pair stays in the master before it may be dropped.
+_DROP_AGE = 2
+#: Entries of a start mapping below this probability do not seed the active set.
+_INIT_SUPPORT = 1e-6
+
+
+def _nearest_rows_per_value(p: np.ndarray, dist, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each private value ``a`` and each released value in ``cols``, the closest profile
+    ``b`` with ``p(a, b) > 0``: the pairs that make every active released value reachable from
+    every private value (one pass over ``|B| x len(cols)`` distortions)."""
+    n_a = p.shape[0]
+    best = np.full((n_a, cols.size), np.inf)
+    arg = np.zeros((n_a, cols.size), dtype=np.int64)
+    for rows in dist.chunks():
+        block = dist.block(rows)[:, cols]
+        for a in range(n_a):
+            seen = p[a, rows] > 0
+            if not seen.any():
+                continue
+            sub = np.where(seen[:, None], block, np.inf)
+            k = sub.argmin(axis=0)
+            val = sub[k, np.arange(cols.size)]
+            better = val < best[a]
+            best[a, better] = val[better]
+            arg[a, better] = rows[k[better]]
+    keep = np.isfinite(best)
+    return arg[keep], np.broadcast_to(cols, best.shape)[keep]
+
+
+#: Clarabel's tolerances for a master that fails at the default ones.
+_LOOSE = {"tol_gap_abs": 1e-7, "tol_gap_rel": 1e-7, "tol_feas": 1e-7}
+
+_HISTORY = [
+    "round",
+    "active",
+    "upper",
+    "lower",
+    "gap",
+    "added",
+    "dropped",
+    "status",
+    "master_seconds",
+    "bound_seconds",
+    "price_seconds",
+    "seconds",
+]
+
+
+class _MasterFailed(RuntimeError):
+    """Clarabel returned no solution of a restricted master."""
+
+
+def _solve_master(p, dist, delta, rows, cols, options):
+    """Problem (1) restricted to the pairs ``(rows[k], cols[k])`` with Clarabel.
+
+    Returns the mapping (rows renormalized), the budget's multiplier ``nu`` in bits per unit of
+    ``p(b) d(b, b^)`` and cvxpy's status.
+    """
+    import cvxpy as cp
+
+    n, m = dist.shape
+    p_a = p.sum(axis=1)
+    used_a = np.flatnonzero(p_a > 0)
+    values, slot = np.unique(cols, return_inverse=True)
+    k, n_a, n_v = rows.size, used_a.size, values.size
+    # q(a, b^) = sum_k p(a, rows_k) x_k over the pairs of column b^, scaled to entries of order one
+    scale_q = float(n_v)
+    A = sp.csr_matrix(
+        (
+            np.concatenate([scale_q * p[a, rows] for a in used_a]),
+            (np.concatenate([i * n_v + slot for i in range(n_a)]), np.tile(np.arange(k), n_a)),
+        ),
+        shape=(n_a * n_v, k),
+    )
+    x = cp.Variable(k, nonneg=True)
+    Q = cp.reshape(A @ x, (n_a, n_v), order="C")
+    q_b = cp.reshape(cp.sum(Q, axis=0), (1, n_v), order="C")
+    objective = cp.sum(cp.rel_entr(Q, p_a[used_a][:, None] @ q_b)) / scale_q
+    w = p.sum(axis=0)[rows] * dist.entries(rows, cols)
+    w_scale = max(float(w.max()), 1e-300)
+    R = sp.csr_matrix((np.ones(k), (rows, np.arange(k))), shape=(n, k))
+    budget = (w / w_scale) @ x <= delta / w_scale
+    problem = cp.Problem(cp.Minimize(objective), [R @ x == 1, budget])
+    # Clarabel may stop on InsufficientProgress or at its iteration limit on these masters:
+    # shorter steps and more iterations, then looser tolerances (the certificate does not rely on
+    # the master's accuracy, only its gap does)
+    attempts = (
+        options,
+        {**options, "max_step_fraction": 0.8, "max_iter": 500},
+        {**options, "max_step_fraction": 0.7, "max_iter": 1000, **_LOOSE},
+    )
+    failures = []
+    for attempt in attempts:
+        try:
+            with warnings.catch_warnings():
+                # "optimal_inaccurate" is kept in the history's status column instead
+                warnings.filterwarnings("ignore", "Solution may be inaccurate", UserWarning)
+                problem.solve(solver="CLARABEL", **attempt)
+        except cp.error.SolverError as exc:
+            failures.append(str(exc))
+            continue
+        if problem.status in ("optimal", "optimal_inaccurate") and x.value is not None:
+            break
+        failures.append(f"status {problem.status}")
+    else:
+        raise _MasterFailed("; ".join(failures))
+    values_x = np.maximum(np.asarray(x.value, dtype=float), 0.0)
+    X = sp.csr_matrix((values_x, (rows, cols)), shape=(n, m))
+    sums = np.asarray(X.sum(axis=1)).ravel()
+    X = sp.csr_matrix(sp.diags(1.0 / sums) @ X)
+    nu = max(float(budget.dual_value), 0.0) / w_scale / math.log(2)
+    return X, nu, problem.status
+
+
+class CertifiedMapping(BudgetedMapping):
+    """The optimal mapping of problem (1) by column generation, with a certificate of optimality.
+
+    Parameters
+    ----------
+    delta : float
+        Distortion budget ``Delta >= 0`` of problem (1).
+    gap_tol : float, default 1e-3
+        Stop once ``upper - lower <= gap_tol * upper`` (relative gap of the certificate).
+    abs_tol : float, default 1e-7
+        ... or once ``upper - lower <= abs_tol`` bits (for optima near zero).
+    columns_per_row : int, default 3
+        Pairs added per row and pricing round (its most negative reduced costs).
+    max_rounds : int, default 200
+        Master solves at most; the certificate is reported either way (see ``converged_``).
+    warm_steps : int, default 30
+        Frank-Wolfe steps of :class:`~ppdp.mechanisms.sppm.frank_wolfe.SPPM` whose support starts
+        the active set (with each profile's nearest value); 0 starts from the nearest values only.
+        Ignored when ``fit`` gets ``init``.
+    floor : float, default 1e-2
+        Floor of the gradient's ratio for pricing (see ``SPPM``); pairs that the floor ranks are
+        violated at any floor, so it only orders them.
+    drop_tol : float or None, default 1e-3
+        After each round, pairs that the master leaves empty (below 1e-7) and whose reduced cost
+        is above ``drop_tol`` bits per unit of ``p(b)`` leave the master (after two rounds in
+        it), so that the master stays near the size of the optimum's support; pricing brings
+        them back if they become attractive. ``None`` keeps every pair.
+    solver_options : dict, optional
+        Passed to Clarabel (default ``max_step_fraction=0.9``, see ``ExactMapping``).
+    blas_threads : int or None, default 1
+        BLAS threads during ``fit``.
+    progress : bool, default False
+        Show a tqdm progress bar over the rounds.
+
+    Attributes
+    ----------
+    mapping_ : scipy.sparse.csr_matrix of shape (|B|, |B^|)
+        The master's mapping of the last round, repaired into the budget.
+    leakage_ : float
+        ``I(A; B^)`` of ``mapping_`` in bits: the certificate's upper bound.
+    lower_bound_ : float
+        A lower bound on the optimum (bits), the largest over rounds.
+    gap_ : float
+        ``leakage_ - lower_bound_``.
+    relative_gap_ : float
+        ``gap_ / leakage_``; NaN when ``leakage_ <= abs_tol`` (the optimum is zero up to it).
+    converged_ : bool
+        Whether the certificate's gap meets ``gap_tol`` or ``abs_tol``.
+    stop_reason_ : {"gap", "no column prices out", "max_rounds", "master failed", \
+            "start leaks nothing"}
+        Why the rounds ended. With "no column prices out" the master's mapping is optimal up to
+        Clarabel's accuracy, but its certificate may still be wider than ``gap_tol``. With
+        "master failed" Clarabel returned no solution of a later master (a failure of the first
+        raises ``RuntimeError``); the best round's mapping and certificate are reported.
+    n_active_ : int
+        Active pairs of the last master.
+    history_ : pandas.DataFrame
+        One row per round: ``round, active, upper, lower, gap, added, dropped, status,
+        master_seconds, bound_seconds, price_seconds, seconds`` (``active``: pairs in that
+        round's master; ``added`` / ``dropped``: pairs it passes to the next).
+    seconds_ : float
+        Wall time of ``fit``.
+
+    Notes
+    -----
+    Released values reached from one private value only have an infinite slope towards mixing in
+    another (see :mod:`.bounds`); pricing reaches every such pair, but one at a time per row. The
+    active set therefore starts with, for every active released value and every private value
+    ``a``, the closest profile that ``a`` occurs with, so that every active released value can
+    mix from the first master on.
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "delta": DELTA,
+        "gap_tol": [Interval(Real, 0, 1, closed="left")],
+        "abs_tol": [Interval(Real, 0, None, closed="left")],
+        "columns_per_row": COLUMNS_PER_ROW,
+        "max_rounds": [Interval(Integral, 1, None, closed="left")],
+        "warm_steps": [Interval(Integral, 0, None, closed="left")],
+        "floor": [Interval(Real, 0, 1, closed="neither")],
+        "drop_tol": [Interval(Real, 0, None, closed="left"), None],
+        "blas_threads": [Interval(Integral, 1, None, closed="left"), None],
+    }
+
+    def __init__(
+        self,
+        delta,
+        *,
+        gap_tol: float = 1e-3,
+        abs_tol: float = 1e-7,
+        columns_per_row: int = 3,
+        max_rounds: int = 200,
+        warm_steps: int = 30,
+        floor: float = 1e-2,
+        drop_tol: float | None = 1e-3,
+        solver_options: dict | None = None,
+        blas_threads: int | None = 1,
+        progress: bool = False,
+    ):
+        validate_hyperparameters(
+            self,
+            {
+                "delta": delta,
+                "gap_tol": gap_tol,
+                "abs_tol": abs_tol,
+                "columns_per_row": columns_per_row,
+                "max_rounds": max_rounds,
+                "warm_steps": warm_steps,
+                "floor": floor,
+                "drop_tol": drop_tol,
+                "blas_threads": blas_threads,
+            },
+        )
+        self.delta = delta
+        self.gap_tol = float(gap_tol)
+        self.abs_tol = float(abs_tol)
+        self.columns_per_row = int(columns_per_row)
+        self.max_rounds = int(max_rounds)
+        self.warm_steps = int(warm_steps)
+        self.floor = float(floor)
+        self.drop_tol = None if drop_tol is None else float(drop_tol)
+        self.solver_options = {"max_step_fraction": 0.9, **dict(solver_options or {})}
+        self.blas_threads = blas_threads
+        self.progress = progress
+
+    def fit(self, p_ab, distortion, *, init=None):
+        """Solve problem (1) for ``p_ab`` and the distortion; returns ``self``.
+
+        Parameters
+        ----------
+        p_ab, distortion
+            The problem (see :func:`~ppdp.mechanisms.sppm.problem.validate_problem`).
+        init : array or sparse matrix of shape (|B|, |B^|), optional
+            A mapping whose support (entries above 1e-6) starts the active set instead of SPPM's,
+            e.g. the optimum at a neighbouring budget; it need not meet the budget. A start within
+            the budget that leaks at most ``abs_tol`` is returned as it is (it is optimal).
+        """
+        from threadpoolctl import threadpool_limits
+
+        validate_hyperparameters(self)
+        with threadpool_limits(limits=self.blas_threads, user_api="blas"):
+            return self._fit(p_ab, distortion, init)
+
+    def _start(self, p, dist, delta, init):
+        n, m = dist.shape
+        arg, _ = dist.row_min()
+        rows, cols = [np.arange(n)], [arg]
+        if init is not None:
+            start = sp.coo_matrix(init)  # its shape is checked by _finish_if_leak_free
+            # an interior-point optimum gives every active pair some mass: keep the real support
+            pos = start.data > _INIT_SUPPORT
+            rows.append(start.row[pos].astype(np.int64))
+            cols.append(start.col[pos].astype(np.int64))
+        elif self.warm_steps > 0:
+            warm = SPPM(delta, self.warm_steps, active_set="keep", certify=False, blas_threads=None)
+            support = warm.fit(p, dist).mapping_.tocoo()
+            rows.append(support.row.astype(np.int64))
+            cols.append(support.col.astype(np.int64))
+        rows, cols = np.concatenate(rows), np.concatenate(cols)
+        mix_rows, mix_cols = _nearest_rows_per_value(p, dist, np.unique(cols))
+        keys = np.unique(np.concatenate([rows * m + cols, mix_rows * m + mix_cols]))
+        return keys // m, keys % m, np.isin(keys, mix_rows * m + mix_cols)
+
+    def _finish_if_leak_free(self, p, dist, delta, init, t_start) -> bool:
+        """A start within the budget that leaks at most ``abs_tol`` is optimal as it is (the
+        optimum at a smaller budget, once it reaches zero, along a budget grid)."""
+        start = sp.csr_matrix(init, dtype=float)
+        if start.shape != dist.shape:
+            raise ValueError(f"init must have shape (|B|, |B^|) = {dist.shape}, got {start.shape}")
+        rows = np.asarray(start.sum(axis=1)).ravel()
+        if (start.data < 0).any() or np.abs(rows - 1).max() > 1e-9:
+            return False
+        leak = float(infotheory.leakage(p, start))
+        if leak > self.abs_tol or expected_distortion(p, dist, start) > delta:
+            return False
+        self._set_result(p, dist, (start, leak), 0.0, "start leaks nothing", [], t_start)
+        return True
+
+    def _set_result(self, p, dist, best, lower, reason, history, t_start):
+        self.p_ab_, self._distortion = p, dist
+        self.mapping_, self.leakage_ = best
+        self.distortion_ = expected_distortion(p, dist, self.mapping_)
+        self.lower_bound_ = lower
+        self.gap_ = max(self.leakage_ - lower, 0.0)
+        # at leakages within abs_tol of zero a relative gap says nothing
+        self.relative_gap_ = self.gap_ / self.leakage_ if self.leakage_ > self.abs_tol else math.nan
+        self.stop_reason_ = reason
+        self.converged_ = self.gap_ <= self.abs_tol or self.gap_ <= self.gap_tol * self.leakage_
+        self.n_active_ = int(history[-1]["active"]) if history else int(self.mapping_.nnz)
+        self.history_ = pd.DataFrame(history, columns=_HISTORY)
+        self.seconds_ = time.perf_counter() - t_start
+        enforce(self.guarantee_checks())
+
+    def _fit(self, p_ab, distortion, init):
+        p, dist, delta = validate_problem(p_ab, distortion, self.delta)
+        n, m = dist.shape
+        t_start = time.perf_counter()
+        if init is not None and self._finish_if_leak_free(p, dist, delta, init, t_start):
+            return self
+        # pinned: the pairs that let each active released value mix, never dropped
+        rows, cols, pinned = self._start(p, dist, delta, init)
+        age = np.zeros(rows.size, dtype=np.int64)
+        steps = StepSolver(p, dist, delta, active_set="keep", columns_per_row=self.columns_per_row)
+        p_b = p.sum(axis=0)
+        rounds = range(1, self.max_rounds + 1)
+        if self.progress:
+            from tqdm.auto import tqdm
+
+            rounds = tqdm(rounds, desc="certified optimum")
+        best_lower, best = -math.inf, None
+        history, reason, dropped = [], "max_rounds", 0
+        for r in rounds:
+            t0 = time.perf_counter()
+            try:
+                X, nu, status = _solve_master(p, dist, delta, rows, cols, self.solver_options)
+            except _MasterFailed as exc:
+                if best is None:
+                    raise RuntimeError(f"Clarabel did not solve the first master: {exc}") from exc
+                # the certificate so far stays valid: report it rather than nothing
+                reason = "master failed"
+                break
+            t1 = time.perf_counter()
+            repaired, _ = repair_distortion(p, dist, X, delta)
+            upper = float(infotheory.leakage(p, repaired))
+            bound, _ = variational_lower_bound(
+                p, dist, delta, X, mixing=(_BOUND_MIXING,), solver=steps
+            )
+            best_lower = max(best_lower, bound, 0.0)
+            if best is None or upper < best[1]:
+                best = (repaired, upper)
+            t2 = time.perf_counter()
+            gap = best[1] - best_lower
+            done = gap <= self.abs_tol or gap <= self.gap_tol * best[1]
+            added = 0
+            if done:
+                reason = "gap"
+            else:
+                # the master's prices: mu[b] is the cheapest active pair of row b
+                grad = gradient(p, X, self.floor)
+                active = grad.entries(rows, cols) + nu * p_b[rows] * dist.entries(rows, cols)
+                mu = np.full(n, np.inf)
+                np.minimum.at(mu, rows, active)
+                new_rows, new_cols = steps.price(grad, nu, mu)
+                fresh = np.setdiff1d(new_rows * m + new_cols, rows * m + cols)
+                values = np.setdiff1d(fresh % m, cols)
+                if values.size:
+                    # released values new to the master come with their mixing pairs
+                    mix_r, mix_c = _nearest_rows_per_value(p, dist, values)
+                    mix = np.setdiff1d(mix_r * m + mix_c, rows * m + cols)
+                    fresh = np.union1d(fresh, mix)
+                added = int(fresh.size)
+                if added == 0:
+                    done, reason = True, "no column prices out"
+                keep = np.ones(rows.size, dtype=bool)
+                if self.drop_tol is not None:
+                    # pairs the master leaves empty and prices clearly above their row's best
+                    # (in bits per unit of p(b)) leave the master; pricing brings them back if
+                    # they become attractive again. Each row's cheapest pair prices at zero.
+                    mass = np.asarray(X[rows, cols]).ravel()
+                    above = (active - mu[rows]) / np.maximum(p_b[rows], 1e-300)
+                    keep = (mass > _EMPTY) | (above <= self.drop_tol) | (age < _DROP_AGE) | pinned
+                dropped = int((~keep).sum())
+                rows = np.concatenate([rows[keep], fresh // m])
+                cols = np.concatenate([cols[keep], fresh % m])
+                age = np.concatenate([age[keep] + 1, np.zeros(added, dtype=np.int64)])
+                pinned = np.concatenate(
+                    [pinned[keep], np.isin(fresh, mix) if values.size else np.zeros(added, bool)]
+                )
+            history.append(
+                dict(
+                    round=r,
+                    active=int(rows.size - added + dropped),
+                    upper=best[1],
+                    lower=best_lower,
+                    gap=gap,
+                    added=added,
+                    dropped=dropped,
+                    status=status,
+                    master_seconds=t1 - t0,
+                    bound_seconds=t2 - t1,
+                    price_seconds=time.perf_counter() - t2,
+                    seconds=time.perf_counter() - t_start,
+                )
+            )
+            if self.progress:
+                rounds.set_postfix(gap=f"{gap:.2e}", active=rows.size)
+            if done:
+                break
+        self._set_result(p, dist, best, best_lower, reason, history, t_start)
+        return self
