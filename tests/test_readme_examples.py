@@ -50,7 +50,7 @@ def test_every_example_releases_a_table_like_its_input():
         assert list(released.columns) == list(original.columns), block
         assert released.index.equals(original.index), block
         released_by.append(source)
-    assert len(released_by) == 8
+    assert len(released_by) == 9
 
 
 def test_the_written_run_example_recomputes_claims(tmp_path, monkeypatch):

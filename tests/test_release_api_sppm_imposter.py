@@ -203,7 +203,7 @@ def test_params_round_trip_through_scikit_learn(df):
             dict(method="laplace"),
             ValueError,
             r"'method' parameter of TableMapping must be a str among "
-            r"\{'sppm', 'exact', 'exponential'\}\. Got 'laplace' instead",
+            r"\{'sppm', 'certified', 'exact', 'exponential'\}\. Got 'laplace' instead",
         ),
         (dict(distortion="cosine"), ValueError, r"'distortion' .*Got 'cosine'"),
         (dict(delta=-0.1), ValueError, r"'delta' .*\[0\.0, inf\)\. Got -0\.1 instead"),

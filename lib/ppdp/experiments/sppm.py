@@ -1019,6 +1019,44 @@ def curve_table(frame: pd.DataFrame, experiment: str) -> pd.DataFrame:
     return sub.pivot_table(index="delta", columns=["metric", "method"], values="value")
 
 
+def certificate_table(frame: pd.DataFrame, experiment: str) -> pd.DataFrame:
+    """The certified optimum of one Fig. 2 curve: per budget, the leakage of the returned mapping
+    (an upper bound on the optimum), the certified lower bound, their relative gap and SPPM's
+    distance above the optimum (L = 100, measured against the upper bound).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows holding those of ``experiment`` (from :func:`tradeoff` with ``"optimal"``).
+    experiment : str
+        ``"fig2_synthetic"``, ``"fig2_census"`` or ``"fig2_movie"``.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``delta``: ``upper``, ``lower``, ``relative_gap`` (NaN where the optimum is zero
+        up to the solver's 1e-7 bits) and, when SPPM with L = 100 ran, ``sppm_L100_above``.
+    """
+    sub = _rows(frame, experiment)
+    opt = sub[sub["method"] == "optimal"]
+    if opt.empty:
+        raise ValueError(f"experiment {experiment!r} has no rows of the certified optimum")
+    opt = expand_parameters(opt, keys=["delta"])
+    opt["delta"] = opt["delta"].astype(float)
+    wide = opt.pivot_table(index="delta", columns="metric", values="value", dropna=False)
+    out = pd.DataFrame(
+        {
+            "upper": wide["leakage"],
+            "lower": wide["lower_bound"],
+            "relative_gap": wide["relative_gap"],
+        }
+    )
+    leak = curve_table(frame, experiment)["leakage"]
+    if "sppm_L100" in leak.columns:
+        out["sppm_L100_above"] = leak["sppm_L100"] - out["upper"]
+    return out
+
+
 def table1_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Table 1: ``I(A; F)`` per Census feature before and after SPPM, beside the paper's values.
 

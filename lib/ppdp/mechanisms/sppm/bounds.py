@@ -27,6 +27,8 @@ import scipy.sparse as sp
 from .column_generation import StepSolver
 from .problem import validate_problem
 
+#: Smallest posterior probability searched by :func:`least_attractive_posterior`.
+_TINY = 1e-9
 #: Weights of the prior mixed into the posterior of the bound: the best of them is kept.
 MIXING = (1e-2, 1e-3, 1e-4, 1e-6)
 
@@ -45,7 +47,7 @@ class _PosteriorCost:
         return np.einsum("ak,ak->k", self.P[:, rows], self.G[:, cols])
 
 
-def _posterior(p_ab: np.ndarray, mapping) -> np.ndarray:
+def posterior_of(p_ab: np.ndarray, mapping) -> np.ndarray:
     """``q(a | b^)`` of a mapping; the prior ``p(a)`` where ``b^`` is never released."""
     joint = np.asarray((sp.csr_matrix(p_ab) @ sp.csr_matrix(mapping)).todense())
     q_b = joint.sum(axis=0)
@@ -86,10 +88,18 @@ def variational_lower_bound(p_ab, distortion, delta, mapping, *, mixing=MIXING, 
         says mass should go.
     """
     p, dist, delta = validate_problem(p_ab, distortion, delta)
+    return posterior_lower_bound(
+        p, dist, delta, posterior_of(p, mapping), mixing=mixing, solver=solver
+    )
+
+
+def posterior_lower_bound(p, dist, delta, post, *, mixing=MIXING, solver=None):
+    """:func:`variational_lower_bound` for a posterior ``post[a, b^]`` given directly (columns
+    summing to one), on a validated problem."""
     if not mixing or any(not 0 < w < 1 for w in mixing):
         raise ValueError(f"mixing must be weights in (0, 1), got {mixing!r}")
     solver = solver or StepSolver(p, dist, delta)
-    post, p_a = _posterior(p, mapping), p.sum(axis=1)
+    p_a = p.sum(axis=1)
     best, best_map = -math.inf, None
     for w in mixing:
         cost = _PosteriorCost(p, _log_ratio(post, p_a, w))
@@ -113,3 +123,74 @@ def _dual_value(p, dist, delta, cost, lam) -> float:
         red = cost.block(rows) + nu * p_b[rows, None] * dist.block(rows)
         total += float(red.min(axis=1).sum())
     return total - nu * delta
+
+
+def least_attractive_posterior(p, dist, post, mass, nu, *, empty=1e-4, iters=48):
+    """The posterior with its near-empty released values made as unattractive as possible.
+
+    The bound from a mapping's posterior is tight only where the posterior is the dual optimum.
+    A released value that the mapping (nearly) never uses has an arbitrary posterior, and the
+    linear program of the bound may send profiles there cheaply. Any posterior gives a valid
+    bound, so each value ``b^`` whose mass is at most ``empty`` times the largest gets instead
+    the posterior that maximizes its smallest reduced cost over the profiles,
+    ``min_b c(b, b^) + nu p(b) d(b, b^) - mu[b]``, with ``mu[b]`` the row's cheapest other value
+    (``c`` as in :func:`variational_lower_bound`). That minimum is concave in the posterior; with
+    two private values it is a function of one number, maximized by golden-section search.
+
+    Parameters
+    ----------
+    p, dist
+        A validated problem (``validate_problem``).
+    post : ndarray of shape (|A|, |B^|)
+        The mapping's posterior (:func:`posterior_of`).
+    mass : ndarray of shape (|B^|,)
+        ``q(b^)`` under the mapping.
+    nu : float
+        Multiplier of the budget in bits per unit of ``p(b) d(b, b^)`` (e.g. the master's).
+    empty : float
+        Relative mass below which a released value's posterior is chosen afresh.
+
+    Returns
+    -------
+    ndarray of shape (|A|, |B^|)
+        ``post`` itself when ``|A| != 2`` or no value is near-empty, else a copy with new columns.
+    """
+    free = mass <= empty * mass.max()
+    if p.shape[0] != 2 or not free.any() or free.all():
+        return post
+    p_a, p_b = p.sum(axis=1), p.sum(axis=0)
+    if (p_a <= 0).any():
+        return post
+    cols = np.flatnonzero(free)
+    cost = _PosteriorCost(p, _log_ratio(post, p_a, _TINY))
+    # mu[b]: each row's cheapest value among those the mapping uses
+    mu = np.empty(p.shape[1])
+    for rows in dist.chunks():
+        red = cost.block(rows) + nu * p_b[rows, None] * dist.block(rows)
+        red[:, free] = np.inf
+        mu[rows] = red.min(axis=1)
+    chunks = [
+        (rows, nu * p_b[rows, None] * dist.block(rows)[:, cols] - mu[rows, None])
+        for rows in dist.chunks()
+    ]
+
+    def smallest(t):
+        # min over profiles of sum_a p(a, b) log2 pi(a) / p(a) + nu p(b) d - mu, pi = (t, 1 - t)
+        out = np.full(cols.size, np.inf)
+        for rows, base in chunks:
+            val = np.outer(p[0, rows], np.log2(t / p_a[0])) + np.outer(
+                p[1, rows], np.log2((1 - t) / p_a[1])
+            )
+            out = np.minimum(out, (val + base).min(axis=0))
+        return out
+
+    lo, hi = np.full(cols.size, _TINY), np.full(cols.size, 1 - _TINY)
+    ratio = (math.sqrt(5) - 1) / 2
+    for _ in range(iters):
+        left, right = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+        up = smallest(left) > smallest(right)
+        hi, lo = np.where(up, right, hi), np.where(up, lo, left)
+    t = 0.5 * (lo + hi)
+    out = post.copy()
+    out[0, cols], out[1, cols] = t, 1 - t
+    return out

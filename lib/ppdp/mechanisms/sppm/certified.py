@@ -15,7 +15,12 @@ can hold all ``|B| |B^|`` variables. Here the convex program (1) itself is solve
 The certificate holds whatever the solvers' accuracy: the upper bound is the exact leakage of the
 returned mapping, repaired into the budget; the lower bound is the Lagrange dual of (1) at the
 master's posterior (:func:`~ppdp.mechanisms.sppm.bounds.variational_lower_bound`), valid by weak
-duality for any posterior and any multiplier, and equal to the optimum at the optimum.
+duality for any posterior and any multiplier. The posterior of released values that the optimum
+(nearly) never uses is arbitrary, and the bound can stay percents below the optimum because of
+them (2.7% on the synthetic problem with 32 points at a budget of 0.05 on [0, 1]); their posterior
+is therefore also chosen to make them least attractive
+(:func:`~ppdp.mechanisms.sppm.bounds.least_attractive_posterior`, two private values), which
+closes that gap to 0.07% there, and the better bound is kept.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from ppdp import infotheory
 from ppdp.guarantees import enforce
 from ppdp.mechanisms._validation import Interval, validate_hyperparameters
 
-from .bounds import variational_lower_bound
+from .bounds import least_attractive_posterior, posterior_lower_bound, posterior_of
 from .column_generation import COLUMNS_PER_ROW, StepSolver
 from .frank_wolfe import SPPM, gradient
 from .problem import DELTA, expected_distortion, repair_distortion, validate_problem
@@ -92,6 +97,25 @@ _HISTORY = [
 ]
 
 
+def _can_carry_mass(p, dist, delta, keys) -> np.ndarray:
+    """Whether each pair ``key = b |B^| + b^`` may enter the master.
+
+    Moving mass of row ``b`` to ``b^`` costs ``p(b) (d(b, b^) - min d(b, .))`` per unit on top of
+    the smallest budget. When the budget exceeds the smallest one by no more than ``1e-10`` of
+    the largest ``p(b) d(b, b^)``, only each row's nearest values can carry mass worth having, and
+    a master holding the other pairs stalls Clarabel. Leaving pairs out only narrows the master:
+    the lower bound ranges over every pair, so the certificate stays valid.
+    """
+    m = dist.shape[1]
+    rows, cols = keys // m, keys % m
+    _, dmin = dist.row_min()
+    p_b = p.sum(axis=0)
+    slack = delta - float(p_b @ dmin)
+    if slack > 1e-10 * float(p_b.max()) * dist.max():
+        return np.ones(keys.size, dtype=bool)
+    return p_b[rows] * (dist.entries(rows, cols) - dmin[rows]) <= 0
+
+
 class _MasterFailed(RuntimeError):
     """Clarabel returned no solution of a restricted master."""
 
@@ -123,10 +147,17 @@ def _solve_master(p, dist, delta, rows, cols, options):
     q_b = cp.reshape(cp.sum(Q, axis=0), (1, n_v), order="C")
     objective = cp.sum(cp.rel_entr(Q, p_a[used_a][:, None] @ q_b)) / scale_q
     w = p.sum(axis=0)[rows] * dist.entries(rows, cols)
-    w_scale = max(float(w.max()), 1e-300)
     R = sp.csr_matrix((np.ones(k), (rows, np.arange(k))), shape=(n, k))
-    budget = (w / w_scale) @ x <= delta / w_scale
-    problem = cp.Problem(cp.Minimize(objective), [R @ x == 1, budget])
+    constraints = [R @ x == 1]
+    # the most any mapping on these pairs can spend: a larger budget does not bind
+    most = np.zeros(n)
+    np.maximum.at(most, rows, w)
+    budget = None
+    if delta < most.sum():
+        w_scale = float(w.max())
+        budget = (w / w_scale) @ x <= delta / w_scale
+        constraints.append(budget)
+    problem = cp.Problem(cp.Minimize(objective), constraints)
     # Clarabel may stop on InsufficientProgress or at its iteration limit on these masters:
     # shorter steps and more iterations, then looser tolerances (the certificate does not rely on
     # the master's accuracy, only its gap does)
@@ -154,7 +185,7 @@ def _solve_master(p, dist, delta, rows, cols, options):
     X = sp.csr_matrix((values_x, (rows, cols)), shape=(n, m))
     sums = np.asarray(X.sum(axis=1)).ravel()
     X = sp.csr_matrix(sp.diags(1.0 / sums) @ X)
-    nu = max(float(budget.dual_value), 0.0) / w_scale / math.log(2)
+    nu = 0.0 if budget is None else max(float(budget.dual_value), 0.0) / w_scale / math.log(2)
     return X, nu, problem.status
 
 
@@ -319,6 +350,7 @@ class CertifiedMapping(BudgetedMapping):
         rows, cols = np.concatenate(rows), np.concatenate(cols)
         mix_rows, mix_cols = _nearest_rows_per_value(p, dist, np.unique(cols))
         keys = np.unique(np.concatenate([rows * m + cols, mix_rows * m + mix_cols]))
+        keys = keys[_can_carry_mass(p, dist, delta, keys)]
         return keys // m, keys % m, np.isin(keys, mix_rows * m + mix_cols)
 
     def _finish_if_leak_free(self, p, dist, delta, init, t_start) -> bool:
@@ -351,6 +383,23 @@ class CertifiedMapping(BudgetedMapping):
         self.seconds_ = time.perf_counter() - t_start
         enforce(self.guarantee_checks())
 
+    @staticmethod
+    def _bound(p, dist, delta, X, nu, steps) -> float:
+        """The better of the two dual bounds: from the master's posterior, and from it with the
+        near-empty released values made least attractive (both valid whatever they are)."""
+        post = posterior_of(p, X)
+        bound, _ = posterior_lower_bound(
+            p, dist, delta, post, mixing=(_BOUND_MIXING,), solver=steps
+        )
+        mass = np.asarray(p.sum(axis=0) @ X).ravel()
+        refined = least_attractive_posterior(p, dist, post, mass, nu)
+        if refined is not post:
+            other, _ = posterior_lower_bound(
+                p, dist, delta, refined, mixing=(_BOUND_MIXING,), solver=steps
+            )
+            bound = max(bound, other)
+        return bound
+
     def _fit(self, p_ab, distortion, init):
         p, dist, delta = validate_problem(p_ab, distortion, self.delta)
         n, m = dist.shape
@@ -382,10 +431,7 @@ class CertifiedMapping(BudgetedMapping):
             t1 = time.perf_counter()
             repaired, _ = repair_distortion(p, dist, X, delta)
             upper = float(infotheory.leakage(p, repaired))
-            bound, _ = variational_lower_bound(
-                p, dist, delta, X, mixing=(_BOUND_MIXING,), solver=steps
-            )
-            best_lower = max(best_lower, bound, 0.0)
+            best_lower = max(best_lower, self._bound(p, dist, delta, X, nu, steps), 0.0)
             if best is None or upper < best[1]:
                 best = (repaired, upper)
             t2 = time.perf_counter()
@@ -408,6 +454,7 @@ class CertifiedMapping(BudgetedMapping):
                     mix_r, mix_c = _nearest_rows_per_value(p, dist, values)
                     mix = np.setdiff1d(mix_r * m + mix_c, rows * m + cols)
                     fresh = np.union1d(fresh, mix)
+                fresh = fresh[_can_carry_mass(p, dist, delta, fresh)]
                 added = int(fresh.size)
                 if added == 0:
                     done, reason = True, "no column prices out"

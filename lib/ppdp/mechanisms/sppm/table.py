@@ -13,8 +13,8 @@ it through the library's protocol (:mod:`ppdp.base`)::
 * The distortion is Hamming (:class:`.HammingDistortion`: the number of released columns that
   differ, or with ``"normalized_hamming"`` that number over the number of released columns) or
   squared Euclidean (:class:`.SquaredDistortion` between the profiles' numeric values).
-* ``method`` picks the solver of the mapping: :class:`.SPPM`, :class:`.ExactMapping` or
-  :class:`.ExponentialMechanism` (with the budget ``delta``).
+* ``method`` picks the solver of the mapping: :class:`.SPPM`, :class:`.CertifiedMapping`,
+  :class:`.ExactMapping` or :class:`.ExponentialMechanism` (with the budget ``delta``).
 * A release draws, for each row, ``b^ ~ p(. | b)`` from the fitted mapping (the mapping whose
   budget the solver checked) and writes ``b^``'s values into the released columns; every other
   column is returned unchanged.
@@ -38,6 +38,7 @@ from sklearn.base import BaseEstimator
 from ppdp.base import ReleaseMixin, check_fitted, check_frame, check_random_state
 from ppdp.mechanisms._validation import Interval, StrOptions, check_params, validate_hyperparameters
 
+from .certified import CertifiedMapping
 from .distortion import Distortion, HammingDistortion, SquaredDistortion
 from .exact import ExactMapping
 from .exponential import ExponentialMechanism
@@ -46,7 +47,12 @@ from .problem import DELTA, min_feasible_budget
 
 __all__ = ["TableMapping", "empirical_joint", "encode_columns", "profile_alphabet"]
 
-METHODS = {"sppm": SPPM, "exact": ExactMapping, "exponential": ExponentialMechanism}
+METHODS = {
+    "sppm": SPPM,
+    "certified": CertifiedMapping,
+    "exact": ExactMapping,
+    "exponential": ExponentialMechanism,
+}
 DISTORTIONS = ("hamming", "normalized_hamming", "squared")
 ORDERS = ("sorted", "frequency")
 
@@ -187,10 +193,11 @@ class TableMapping(ReleaseMixin, BaseEstimator):
         divided by ``len(released)`` (the experiments' Census and Movie distortion, budgets in
         [0, 1]); ``"squared"``: squared Euclidean distance between the profiles' values (numeric
         released columns only).
-    method : {"sppm", "exact", "exponential"}, default "sppm"
-        :class:`.SPPM` (Frank-Wolfe with column generation), :class:`.ExactMapping` (the convex
-        program with cvxpy: small alphabets only) or :class:`.ExponentialMechanism` with budget
-        ``delta``.
+    method : {"sppm", "certified", "exact", "exponential"}, default "sppm"
+        :class:`.SPPM` (Frank-Wolfe with column generation), :class:`.CertifiedMapping` (the
+        optimum by column generation, with a certificate of its gap), :class:`.ExactMapping` (the
+        convex program with cvxpy on all pairs: small alphabets only) or
+        :class:`.ExponentialMechanism` with budget ``delta``.
     **method_params
         Passed to the method's constructor (e.g. ``n_steps=50`` for SPPM, ``solver="SCS"`` for
         the exact program). ``delta`` is this class's own; ``beta`` is not accepted.
@@ -208,7 +215,7 @@ class TableMapping(ReleaseMixin, BaseEstimator):
         The alphabet of ``A``, likewise.
     profile_index_ : ndarray of shape (n_rows,)
         Each fitted row's profile (position in ``profiles_``).
-    mechanism_ : SPPM, ExactMapping or ExponentialMechanism
+    mechanism_ : SPPM, CertifiedMapping, ExactMapping or ExponentialMechanism
         The fitted core; :meth:`release` draws from its ``mapping_`` through its ``sample``,
         which re-checks the budget on that mapping.
     mapping_ : sparse matrix or ndarray of shape (|B|, |B|)
