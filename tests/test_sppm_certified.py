@@ -143,3 +143,26 @@ def test_near_empty_values_made_least_attractive_tighten_a_valid_bound():
     assert (exact.leakage_ - plain) / exact.leakage_ > 0.02
     assert cert.lower_bound_ <= exact.leakage_ + 1e-7
     assert (exact.leakage_ - cert.lower_bound_) / exact.leakage_ < 1e-3
+
+
+def test_the_optimal_curve_along_a_budget_grid_never_rises():
+    from ppdp.experiments import sppm as E
+
+    problem = E.synthetic(5)
+    deltas = [0.0, 1.0, 2.0, 4.0, 10.0, 25.0, 50.0, 100.0, 400.0]
+    curve = E.tradeoff(problem, deltas, experiment="w", methods=("optimal",))
+    table = E.curve_table(curve, "w")
+    leak = table[("leakage", "optimal")].to_numpy()
+    assert (np.diff(leak) <= 0).all()
+    spent = table[("distortion", "optimal")].to_numpy()
+    assert (spent <= np.asarray(deltas) + 1e-12).all()
+    cert = E.certificate_table(curve, "w")
+    assert (cert["lower"] <= cert["upper"] + 1e-12).all()
+    assert (cert["relative_gap"].dropna() <= 1e-3).all()
+    # each point is the certified optimum of its own budget, warm-started or not
+    for delta in (4.0, 50.0):
+        cold = S.CertifiedMapping(delta).fit(problem.p_ab, problem.distortion)
+        assert table.loc[delta, ("leakage", "optimal")] == pytest.approx(
+            cold.leakage_, abs=1e-3 * cold.leakage_ + 1e-7
+        )
+    E.clear_cache()

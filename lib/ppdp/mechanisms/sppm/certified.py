@@ -245,6 +245,9 @@ class CertifiedMapping(BudgetedMapping):
         raises ``RuntimeError``); the best round's mapping and certificate are reported.
     n_active_ : int
         Active pairs of the last master.
+    kept_start_ : bool
+        Whether ``init`` was returned: it was within the budget and leaked less than the
+        solved mapping (or at most ``abs_tol``).
     history_ : pandas.DataFrame
         One row per round: ``round, active, upper, lower, gap, added, dropped, status,
         master_seconds, bound_seconds, price_seconds, seconds`` (``active``: pairs in that
@@ -324,7 +327,9 @@ class CertifiedMapping(BudgetedMapping):
         init : array or sparse matrix of shape (|B|, |B^|), optional
             A mapping whose support (entries above 1e-6) starts the active set instead of SPPM's,
             e.g. the optimum at a neighbouring budget; it need not meet the budget. A start within
-            the budget that leaks at most ``abs_tol`` is returned as it is (it is optimal).
+            the budget is returned when it leaks less than the solved mapping (so a curve
+            warm-started along increasing budgets never rises), and at once when it leaks at most
+            ``abs_tol`` (it is optimal).
         """
         from threadpoolctl import threadpool_limits
 
@@ -337,7 +342,7 @@ class CertifiedMapping(BudgetedMapping):
         arg, _ = dist.row_min()
         rows, cols = [np.arange(n)], [arg]
         if init is not None:
-            start = sp.coo_matrix(init)  # its shape is checked by _finish_if_leak_free
+            start = sp.coo_matrix(init)  # its shape is checked by _feasible_start
             # an interior-point optimum gives every active pair some mass: keep the real support
             pos = start.data > _INIT_SUPPORT
             rows.append(start.row[pos].astype(np.int64))
@@ -353,20 +358,18 @@ class CertifiedMapping(BudgetedMapping):
         keys = keys[_can_carry_mass(p, dist, delta, keys)]
         return keys // m, keys % m, np.isin(keys, mix_rows * m + mix_cols)
 
-    def _finish_if_leak_free(self, p, dist, delta, init, t_start) -> bool:
-        """A start within the budget that leaks at most ``abs_tol`` is optimal as it is (the
-        optimum at a smaller budget, once it reaches zero, along a budget grid)."""
+    @staticmethod
+    def _feasible_start(p, dist, delta, init):
+        """``(mapping, leakage)`` of ``init`` when it is a mapping within the budget, else None."""
         start = sp.csr_matrix(init, dtype=float)
         if start.shape != dist.shape:
             raise ValueError(f"init must have shape (|B|, |B^|) = {dist.shape}, got {start.shape}")
         rows = np.asarray(start.sum(axis=1)).ravel()
         if (start.data < 0).any() or np.abs(rows - 1).max() > 1e-9:
-            return False
-        leak = float(infotheory.leakage(p, start))
-        if leak > self.abs_tol or expected_distortion(p, dist, start) > delta:
-            return False
-        self._set_result(p, dist, (start, leak), 0.0, "start leaks nothing", [], t_start)
-        return True
+            return None
+        if expected_distortion(p, dist, start) > delta:
+            return None
+        return start, float(infotheory.leakage(p, start))
 
     def _set_result(self, p, dist, best, lower, reason, history, t_start):
         self.p_ab_, self._distortion = p, dist
@@ -404,7 +407,11 @@ class CertifiedMapping(BudgetedMapping):
         p, dist, delta = validate_problem(p_ab, distortion, self.delta)
         n, m = dist.shape
         t_start = time.perf_counter()
-        if init is not None and self._finish_if_leak_free(p, dist, delta, init, t_start):
+        start = None if init is None else self._feasible_start(p, dist, delta, init)
+        if start is not None and start[1] <= self.abs_tol:
+            # the optimum at a smaller budget, once it reaches zero, along a budget grid
+            self.kept_start_ = True
+            self._set_result(p, dist, start, 0.0, "start leaks nothing", [], t_start)
             return self
         # pinned: the pairs that let each active released value mix, never dropped
         rows, cols, pinned = self._start(p, dist, delta, init)
@@ -493,5 +500,10 @@ class CertifiedMapping(BudgetedMapping):
                 rounds.set_postfix(gap=f"{gap:.2e}", active=rows.size)
             if done:
                 break
+        self.kept_start_ = start is not None and start[1] < best[1]
+        if self.kept_start_:
+            # a start within the budget that leaks less is returned instead: along a budget
+            # grid the curve then never rises, whatever the gaps of the neighbouring fits
+            best = start
         self._set_result(p, dist, best, best_lower, reason, history, t_start)
         return self
