@@ -747,8 +747,9 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        Tidy rows, one per claim id of ``claims.yaml`` (``metric``), plus one ``"claim_context"``
-        row (Census ExpMec distortion, the context of the Census ratio claim).
+        Tidy rows, one per claim id of ``claims.yaml`` (``metric``), plus ``"claim_context"`` rows
+        (Census ExpMec distortion, the context of the Census ratio claim, and Movie's largest gap
+        of SPPM above the certified optimum, which the paper does not draw).
 
     Notes
     -----
@@ -819,8 +820,9 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
             )
         if {"sppm_L100", "optimal"} <= set(lk.columns):
             both = lk[["sppm_L100", "optimal"]].dropna()
+            # the paper compares with the optimum on Census only; Movie's gap is context
             rows += tidy_rows(
-                "claims",
+                "claims" if name == "census" else "claim_context",
                 "",
                 {f"sppm.{name}_gap_to_optimal": float((both["sppm_L100"] - both["optimal"]).max())},
             )
