@@ -166,3 +166,17 @@ def test_the_optimal_curve_along_a_budget_grid_never_rises():
             cold.leakage_, abs=1e-3 * cold.leakage_ + 1e-7
         )
     E.clear_cache()
+
+
+def test_the_history_counts_the_pairs_of_each_master():
+    p, d = S.synthetic_problem(7)
+    cert = S.CertifiedMapping(0.02 * 127**2).fit(p, d)
+    hist = cert.history_
+    assert len(hist) > 2
+    # each master holds the previous one's pairs, minus those dropped, plus those added
+    expected = (
+        hist["active"].iloc[:-1].to_numpy() - hist["dropped"].iloc[:-1] + hist["added"].iloc[:-1]
+    )
+    np.testing.assert_array_equal(hist["active"].iloc[1:].to_numpy(), expected.to_numpy())
+    assert hist["added"].iloc[-1] == 0 and hist["dropped"].iloc[-1] == 0
+    assert cert.n_active_ == hist["active"].iloc[-1]

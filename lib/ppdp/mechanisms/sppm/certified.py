@@ -424,9 +424,10 @@ class CertifiedMapping(BudgetedMapping):
 
             rounds = tqdm(rounds, desc="certified optimum")
         best_lower, best = -math.inf, None
-        history, reason, dropped = [], "max_rounds", 0
+        history, reason = [], "max_rounds"
         for r in rounds:
             t0 = time.perf_counter()
+            added = dropped = 0
             try:
                 X, nu, status = _solve_master(p, dist, delta, rows, cols, self.solver_options)
             except _MasterFailed as exc:
@@ -444,7 +445,6 @@ class CertifiedMapping(BudgetedMapping):
             t2 = time.perf_counter()
             gap = best[1] - best_lower
             done = gap <= self.abs_tol or gap <= self.gap_tol * best[1]
-            added = 0
             if done:
                 reason = "gap"
             else:
