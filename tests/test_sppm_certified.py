@@ -93,6 +93,11 @@ def test_a_start_mapping_seeds_the_active_set():
     first = S.CertifiedMapping(delta).fit(p, d)
     again = S.CertifiedMapping(delta * 1.2, warm_steps=0).fit(p, d, init=first.mapping_)
     assert again.leakage_ <= first.leakage_ + 1e-6
+    # started from the smaller budget's optimum, it still reaches the larger budget's optimum
+    exact = S.ExactMapping(delta * 1.2).fit(p, d)
+    assert again.leakage_ == pytest.approx(exact.leakage_, abs=1e-4)
+    assert again.lower_bound_ <= exact.leakage_ + 1e-7
+    assert not again.kept_start_ and again.leakage_ < first.leakage_ - 1e-3
     with pytest.raises(ValueError, match="init must have shape"):
         S.CertifiedMapping(delta).fit(p, d, init=np.eye(4))
 

@@ -163,16 +163,14 @@ def least_attractive_posterior(p, dist, post, mass, nu, *, empty=1e-4, iters=48)
         return post
     cols = np.flatnonzero(free)
     cost = _PosteriorCost(p, _log_ratio(post, p_a, _TINY))
-    # mu[b]: each row's cheapest value among those the mapping uses
-    mu = np.empty(p.shape[1])
+    # per row chunk, nu p(b) d(b, b^) - mu[b] on the free values, with mu[b] the row's cheapest
+    # value among those the mapping uses (one pass over the distortion)
+    chunks = []
     for rows in dist.chunks():
-        red = cost.block(rows) + nu * p_b[rows, None] * dist.block(rows)
+        price = nu * p_b[rows, None] * dist.block(rows)
+        red = cost.block(rows) + price
         red[:, free] = np.inf
-        mu[rows] = red.min(axis=1)
-    chunks = [
-        (rows, nu * p_b[rows, None] * dist.block(rows)[:, cols] - mu[rows, None])
-        for rows in dist.chunks()
-    ]
+        chunks.append((rows, price[:, cols] - red.min(axis=1)[:, None]))
 
     def smallest(t):
         # min over profiles of sum_a p(a, b) log2 pi(a) / p(a) + nu p(b) d - mu, pi = (t, 1 - t)
@@ -184,12 +182,18 @@ def least_attractive_posterior(p, dist, post, mass, nu, *, empty=1e-4, iters=48)
             out = np.minimum(out, (val + base).min(axis=0))
         return out
 
+    # golden section, one evaluation per step: each column keeps the inner point it did not move
     lo, hi = np.full(cols.size, _TINY), np.full(cols.size, 1 - _TINY)
     ratio = (math.sqrt(5) - 1) / 2
+    left, right = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+    f_left, f_right = smallest(left), smallest(right)
     for _ in range(iters):
-        left, right = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
-        up = smallest(left) > smallest(right)
+        up = f_left > f_right  # the maximum lies in [lo, right]
         hi, lo = np.where(up, right, hi), np.where(up, lo, left)
+        new = np.where(up, hi - ratio * (hi - lo), lo + ratio * (hi - lo))
+        f_new = smallest(new)
+        left, right = np.where(up, new, right), np.where(up, left, new)
+        f_left, f_right = np.where(up, f_new, f_right), np.where(up, f_left, f_new)
     t = 0.5 * (lo + hi)
     out = post.copy()
     out[0, cols], out[1, cols] = t, 1 - t

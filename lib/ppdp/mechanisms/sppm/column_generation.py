@@ -237,10 +237,7 @@ class StepSolver:
 
     def solve(self, grad) -> LinearStep:
         """Column generation for the costs ``grad`` (an object with ``block`` and ``entries``)."""
-        # cost scale: the largest |c| over a cheap sample (the active set and the first block)
-        rows0 = self.dist.chunks()[0]
-        sample = np.abs(grad.block(rows0)).max()
-        cscale = max(sample, 1e-300)
+        cscale = self._cost_scale(grad)
         if self.active_set == "reset" and self._last is not None:
             # Algorithm 2: a fresh active set per step (diagonal and nearest values), seeded with
             # the previous step's solution so that the first master problem starts informed
@@ -295,6 +292,11 @@ class StepSolver:
             dropped,
         )
 
+    def _cost_scale(self, cost) -> float:
+        """The largest ``|c|`` over a cheap sample (the first block of rows): costs are divided
+        by it so that the tolerances are relative."""
+        return max(float(np.abs(cost.block(self.dist.chunks()[0])).max()), 1e-300)
+
     def price(self, cost, nu: float, mu) -> tuple[np.ndarray, np.ndarray]:
         """Pairs whose reduced cost ``c(b, b^) + nu p(b) d(b, b^) - mu[b]`` is below ``-tol``.
 
@@ -304,8 +306,7 @@ class StepSolver:
         the simplex of row ``b``. ``tol`` is relative to the largest cost, as in :meth:`solve`;
         each row brings up to ``columns_per_row`` pairs. Returns their rows and columns.
         """
-        rows0 = self.dist.chunks()[0]
-        cscale = max(float(np.abs(cost.block(rows0)).max()), 1e-300)
+        cscale = self._cost_scale(cost)
         lam = -float(nu) * self.wscale / cscale
         t0 = time.perf_counter()
         rows, cols, _ = self._price(cost, cscale, lam, np.asarray(mu, dtype=float) / cscale)
