@@ -61,9 +61,12 @@ if method == "sppm":
 elif method == "certified":
     model = S.CertifiedMapping(delta).fit(p, d)
     h = model.history_
+    full, coarse = h[h["grid"] == n], h[h["grid"] < n]
     out.update(leakage=model.leakage_, lower_bound=model.lower_bound_, gap=model.gap_,
                relative_gap=model.relative_gap_, rounds=len(h), stop=model.stop_reason_,
-               active=int(h["active"].max()), master=float(h["master_seconds"].sum()))
+               grids=int(h["grid"].nunique()), full_masters=int((full["status"] != "carried").sum()),
+               coarse_seconds=float(coarse["seconds"].max()) if len(coarse) else 0.0,
+               active=int(full["active"].max()), master=float(h["master_seconds"].sum()))
 elif method == "exact":
     model = S.ExactMapping(delta).fit(p, d)
     out.update(leakage=model.leakage_, status=model.status_, solver=model.solver_used_)
@@ -188,7 +191,11 @@ def summarize(frame, out):
     cert = frame[frame["method"] == "certified"]
     if "relative_gap" in cert.columns and len(cert):
         cols = ["n", "seconds", "leakage", "lower_bound", "relative_gap", "rounds", "active"]
-        cols += [c for c in ("master", "stop", "max_rss_gib") if c in cert.columns]
+        cols += [
+            c
+            for c in ("grids", "full_masters", "coarse_seconds", "master", "stop", "max_rss_gib")
+            if c in cert.columns
+        ]
         print("\ncertified optimum\n", cert[cols].round(6).to_string(index=False))
         if "exact" in lk.columns:
             diff = (lk["certified"] - lk["exact"]).dropna()

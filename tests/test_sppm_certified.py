@@ -111,6 +111,8 @@ def test_a_start_mapping_seeds_the_active_set():
         ({"max_rounds": 0}, "max_rounds"),
         ({"warm_steps": -1}, "warm_steps"),
         ({"abs_tol": -1.0}, "abs_tol"),
+        ({"multilevel": 32}, "multilevel"),
+        ({"multilevel": 100.5}, "multilevel"),
     ],
 )
 def test_bad_hyperparameters_name_the_parameter(kwargs, name):
@@ -175,8 +177,9 @@ def test_the_optimal_curve_along_a_budget_grid_never_rises():
 
 def test_the_history_counts_the_pairs_of_each_master():
     p, d = S.synthetic_problem(7)
-    cert = S.CertifiedMapping(0.02 * 127**2).fit(p, d)
+    cert = S.CertifiedMapping(0.02 * 127**2, multilevel=None).fit(p, d)
     hist = cert.history_
+    assert (hist["grid"] == 128).all()
     assert len(hist) > 2
     # each master holds the previous one's pairs, minus those dropped, plus those added
     expected = (
