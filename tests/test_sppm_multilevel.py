@@ -94,6 +94,14 @@ def test_the_multilevel_optimum_equals_the_exact_one():
     assert (np.diff(hist["seconds"]) >= 0).all()
 
 
+def _random_line(seed: int, n: int):
+    """Points on [0, 1]; A = 0 only below 0.6 and A = 1 only above 0.3, up to a floor of 1e-4."""
+    rng = np.random.default_rng(seed)
+    x = np.sort(rng.random(n))
+    p = np.stack([rng.random(n) * (x < 0.6), rng.random(n) * (x > 0.3)]) + 1e-4
+    return p / p.sum(), S.SquaredDistortion(x)
+
+
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**31 - 1),
@@ -101,11 +109,7 @@ def test_the_multilevel_optimum_equals_the_exact_one():
     budget=st.floats(0.002, 0.08),
 )
 def test_multilevel_bounds_bracket_the_optimum_on_random_lines(seed, n, budget):
-    rng = np.random.default_rng(seed)
-    x = np.sort(rng.random(n))
-    p = np.stack([rng.random(n) * (x < 0.6), rng.random(n) * (x > 0.3)]) + 1e-4
-    p /= p.sum()
-    d = S.SquaredDistortion(x)
+    p, d = _random_line(seed, n)
     exact = S.ExactMapping(budget).fit(p, d)
     cert = S.CertifiedMapping(budget).fit(p, d)
     assert (cert.history_["grid"] < n).any()
@@ -119,12 +123,8 @@ def test_multilevel_bounds_bracket_the_optimum_on_random_lines(seed, n, budget):
 
 def test_a_random_line_is_certified_from_its_coarse_grid():
     # here (on this machine) Clarabel fails on the first master of the full problem alone
-    rng = np.random.default_rng(0)
-    n, budget = 129, 0.0078125
-    x = np.sort(rng.random(n))
-    p = np.stack([rng.random(n) * (x < 0.6), rng.random(n) * (x > 0.3)]) + 1e-4
-    p /= p.sum()
-    d = S.SquaredDistortion(x)
+    budget = 0.0078125
+    p, d = _random_line(0, 129)
     cert = S.CertifiedMapping(budget).fit(p, d)
     exact = S.ExactMapping(budget).fit(p, d)
     assert cert.converged_ and list(cert.history_["grid"].unique()) == [65, 129]

@@ -28,7 +28,7 @@ budget of 0.02 on [0, 1]). The problem is then first solved on coarser grids
 (:mod:`.multilevel`): the coarsest from scratch, each finer one from the previous optimum. The last
 coarse optimum, spread over the merged points, is feasible for the full problem up to a repair of
 its budget, and its posterior, interpolated along the line, gives the Lagrange bound on the full
-grid; at ``|B| = 16,384`` that certificate alone closes the gap to 6e-6 of the leakage, with no
+grid; at ``|B| = 16,384`` that certificate alone closes the gap to 5e-6 of the leakage, with no
 master on the full grid.
 """
 
@@ -218,7 +218,8 @@ class CertifiedMapping(BudgetedMapping):
     columns_per_row : int, default 3
         Pairs added per row and pricing round (its most negative reduced costs).
     max_rounds : int, default 200
-        Master solves at most; the certificate is reported either way (see ``converged_``).
+        Master solves at most, per grid (see ``multilevel``); the certificate is reported either
+        way (see ``converged_``).
     warm_steps : int, default 30
         Frank-Wolfe steps of :class:`~ppdp.mechanisms.sppm.frank_wolfe.SPPM` whose support starts
         the active set (with each profile's nearest value); 0 starts from the nearest values only.
@@ -273,8 +274,9 @@ class CertifiedMapping(BudgetedMapping):
         Whether ``init`` was returned: it was within the budget and leaked less than the
         solved mapping (or at most ``abs_tol``).
     budget_price_ : float
-        Multiplier of the budget in the last master, in bits per unit of ``E[d]`` (0 when the
-        budget does not bind or no master was solved).
+        Multiplier of the budget in the last master (of the last coarse grid when no full-size
+        master was solved), in bits per unit of ``E[d]``; 0 when the budget does not bind or no
+        master was solved.
     history_ : pandas.DataFrame
         One row per round: ``grid, round, active, upper, lower, gap, added, dropped, status,
         master_seconds, bound_seconds, price_seconds, seconds`` (``grid``: values of the
@@ -501,6 +503,7 @@ class CertifiedMapping(BudgetedMapping):
             rows, cols, pinned = self._start(p, dist, delta, support)
         if carried is not None:
             # the coarse optimum's certificate on the full grid, before any full-size master
+            self.budget_price_ = nu
             t1 = time.perf_counter()
             repaired, _ = repair_distortion(p, dist, carried, delta)
             best = (repaired, float(infotheory.leakage(p, repaired)))
