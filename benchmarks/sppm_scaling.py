@@ -7,8 +7,10 @@ the size), which on the points 0..|B|-1 is a normalized budget ``c |B| / (|B| - 
 as |B| grows, where sparse mappings are near-optimal anyway. ``--normalized 0.02,0.005`` runs
 budgets fixed on [0, 1] instead: ``delta = b (|B| - 1)^2`` for each ``b``.
 ``certified`` is :class:`CertifiedMapping` (column generation over a convex master, stopped at a
-relative gap of 0.1%); like the exact solver it stops at the first size that exceeds the cap (or
-whose master Clarabel fails to solve).
+relative gap of 0.1%; on these points on a line it solves coarse grids of up to 4,096 merged
+values first, and reports how many grids it solved and how many masters ran on the full grid);
+like the exact solver it stops at the first size that exceeds the cap (or whose master Clarabel
+fails to solve).
 Each (method, size) runs in a fresh subprocess with a time cap, so that its peak memory (max RSS)
 is its own. Writes ``benchmarks/results/sppm_scaling.csv`` and ``sppm_scaling.png``.
 
@@ -18,7 +20,7 @@ Usage::
     nice -n 10 python benchmarks/sppm_scaling.py --normalized 0.02,0.005 --max-m 12 \
         --out benchmarks/results/sppm_scaling_normalized.csv
     nice -n 10 python benchmarks/sppm_scaling.py --normalized 0.02 --methods sppm,certified,exact \
-        --cap 900 --out benchmarks/results/sppm_scaling_certified.csv
+        --max-m 14 --exact-max-m 10 --cap 900 --out benchmarks/results/sppm_scaling_certified.csv
 
 The summary printed at the end gives, per size, the time ratio exact / SPPM, the leakage ratio
 SPPM / exact, the growth exponent of each method's time (least-squares slope of log t on log n)
