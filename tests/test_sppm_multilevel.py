@@ -63,7 +63,9 @@ def test_a_carried_mapping_keeps_the_coarse_leakage_and_posteriors(seed, n):
 
 def test_dropping_residue_renormalizes_the_rows():
     coarse = sp.csr_matrix(np.array([[0.99995, 5e-5], [0.5, 0.5]]))
+    before = coarse.copy()
     fine = ML.prolong(coarse, np.array([0, 0, 1, 1]), drop=1e-4)
+    assert (coarse != before).nnz == 0  # the coarse mapping itself is left as it was
     np.testing.assert_allclose(fine.toarray()[0], [0.5, 0.5, 0.0, 0.0])
     np.testing.assert_allclose(fine.toarray()[3], [0.25, 0.25, 0.25, 0.25])
 
@@ -118,8 +120,10 @@ def test_multilevel_bounds_bracket_the_optimum_on_random_lines(seed, n, budget):
     # bound below it, the released mapping is within the certificate's gap of the optimum
     assert cert.leakage_ >= exact.leakage_ - 1e-4
     assert S.expected_distortion(p, d, cert.mapping_) <= budget
-    # near a zero optimum the relative gap can stay above gap_tol, the absolute one cannot
-    assert cert.converged_ or cert.gap_ <= 1e-4
+    # near a zero optimum the bound can stay loose once no pair prices out (e.g. 1.4e-4 bits
+    # against 1.3e-4 of gap); the mapping is then optimal up to Clarabel's accuracy
+    assert cert.converged_ or cert.stop_reason_ == "no column prices out"
+    assert cert.leakage_ <= exact.leakage_ + 1e-4
 
 
 def test_a_random_line_is_certified_from_its_coarse_grid():
@@ -150,3 +154,24 @@ def test_a_table_with_one_numeric_column_is_solved_on_coarse_grids():
     assert n == 160 and list(cert.history_["grid"].unique()) == [80, 160]
     assert cert.converged_ and cert.distortion_ <= 100.0
     assert released.shape == df.shape
+
+
+def test_a_grid_whose_first_master_fails_is_skipped(monkeypatch):
+    from ppdp.mechanisms.sppm import certified as C
+
+    solve = C._solve_master
+
+    def failing_on_128(p, dist, *args):
+        if dist.shape[0] == 128:
+            raise C._MasterFailed("simulated")
+        return solve(p, dist, *args)
+
+    monkeypatch.setattr(C, "_solve_master", failing_on_128)
+    p, d = S.synthetic_problem(8)
+    delta = 0.02 * 255**2
+    cert = S.CertifiedMapping(delta).fit(p, d)
+    # the 64-value optimum is carried over two halvings straight to the full grid
+    assert list(cert.history_["grid"].unique()) == [64, 256]
+    exact = S.ExactMapping(delta).fit(p, d)
+    assert cert.converged_ and cert.lower_bound_ <= exact.leakage_ + 1e-7
+    assert cert.leakage_ == pytest.approx(exact.leakage_, abs=1e-4)

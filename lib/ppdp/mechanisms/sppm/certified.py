@@ -135,6 +135,10 @@ class _MasterFailed(RuntimeError):
     """Clarabel returned no solution of a restricted master."""
 
 
+class _FirstMasterFailed(RuntimeError):
+    """Clarabel returned no solution of the first master: there is no certificate to report."""
+
+
 def _solve_master(p, dist, delta, rows, cols, options):
     """Problem (1) restricted to the pairs ``(rows[k], cols[k])`` with Clarabel.
 
@@ -223,7 +227,8 @@ class CertifiedMapping(BudgetedMapping):
     warm_steps : int, default 30
         Frank-Wolfe steps of :class:`~ppdp.mechanisms.sppm.frank_wolfe.SPPM` whose support starts
         the active set (with each profile's nearest value); 0 starts from the nearest values only.
-        Ignored when ``fit`` gets ``init``.
+        Ignored when ``fit`` gets ``init``. When Clarabel fails on the first master, ``fit``
+        starts again from the nearest values only.
     floor : float, default 1e-2
         Floor of the gradient's ratio for pricing (see ``SPPM``); pairs that the floor ranks are
         violated at any floor, so it only orders them.
@@ -371,9 +376,16 @@ class CertifiedMapping(BudgetedMapping):
 
         validate_hyperparameters(self)
         with threadpool_limits(limits=self.blas_threads, user_api="blas"):
-            return self._fit(p_ab, distortion, init)
+            try:
+                return self._fit(p_ab, distortion, init)
+            except _FirstMasterFailed:
+                if init is not None or self.warm_steps == 0:
+                    raise
+                # Clarabel can fail on a first master holding SPPM's support and solve one
+                # started from each profile's nearest value (random problems on a line)
+                return self._fit(p_ab, distortion, init, nearest=True)
 
-    def _start(self, p, dist, delta, init):
+    def _start(self, p, dist, delta, init, nearest=False):
         n, m = dist.shape
         arg, _ = dist.row_min()
         rows, cols = [np.arange(n)], [arg]
@@ -383,7 +395,7 @@ class CertifiedMapping(BudgetedMapping):
             pos = start.data > _INIT_SUPPORT
             rows.append(start.row[pos].astype(np.int64))
             cols.append(start.col[pos].astype(np.int64))
-        elif self.warm_steps > 0:
+        elif self.warm_steps > 0 and not nearest:
             warm = SPPM(delta, self.warm_steps, active_set="keep", certify=False, blas_threads=None)
             support = warm.fit(p, dist).mapping_.tocoo()
             rows.append(support.row.astype(np.int64))
@@ -440,7 +452,7 @@ class CertifiedMapping(BudgetedMapping):
             bound = max(bound, other)
         return bound
 
-    def _coarse_start(self, p, dist, delta, t_start):
+    def _coarse_start(self, p, dist, delta, t_start, nearest):
         """Solve the coarse grids of ``multilevel``, coarsest first; returns the last one's
         optimum carried to the full grid (whole: dropping its residue would leave some values'
         posteriors pure), the coarse posterior interpolated on the full grid, its budget price
@@ -449,29 +461,38 @@ class CertifiedMapping(BudgetedMapping):
         for p_c, d_c, parent in grids(p, dist, self.multilevel):
             init = None if mapping is None else prolong(mapping, carry, drop=_CARRY_DROP)
             offset = time.perf_counter() - t_start
-            sub = CertifiedMapping(
+            solver = CertifiedMapping(
                 delta,
                 gap_tol=self.gap_tol * _COARSE_GAP,
                 abs_tol=self.abs_tol,
                 columns_per_row=self.columns_per_row,
                 max_rounds=self.max_rounds,
-                warm_steps=self.warm_steps,
+                warm_steps=0 if nearest else self.warm_steps,
                 floor=self.floor,
                 drop_tol=self.drop_tol,
                 multilevel=None,
                 solver_options=self.solver_options,
                 blas_threads=None,
-            ).fit(p_c, d_c, init=init)
+            )
+            try:
+                sub = solver.fit(p_c, d_c, init=init)
+            except RuntimeError:
+                # Clarabel failed on this grid's first master: the next grid starts from the
+                # last one solved (or from scratch)
+                carry = None if mapping is None else carry[parent]
+                continue
             rounds = sub.history_.assign(
                 round=sub.history_["round"] + len(history), seconds=sub.history_["seconds"] + offset
             )
             history.extend(rounds.to_dict("records"))
             mapping, carry, nu, grid = sub.mapping_, parent, sub.budget_price_, (p_c, d_c)
+        if mapping is None:
+            raise RuntimeError("Clarabel did not solve the first master of any coarse grid")
         mass = np.asarray(grid[0].sum(axis=0) @ mapping).ravel()
         post = interpolate_posterior(posterior_of(grid[0], mapping), mass, grid[1], dist)
         return prolong(mapping, carry), post, nu, history
 
-    def _fit(self, p_ab, distortion, init):
+    def _fit(self, p_ab, distortion, init, nearest=False):
         p, dist, delta = validate_problem(p_ab, distortion, self.delta)
         n, m = dist.shape
         t_start = time.perf_counter()
@@ -488,13 +509,13 @@ class CertifiedMapping(BudgetedMapping):
         carried = None
         if init is None and self.multilevel is not None and on_a_line(dist) and n >= 2 * COARSEST:
             try:
-                carried, post, nu, history = self._coarse_start(p, dist, delta, t_start)
+                carried, post, nu, history = self._coarse_start(p, dist, delta, t_start, nearest)
             except RuntimeError:
-                # Clarabel failed on a coarse grid's first master: solve the full problem alone
+                # Clarabel failed on every coarse grid's first master: solve the full problem alone
                 carried = None
         # pinned: the pairs that let each active released value mix, never dropped
         if carried is None:
-            rows, cols, pinned = self._start(p, dist, delta, init)
+            rows, cols, pinned = self._start(p, dist, delta, init, nearest)
         else:
             # the support without the coarse interior-point residue: pricing restores what is
             # missing (dropping it before the bound would leave some values' posteriors pure)
@@ -545,7 +566,9 @@ class CertifiedMapping(BudgetedMapping):
                 X, nu, status = _solve_master(p, dist, delta, rows, cols, self.solver_options)
             except _MasterFailed as exc:
                 if best is None:
-                    raise RuntimeError(f"Clarabel did not solve the first master: {exc}") from exc
+                    raise _FirstMasterFailed(
+                        f"Clarabel did not solve the first master: {exc}"
+                    ) from exc
                 # the certificate so far stays valid: report it rather than nothing
                 reason = "master failed"
                 break

@@ -64,7 +64,7 @@ def prolong(mapping, parent: np.ndarray, *, drop: float = 0.0) -> sp.csr_matrix:
         Coarse entries at most this large are removed first (rows renormalized): interior-point
         solutions leave every pair a little mass, which would otherwise all be carried over.
     """
-    coarse = sp.csr_matrix(mapping, dtype=float)
+    coarse = sp.csr_matrix(mapping, dtype=float, copy=True)  # drop must not touch the caller's
     if drop > 0:
         coarse.data[coarse.data <= drop] = 0.0
         coarse.eliminate_zeros()
