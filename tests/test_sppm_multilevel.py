@@ -127,7 +127,7 @@ def test_multilevel_bounds_bracket_the_optimum_on_random_lines(seed, n, budget):
 
 
 def test_a_random_line_is_certified_from_its_coarse_grid():
-    # here (on this machine) Clarabel fails on the first master of the full problem alone
+    # Clarabel fails on the first master of this full problem alone (multilevel=None)
     budget = 0.0078125
     p, d = _random_line(0, 129)
     cert = S.CertifiedMapping(budget).fit(p, d)
