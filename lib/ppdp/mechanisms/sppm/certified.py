@@ -288,7 +288,8 @@ class CertifiedMapping(BudgetedMapping):
         problem of that round, smaller than ``|B|`` on the coarse grids of ``multilevel``, whose
         bounds are of their own problem; ``active``: pairs in that round's master; ``added`` /
         ``dropped``: pairs it passes to the next; ``seconds``: since ``fit`` began). The round
-        that certifies the coarse start on the full grid has status "carried" and no master.
+        that certifies the coarse start on the full grid has status "carried", no master, and
+        as ``active`` the pairs carried to the full grid.
     seconds_ : float
         Wall time of ``fit``.
 
@@ -453,10 +454,14 @@ class CertifiedMapping(BudgetedMapping):
         return bound
 
     def _coarse_start(self, p, dist, delta, t_start, nearest):
-        """Solve the coarse grids of ``multilevel``, coarsest first; returns the last one's
-        optimum carried to the full grid (whole: dropping its residue would leave some values'
-        posteriors pure), the coarse posterior interpolated on the full grid, its budget price
-        and the coarse rounds' history."""
+        """Solve the coarse grids of ``multilevel``, coarsest first.
+
+        Returns the last one's optimum carried to the full grid whole (for the certificate:
+        dropping its residue would leave some values' posteriors pure) and without its residue
+        (the support that seeds a full-size master, as between coarse grids), the coarse
+        posterior interpolated on the full grid, its budget price and the coarse rounds' history.
+        Raises ``_FirstMasterFailed`` when no coarse grid could be solved.
+        """
         mapping, carry, history = None, None, []
         for p_c, d_c, parent in grids(p, dist, self.multilevel):
             init = None if mapping is None else prolong(mapping, carry, drop=_CARRY_DROP)
@@ -476,7 +481,7 @@ class CertifiedMapping(BudgetedMapping):
             )
             try:
                 sub = solver.fit(p_c, d_c, init=init)
-            except RuntimeError:
+            except _FirstMasterFailed:
                 # Clarabel failed on this grid's first master: the next grid starts from the
                 # last one solved (or from scratch)
                 carry = None if mapping is None else carry[parent]
@@ -487,10 +492,11 @@ class CertifiedMapping(BudgetedMapping):
             history.extend(rounds.to_dict("records"))
             mapping, carry, nu, grid = sub.mapping_, parent, sub.budget_price_, (p_c, d_c)
         if mapping is None:
-            raise RuntimeError("Clarabel did not solve the first master of any coarse grid")
+            raise _FirstMasterFailed("Clarabel did not solve the first master of any coarse grid")
         mass = np.asarray(grid[0].sum(axis=0) @ mapping).ravel()
         post = interpolate_posterior(posterior_of(grid[0], mapping), mass, grid[1], dist)
-        return prolong(mapping, carry), post, nu, history
+        support = prolong(mapping, carry, drop=_CARRY_DROP)
+        return prolong(mapping, carry), support, post, nu, history
 
     def _fit(self, p_ab, distortion, init, nearest=False):
         p, dist, delta = validate_problem(p_ab, distortion, self.delta)
@@ -509,19 +515,12 @@ class CertifiedMapping(BudgetedMapping):
         carried = None
         if init is None and self.multilevel is not None and on_a_line(dist) and n >= 2 * COARSEST:
             try:
-                carried, post, nu, history = self._coarse_start(p, dist, delta, t_start, nearest)
-            except RuntimeError:
+                carried, support, post, nu, history = self._coarse_start(
+                    p, dist, delta, t_start, nearest
+                )
+            except _FirstMasterFailed:
                 # Clarabel failed on every coarse grid's first master: solve the full problem alone
                 carried = None
-        # pinned: the pairs that let each active released value mix, never dropped
-        if carried is None:
-            rows, cols, pinned = self._start(p, dist, delta, init, nearest)
-        else:
-            # the support without the coarse interior-point residue: pricing restores what is
-            # missing (dropping it before the bound would leave some values' posteriors pure)
-            support = carried.copy()
-            support.data[support.data <= _CARRY_DROP] = 0.0
-            rows, cols, pinned = self._start(p, dist, delta, support)
         if carried is not None:
             # the coarse optimum's certificate on the full grid, before any full-size master
             self.budget_price_ = nu
@@ -537,7 +536,7 @@ class CertifiedMapping(BudgetedMapping):
                 dict(
                     grid=n,
                     round=len(history) + 1,
-                    active=int(rows.size),
+                    active=int(support.nnz),
                     upper=best[1],
                     lower=best_lower,
                     gap=gap,
@@ -550,6 +549,14 @@ class CertifiedMapping(BudgetedMapping):
                     seconds=t2 - t_start,
                 )
             )
+        # pinned: the pairs that let each active released value mix, never dropped
+        if done:
+            rows = cols = np.zeros(0, dtype=np.int64)
+            pinned = np.zeros(0, dtype=bool)
+        else:
+            # without the coarse residue: pricing restores what is missing
+            seed = init if carried is None else support
+            rows, cols, pinned = self._start(p, dist, delta, seed, nearest)
         age = np.zeros(rows.size, dtype=np.int64)
         gone = np.zeros(0, dtype=np.int64)  # pairs dropped so far
         p_b = p.sum(axis=0)
