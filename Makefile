@@ -21,11 +21,15 @@ export PYTHONHASHSEED := 0
 # Kernels for AVX512 round differently from those for AVX2: with the same code and seeds, PyTorch's
 # trained other IMPOSTER networks, numpy's loops moved SPPM's Frank-Wolfe steps, and OpenBLAS picks
 # its kernel by the CPU too. Capped at AVX2, every x86-64 machine with AVX2 (Intel since 2013, AMD
-# since 2015) computes alike; the report records the kernels of each run.
+# since 2015) computes alike; the report records the kernels of each run. PyTorch's matrix products
+# run in the MKL it ships, which picks its kernels by the CPU's vendor as well as its instruction
+# set (AVX2 and MKL_CBWR=AVX2 still differ between Intel and AMD); its COMPATIBLE branch gives the
+# same bits on both.
 ifneq ($(shell grep -m1 -o -w avx2 /proc/cpuinfo 2>/dev/null),)
 export ATEN_CPU_CAPABILITY ?= avx2
 export NPY_DISABLE_CPU_FEATURES ?= X86_V4 AVX512_ICL AVX512_SPR
 export OPENBLAS_CORETYPE ?= Haswell
+export MKL_CBWR ?= COMPATIBLE
 endif
 
 .PHONY: install reproduce test lint unit nbval notebooks lab benchmarks clean

@@ -493,3 +493,21 @@ def test_scenario_one_attack_is_shared_by_points_with_the_same_groups():
     other = np.where(groups == groups.max(), groups.min(), groups)
     assert ctx.scenario_one_attack(kw, other) is not shared
     assert ctx.scenario_one_attack({**kw, "model": "xgb"}, groups) is not shared
+
+
+def test_kmeans_clusters_are_redrawn_for_every_seed():
+    """Under ``cluster_on="kmeans_all"`` each seed clusters all users from its own k-means start
+    (so an interval over seeds covers the clustering); the hierarchical clustering has no random
+    choice and serves every seed."""
+    from ppdp.mechanisms.hyobscure.leakage import cluster_users
+
+    pop = _toy_population()
+    cfg = {"cluster_on": "kmeans_all", "n_clusters": 6, "kmeans_n_init": 1}
+    by_seed = {seed: hx.protocol_population(pop, cfg, seed).clusters for seed in range(6)}
+    for seed, clusters in by_seed.items():
+        rng = np.random.default_rng(np.random.SeedSequence([seed, 303]))
+        np.testing.assert_array_equal(clusters, cluster_users(pop.X, 6, rng, n_init=1))
+    assert len({c.tobytes() for c in by_seed.values()}) > 1
+    np.testing.assert_array_equal(hx.protocol_population(pop, cfg, 2).clusters, by_seed[2])
+    tree = {"cluster_on": "hierarchical", "n_clusters": 4}
+    assert hx.protocol_population(pop, tree, 0) is hx.protocol_population(pop, tree, 5)

@@ -155,9 +155,11 @@ def reference_claims(results: pd.DataFrame) -> dict[str, float]:
 
 
 def as_dict(claims: pd.DataFrame) -> dict[str, float]:
+    """The claims' values, without their intervals' bounds."""
     assert (claims["experiment"] == "claims").all()
     assert claims["metric"].is_unique
-    return dict(zip(claims["metric"], claims["value"], strict=True))
+    point = claims[~claims["metric"].str.endswith((".ci_low", ".ci_high"))]
+    return dict(zip(point["metric"], point["value"], strict=True))
 
 
 def assert_same_claims(got: dict[str, float], want: dict[str, float]) -> None:
@@ -177,10 +179,29 @@ def assert_same_claims(got: dict[str, float], want: dict[str, float]) -> None:
 def test_claims_match_a_row_by_row_computation(seed):
     results = synthetic_results(seed=seed)
     got = ex.claims(results)
-    assert sorted(got["metric"]) == sorted(CLAIM_IDS)
-    assert set(got.loc[got["method"] == "kRR", "metric"]) == {"imposter.krr_income_at_gender_6891"}
+    bounds = [f"{c}{b}" for c in CLAIM_IDS for b in ("", ".ci_low", ".ci_high")]
+    assert sorted(got["metric"]) == sorted(bounds)
+    krr = {f"imposter.krr_income_at_gender_6891{b}" for b in ("", ".ci_low", ".ci_high")}
+    assert set(got.loc[got["method"] == "kRR", "metric"]) == krr
     assert set(got["method"]) == {"IMPOSTER", "kRR"}
     assert_same_claims(as_dict(got), reference_claims(results))
+
+
+def test_claim_intervals_cover_the_seeds():
+    """With two seeds a resample holds one seed twice, the other twice, or both (each about a
+    quarter, a quarter and half of 1,000 resamples), so the 2.5% and 97.5% percentiles are the
+    smallest and largest of the claim on these three; one seed gives no interval."""
+    results = synthetic_results(seeds=(4, 9), seed=3)
+    got = ex.claims(results)
+    values = dict(zip(got["metric"], got["value"], strict=True))
+    alone = [reference_claims(results[results["seed"].isin([s, -1])]) for s in (4, 9)]
+    both = reference_claims(results)
+    for claim in CLAIM_IDS:
+        three = [alone[0][claim], alone[1][claim], both[claim]]
+        assert values[f"{claim}.ci_low"] == pytest.approx(min(three), abs=1e-12), claim
+        assert values[f"{claim}.ci_high"] == pytest.approx(max(three), abs=1e-12), claim
+    one = ex.claims(results[results["seed"] != 9])
+    assert not one["metric"].str.contains(r"\.ci_").any()
 
 
 def test_claims_worked_example():

@@ -169,7 +169,7 @@ class Population:
     kind: str
     task: str
     utility: str
-    #: fixed user clusters (the authors' protocol clusters once, before the seeds)
+    #: user clusters drawn before the split (the authors' protocol clusters all users)
     clusters: np.ndarray | None = None
 
 
@@ -299,17 +299,23 @@ def _relabel(clusters: np.ndarray) -> np.ndarray:
 
 
 _POPULATIONS: dict[tuple, Population] = {}
+_POPULATIONS_KEPT = 24
 
 
-def protocol_population(pop: Population, cfg: dict[str, Any]) -> Population:
-    """The population a protocol runs on, with its fixed clusters when it clusters once.
+def protocol_population(pop: Population, cfg: dict[str, Any], seed: int = 0) -> Population:
+    """The population a protocol runs on, with the seed's clusters when it clusters all users.
 
     ``cluster_on``: ``"known"`` (the paper protocol: per seed, k-means on the published items,
-    see :func:`make_split`), ``"kmeans_all"`` (the authors' MovieLens code: one k-means run on
-    all items of all users) or ``"hierarchical"`` (the authors' Foursquare code: agglomerative
-    clustering, cosine distance, complete linkage, on all check-in counts). ``drop_cluster``
-    removes the users of one cluster (sklearn's numbering, as the authors' code drops its cluster
-    5 of 1-8), and ``min_value_users`` then removes the users whose exact value fewer users hold.
+    see :func:`make_split`), ``"kmeans_all"`` (the authors' MovieLens code: k-means on all items
+    of all users) or ``"hierarchical"`` (the authors' Foursquare code: agglomerative clustering,
+    cosine distance, complete linkage, on all check-in counts). ``drop_cluster`` removes the
+    users of one cluster (sklearn's numbering, as the authors' code drops its cluster 5 of 1-8),
+    and ``min_value_users`` then removes the users whose exact value fewer users hold.
+
+    k-means starts from random centres, and on MovieLens a different start moves a few users
+    between clusters (8 of 802 change the feasible seeds and every split), so ``"kmeans_all"``
+    redraws it for every ``seed``: an interval over seeds then covers the clustering too.
+    Agglomerative clustering has no random choice and is the same for every seed.
     """
     how = cfg.get("cluster_on", "known")
     if how == "known":
@@ -319,11 +325,13 @@ def protocol_population(pop: Population, cfg: dict[str, Any]) -> Population:
     n_clusters = int(cfg["n_clusters"])
     drop, least = cfg.get("drop_cluster"), int(cfg.get("min_value_users", 1))
     n_init = int(cfg.get("kmeans_n_init", 4))
-    key = (pop.name, pop.X.shape, how, n_clusters, drop, least, n_init)
+    # the hierarchical clustering is deterministic: one population serves every seed
+    drawn = int(seed) if how == "kmeans_all" else None
+    key = (pop.name, pop.X.shape, how, n_clusters, drop, least, n_init, drawn)
     if key not in _POPULATIONS:
         if how == "kmeans_all":
-            fixed = np.random.default_rng(np.random.SeedSequence([0, 101]))
-            clusters = hy.cluster_users(pop.X, n_clusters, fixed, n_init=n_init)
+            rng = np.random.default_rng(np.random.SeedSequence([drawn, 303]))
+            clusters = hy.cluster_users(pop.X, n_clusters, rng, n_init=n_init)
         else:
             from sklearn.cluster import AgglomerativeClustering
 
@@ -344,7 +352,11 @@ def protocol_population(pop: Population, cfg: dict[str, Any]) -> Population:
             pop.utility,
             clusters=_relabel(clusters[kept]),
         )
-    return _POPULATIONS[key]
+    population = _POPULATIONS[key]
+    # one entry per seed under k-means: keep the newest few, as a sweep visits seeds in order
+    while len(_POPULATIONS) > _POPULATIONS_KEPT:
+        del _POPULATIONS[next(iter(_POPULATIONS))]
+    return population
 
 
 _BUDGET_METHODS = ("HyObscure", "XObf", "YGen", "PrivCheck")
@@ -417,7 +429,7 @@ class _Context:
     """Everything shared by the grid points of one seed."""
 
     def __init__(self, pop: Population, seed: int, cfg: dict[str, Any]):
-        pop = protocol_population(pop, cfg)
+        pop = protocol_population(pop, cfg, seed)
         self.pop, self.seed, self.cfg = pop, seed, cfg
         self.split = make_split(
             pop,
