@@ -210,7 +210,15 @@ def test_claims_file_cut_at_an_entry_boundary_is_flagged(tmp_path, results, caps
     claims_path = _claims_file(tmp_path, [_claim("p.a")])
     out = tmp_path / "r.md"
     args = ["--claims", str(claims_path), "--results", str(results), "--profile", "x"]
-    assert main([*args, "--output", str(out), "--runs", "nb", "--complete"]) == 0
+    # the pipeline's mode: an error, even with a count that agrees with the cut file
+    complete = ["--runs", "nb", "--complete", "--expected-claims", "1"]
+    assert main([*args, "--output", str(out), *complete]) == 1
+    err = capsys.readouterr().err
+    assert f"run 'nb': {results / 'nb.csv'} has claims rows that claims.yaml does not list" in err
+    assert err.rstrip().endswith("p.b")
+    assert not out.exists()
+    # otherwise a warning in the report
+    assert main([*args, "--output", str(out), "--runs", "nb"]) == 0
     warning = "has claims rows that claims.yaml does not list for run 'nb'"
     assert warning in capsys.readouterr().err
     assert f"**Warning:** {results / 'nb.csv'} {warning}" in out.read_text()
@@ -276,6 +284,7 @@ def test_missing_linked_figure_is_an_error_in_the_pipeline(tmp_path, results):
             figures_dir=tmp_path / "figures",
             runs=["nb"],
             complete=True,
+            expected_claims=2,
         )
 
 

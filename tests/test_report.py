@@ -13,22 +13,27 @@ import yaml
 
 from ppdp.experiments.common import tidy_rows, write_results
 from ppdp.report import (
+    CAUSES,
     MAX_FIGURE_BYTES,
     Check,
     build_report,
+    check_complete,
     evaluate,
     git_state,
     load_claims,
     load_summaries,
     main,
+    verdict_differences,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _claims_file(tmp_path, entries):
+def _claims_file(tmp_path, entries, n_claims=None):
+    """``claims.yaml`` with ``entries``, stating ``n_claims`` before them when given."""
     path = tmp_path / "claims.yaml"
-    path.write_text(yaml.safe_dump({"claims": entries}))
+    head = {} if n_claims is None else {"n_claims": n_claims}
+    path.write_text(yaml.safe_dump({**head, "claims": entries}, sort_keys=False))
     return path
 
 
@@ -305,7 +310,7 @@ def _env(kernel="Haswell", numpy="2.0.0", commit="a" * 40, torch_cpu="AVX2"):
 
 def test_report_header_lists_runs_and_flags_differing_environments(tmp_path):
     claims_path = _claims_file(
-        tmp_path, [_claim("p.a"), {**_claim("p.b"), "run": "other", "notebook": "nb"}]
+        tmp_path, [_claim("p.a"), {**_claim("p.b"), "run": "other", "notebook": "nb"}], n_claims=2
     )
     results = tmp_path / "results"
     write_results(tidy_rows("claims", "", {"p.a": 2.0}), results / "nb.csv")
@@ -358,6 +363,7 @@ def test_published_figures_are_copied_downscaled_and_linked_next_to_the_report(t
     claims_path = _claims_file(
         tmp_path,
         [{**_claim("p.a"), "figure": "big"}, {**_claim("p.b"), "figure": "small"}],
+        n_claims=2,
     )
     write_results(tidy_rows("claims", "", {"p.a": 2.0, "p.b": 2.0}), tmp_path / "res" / "nb.csv")
     published = tmp_path / "reports" / "figures"
@@ -564,7 +570,10 @@ def test_a_verdict_that_differs_between_two_runs_is_unstable(tmp_path):
     assert "1 claims are *unstable*" in text
     # without a second run nothing is unstable, and the summary does not mention it
     build_report(path, tmp_path / "one", out, profile="t")
-    assert "unstable" not in out.read_text()
+    text = out.read_text()
+    summary = next(line for line in text.splitlines() if line.startswith("Summary:"))
+    # (the legend of cause kinds names the kind `unstable`, not a verdict)
+    assert "unstable" not in summary and "claims are *unstable*" not in text
 
 
 def _has_avx2() -> bool:
@@ -600,3 +609,316 @@ def test_the_makefile_caps_leave_avx2_kernels_in_every_library():
     assert torch_cpu == "AVX2"
     assert simd == "X86_V3"
     assert blas == ["Haswell"]
+
+
+# ------------------------------------------------------------------------------------------------
+# a report is complete, or it fails
+
+
+def _two_runs(tmp_path):
+    """Claims p.a, p.b of run ``nb`` and p.c, p.d of run ``other``, results that measure all four
+    (p.d with its interval rows), and a claims file that states ``n_claims: 4`` before its list."""
+    entries = [
+        _claim("p.a"),
+        _claim("p.b"),
+        {**_claim("p.c"), "run": "other"},
+        {**_claim("p.d"), "run": "other"},
+    ]
+    path = _claims_file(tmp_path, entries, n_claims=4)
+    results = tmp_path / "results"
+    write_results(tidy_rows("claims", "", {"p.a": 2.0, "p.b": 2.0}), results / "nb.csv")
+    other = {"p.c": 2.0, "p.d": 2.0, "p.d.ci_low": 1.5, "p.d.ci_high": 2.5}
+    write_results(tidy_rows("claims", "", other), results / "other.csv")
+    return path, results
+
+
+def _cut(path, before):
+    """Cut the claims file just before the entry of claim ``before``, as an interrupted write
+    would: what is left is valid YAML with fewer claims."""
+    text = path.read_text()
+    path.write_text(text[: text.index(f"- id: {before}\n")])
+
+
+def _args(path, results, out, *extra):
+    return [
+        "--claims",
+        str(path),
+        "--results",
+        str(results),
+        "--profile",
+        "x",
+        "--output",
+        str(out),
+        *extra,
+    ]
+
+
+PIPELINE = ("--runs", "nb", "other", "--complete")
+
+
+def test_claims_file_cut_at_a_run_boundary_contradicts_its_stated_count(tmp_path, capsys):
+    path, results = _two_runs(tmp_path)
+    out = tmp_path / "r.md"
+    assert main(_args(path, results, out)) == 0
+    _cut(path, "p.c")  # run `other` is gone entirely
+    out.unlink()
+    # the default CLI (no --complete, no runs) reads the count the file states
+    assert main(_args(path, results, out)) == 1
+    assert "holds 2 claims but states n_claims: 4 (the last is 'p.b')" in capsys.readouterr().err
+    assert main(_args(path, results, out, *PIPELINE)) == 1
+    assert "states n_claims: 4" in capsys.readouterr().err
+    assert not out.exists()
+    with pytest.raises(ValueError, match=r"holds 2 claims but states n_claims: 4"):
+        load_claims(path)
+    # without the line, --expected-claims is the count; --complete refuses to run with neither
+    path.write_text(path.read_text().replace("n_claims: 4\n", ""))
+    assert main(_args(path, results, out, "--expected-claims", "4")) == 1
+    assert "holds 2 claims, expected 4 (--expected-claims)" in capsys.readouterr().err
+    assert main(_args(path, results, out, *PIPELINE)) == 1
+    assert "states no 'n_claims'" in capsys.readouterr().err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("n_claims", [0, -1, "4", True, 2.0])
+def test_a_stated_count_must_be_a_positive_integer(tmp_path, n_claims):
+    path = _claims_file(tmp_path, [_claim("p.a"), _claim("p.b")], n_claims=n_claims)
+    with pytest.raises(ValueError, match=r"'n_claims' must be a positive integer"):
+        load_claims(path)
+
+
+def test_claims_file_cut_inside_a_run_fails_the_pipeline(tmp_path, capsys):
+    path, results = _two_runs(tmp_path)
+    out = tmp_path / "r.md"
+    _cut(path, "p.d")
+    assert main(_args(path, results, out, *PIPELINE)) == 1
+    assert "holds 3 claims but states n_claims: 4 (the last is 'p.c')" in capsys.readouterr().err
+    # a count that agrees (p.d removed on purpose) still fails: the results measure p.d
+    path.write_text(path.read_text().replace("n_claims: 4", "n_claims: 3"))
+    assert main(_args(path, results, out, *PIPELINE)) == 1
+    err = capsys.readouterr().err
+    listed = f"run 'other': {results / 'other.csv'} has claims rows that claims.yaml does not list"
+    assert listed in err
+    # the claim only, not its interval rows
+    assert err.rstrip().endswith("(is claims.yaml truncated, or a claim renamed?): p.d")
+    assert not out.exists()
+    # outside the pipeline's mode it remains a warning in the report
+    assert main(_args(path, results, out, "--runs", "nb", "other")) == 0
+    assert "does not list for run 'other'" in capsys.readouterr().err
+    assert "**Warning:**" in out.read_text()
+
+
+def test_a_renamed_claim_fails_the_pipeline(tmp_path, capsys):
+    path, results = _two_runs(tmp_path)
+    out = tmp_path / "r.md"
+    path.write_text(path.read_text().replace("- id: p.b\n", "- id: p.b_renamed\n"))
+    assert main(_args(path, results, out, *PIPELINE)) == 1
+    err = capsys.readouterr().err
+    assert "renamed?): p.b;" in err
+    assert f"run 'nb': {results / 'nb.csv'} has no value for 1 claims: p.b_renamed" in err
+    assert not out.exists()
+    # outside the pipeline's mode: a report with a claim "not measured"
+    assert main(_args(path, results, out, "--runs", "nb", "other")) == 0
+    assert "3 reproduced, 0 not reproduced, 1 not measured" in capsys.readouterr().err
+
+
+def test_a_claim_of_a_run_the_profile_lacks_fails_the_pipeline(tmp_path):
+    path, results = _two_runs(tmp_path)
+    with pytest.raises(ValueError, match=r"claim 'p\.c' \(and 1 more\): run 'other' is not a run"):
+        build_report(path, results, tmp_path / "r.md", profile="x", runs=["nb"], complete=True)
+
+
+def test_a_claim_the_profile_cannot_measure_must_be_listed(tmp_path, capsys):
+    path = _claims_file(tmp_path, [_claim("p.a"), _claim("p.b"), _claim("p.z")], n_claims=3)
+    results = tmp_path / "results"
+    write_results(tidy_rows("claims", "", {"p.a": 2.0, "p.b": 2.0}), results / "nb.csv")
+    out = tmp_path / "r.md"
+    report = {"profile": "x", "runs": ["nb"], "complete": True}
+    with pytest.raises(
+        ValueError, match=r"run 'nb': .*nb\.csv has no value for 1 claims: p\.z \(.*runs\.nb\.unm"
+    ):
+        build_report(path, results, out, **report)
+    assert not out.exists()
+    table = build_report(path, results, out, **report, allow_unmeasured=["p.z"]).set_index("id")
+    assert table.loc["p.z", "verdict"] == "not measured"
+    assert "| not measured (this profile's parameters do not measure it) |" in out.read_text()
+    # a stale or misspelt allowance would hide a value lost later
+    with pytest.raises(ValueError, match=r"names claims that their runs measure: p\.a;"):
+        build_report(path, results, out, **report, allow_unmeasured=["p.z", "p.a"])
+    with pytest.raises(ValueError, match=r"the claims file does not have: p\.y$"):
+        build_report(path, results, out, **report, allow_unmeasured=["p.z", "p.y"])
+    # the CLI takes them from the profile's config (its runs' `unmeasured`) or as a flag
+    config = tmp_path / "profile.yaml"
+    spec = {"notebook": "nb", "unmeasured": ["p.z"]}
+    config.write_text(yaml.safe_dump({"profile": "x", "runs": {"nb": spec}}))
+    args = _args(path, results, out, "--complete")
+    assert main([*args, "--config", str(config)]) == 0
+    assert main([*args, "--runs", "nb", "--allow-unmeasured", "p.z"]) == 0
+    capsys.readouterr()
+    assert main([*args, "--runs", "nb"]) == 1
+    assert "has no value for 1 claims: p.z" in capsys.readouterr().err
+    config.write_text(yaml.safe_dump({"profile": "x", "runs": {"nb": {**spec, "unmeasured": 1}}}))
+    assert main([*args, "--config", str(config)]) == 1
+    assert "runs.nb.unmeasured must be a list of claim ids, got 1" in capsys.readouterr().err
+
+
+def test_unstable_is_a_cause_kind(tmp_path):
+    assert CAUSES[-1] == "unstable"
+    table, out = _report_with_misses(tmp_path, ["unstable", "data"], require_causes=True)
+    assert list(table["cause"]) == ["", "unstable", "data"]
+    text = out.read_text()
+    assert "Not reproduced, by cause: 1 data, 1 unstable." in text
+    assert "*unstable* (the verdict differs between kernel settings" in text
+    row = next(line for line in text.splitlines() if line.startswith("| `p.miss0`"))
+    assert "**unstable**: reason 0 (evidence: `p.good`)" in row
+
+
+def _compared_runs(tmp_path, flip_cause=None):
+    """Claims on run ``nb``, measured in two results folders: p.flip is reproduced in ``one``
+    and not in ``two``; p.miss is not reproduced in either."""
+    flip = _claim("p.flip") if flip_cause is None else {**_claim("p.flip"), "cause": flip_cause}
+    miss = {**_claim("p.miss", "<=", 0.0), "cause": _cause()}
+    path = _claims_file(tmp_path, [_claim("p.good"), flip, miss], n_claims=3)
+    one, two = tmp_path / "one", tmp_path / "two"
+    write_results(
+        tidy_rows("claims", "", {"p.good": 2.0, "p.flip": 1.5, "p.miss": 1.0}), one / "nb.csv"
+    )
+    write_results(
+        tidy_rows("claims", "", {"p.good": 3.0, "p.flip": 0.5, "p.miss": 2.0}), two / "nb.csv"
+    )
+    return path, one, two
+
+
+def test_strict_compare_fails_on_a_verdict_that_differs_unless_its_cause_is_unstable(
+    tmp_path, capsys
+):
+    path, one, two = _compared_runs(tmp_path)
+    out = tmp_path / "r.md"
+    with pytest.raises(
+        ValueError,
+        match=r"1 claims have verdicts that differ .*\(--fail-on-unstable\): "
+        r"p\.flip \(reproduced here, not reproduced in .*two\)$",
+    ):
+        build_report(path, one, out, profile="t", compare=two, strict_compare=True)
+    assert not out.exists()
+    args = _args(path, one, out, "--compare", str(two))
+    assert main([*args, "--fail-on-unstable"]) == 1
+    assert "p.flip (reproduced here, not reproduced in" in capsys.readouterr().err
+    assert main(args) == 0  # without it, the claim is marked unstable and the report written
+    # the claims file says the claim's verdict depends on the run: the difference is expected
+    unstable = _cause(kind="unstable", why="differs between BLAS kernels", evidence=("p.good",))
+    path, one, two = _compared_runs(tmp_path, flip_cause=unstable)
+    table = build_report(path, one, out, profile="t", compare=two, strict_compare=True)
+    assert table.set_index("id").loc["p.flip", "verdict"] == "unstable"
+    assert main([*args, "--fail-on-unstable"]) == 0
+    # nothing to compare with
+    with pytest.raises(ValueError, match=r"strict_compare=True .* needs compare"):
+        build_report(path, one, out, profile="t", strict_compare=True)
+    with pytest.raises(SystemExit):
+        main([*_args(path, one, out), "--fail-on-unstable"])
+    assert "--fail-on-unstable needs --compare" in capsys.readouterr().err
+
+
+def test_verdict_differences_names_each_claim_both_verdicts_and_its_cause(tmp_path):
+    path, one, two = _compared_runs(tmp_path)
+    claims = load_claims(path)
+    differ = verdict_differences(evaluate(claims, one), evaluate(claims, two))
+    assert differ.to_dict("records") == [
+        {"id": "p.flip", "verdict": "reproduced", "other_verdict": "not reproduced", "cause": ""}
+    ]
+    same = verdict_differences(evaluate(claims, one), evaluate(claims, one))
+    assert same.empty and list(same.columns) == ["id", "verdict", "other_verdict", "cause"]
+    # a claim the other run did not measure differs too
+    write_results(tidy_rows("claims", "", {"p.good": 3.0, "p.miss": 2.0}), two / "nb.csv")
+    differ = verdict_differences(evaluate(claims, one), evaluate(claims, two))
+    assert list(zip(differ["id"], differ["other_verdict"], strict=True)) == [
+        ("p.flip", "not measured")
+    ]
+
+
+def test_real_claims_file_states_its_count_before_its_list():
+    """The pipeline (--complete) needs ``n_claims``; before the list, a file cut short keeps it."""
+    claims = load_claims(ROOT / "claims.yaml", require_count=True)
+    text = (ROOT / "claims.yaml").read_text()
+    line = re.search(r"^n_claims: (\d+)$", text, re.M)
+    assert line and int(line.group(1)) == len(claims)
+    assert line.start() < text.index("\nclaims:")
+
+
+@pytest.mark.parametrize("profile", ["smoke", "default", "paper"])
+def test_every_committed_profile_judges_every_claim_or_fails(tmp_path, profile):
+    """Results that measure every claim of a profile's runs, except those its config lists as
+    ``unmeasured``, make a complete report of every claim; one value fewer fails it."""
+    runs = yaml.safe_load((ROOT / "config" / f"{profile}.yaml").read_text())["runs"]
+    claims = load_claims(ROOT / "claims.yaml")
+    allowed = {run: spec.get("unmeasured", []) for run, spec in runs.items()}
+    for run, ids in allowed.items():
+        assert set(ids) <= {c.id for c in claims if c.run == run}, (profile, run, ids)
+    results = tmp_path / "results"
+    for run in runs:
+        values = {c.id: 1.0 for c in claims if c.run == run and c.id not in allowed[run]}
+        rows = tidy_rows("claims", "", values) if values else tidy_rows("other", "", {"x": 1.0})
+        write_results(rows, results / f"{run}.csv")
+    unmeasured = [cid for ids in allowed.values() for cid in ids]
+    table = evaluate(claims, results, runs=list(runs), complete=True)
+    check_complete(table, allow_unmeasured=unmeasured)
+    assert len(table) == len(claims)
+    assert set(table.loc[table["verdict"] == "not measured", "id"]) == set(unmeasured)
+    lost = next(c for c in claims if c.id not in unmeasured)
+    values = {c.id: 1.0 for c in claims if c.run == lost.run and c.id not in allowed[lost.run]}
+    del values[lost.id]
+    write_results(tidy_rows("claims", "", values), results / f"{lost.run}.csv")
+    table = evaluate(claims, results, runs=list(runs), complete=True)
+    with pytest.raises(ValueError, match=rf"has no value for 1 claims: {re.escape(lost.id)} "):
+        check_complete(table, allow_unmeasured=unmeasured)
+
+
+def test_a_verdict_that_flips_over_an_unstated_setting_is_ambiguous(tmp_path):
+    """A claim measured at other plausible values of a setting the paper leaves open
+    (``<id>.across`` rows) is ambiguous where the check's verdict differs among them, and keeps its
+    verdict where it does not; every value is shown beside the measured one."""
+    path = _claims_file(
+        tmp_path,
+        [
+            {**_claim("p.gap", "<=", 0.02), "cause": _cause("ambiguous", "m", ["p.far"])},
+            _claim("p.order", "==", 1),
+            {**_claim("p.far", "<=", 0.02), "cause": _cause("refuted", "no m", ["p.gap"])},
+        ],
+        n_claims=3,
+    )
+    rows = tidy_rows("claims", "", {"p.gap": 0.041, "p.order": 1.0, "p.far": 0.5})
+    for m, gap, order, far in ((4, 0.012, 1.0, 0.3), (8, 0.058, 1.0, 0.7)):
+        values = {"p.gap.across": gap, "p.order.across": order, "p.far.across": far}
+        rows += tidy_rows("claims", "", values, parameters={"m": m})
+    write_results(rows, tmp_path / "res" / "nb.csv")
+    out = tmp_path / "report.md"
+    table = build_report(
+        path, tmp_path / "res", out, profile="t", runs=["nb"], complete=True, require_causes=True
+    ).set_index("id")
+    assert table.loc["p.gap", "verdict"] == "ambiguous"
+    assert table.loc["p.gap", "detail"] == "fails at this profile's value, holds at m = 4"
+    assert table.loc["p.gap", "across"] == "m = 4: 0.012; m = 8: 0.058"
+    assert table.loc["p.order", "verdict"] == "reproduced"
+    assert table.loc["p.far", "verdict"] == "not reproduced"
+    text = out.read_text()
+    assert "1 ambiguous (of 3 claims)" in text and "1 claims are *ambiguous*" in text
+    assert "0.041; across m = 4: 0.012; m = 8: 0.058" in text
+    # an ambiguous claim needs a cause that names the unstated setting, as a miss does
+    bare = _claims_file(
+        tmp_path, [_claim("p.gap", "<=", 0.02), _claim("p.order", "==", 1), _claim("p.far")], 3
+    )
+    with pytest.raises(ValueError, match=r"not reproduced or ambiguous .* gives no cause.*p\.gap"):
+        build_report(bare, tmp_path / "res", out, profile="t", require_causes=True)
+    # across rows of a claim that the claims file lacks are unlisted claims rows
+    write_results(
+        tidy_rows("claims", "", {"p.new.across": 1.0}, parameters={"m": 4}),
+        tmp_path / "res2" / "nb.csv",
+    )
+    with pytest.raises(ValueError, match=r"does not list .*: p\.new"):
+        build_report(
+            _claims_file(tmp_path, [_claim("p.gap")], 1),
+            tmp_path / "res2",
+            out,
+            profile="t",
+            runs=["nb"],
+            complete=True,
+        )

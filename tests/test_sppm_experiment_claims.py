@@ -296,3 +296,35 @@ def test_memoized_fits_tell_encodings_apart():
     assert fit_a is not fit_b
     assert E._fit("sppm", a, 0.05, n_steps=5)[0] is fit_a
     E.clear_cache()
+
+
+def test_synthetic_claims_across_alphabets():
+    """The synthetic claims at another m equal those of a curve run directly on that alphabet with
+    the budgets scaled by the square of its size; the profile's own m is not run twice."""
+    deltas = [0.0, 1.0, 3.0]
+    across = E.synthetic_across([3, 4], 3, deltas, n_steps=(3, 100))
+    assert set(across["parameters"].str.extract(r"n=(\d+)")[0]) == {"16"}
+    direct = E.tradeoff(
+        E.synthetic(4),
+        [4 * d for d in deltas],
+        experiment="fig2_synthetic",
+        methods=("sppm", "optimal"),
+        n_steps=(3, 100),
+    )
+    want = E.claims(direct).set_index("metric")["value"]
+    base = E.tradeoff(
+        E.synthetic(3),
+        deltas,
+        experiment="fig2_synthetic",
+        methods=("sppm", "optimal"),
+        n_steps=(3, 100),
+    )
+    got = E.claims(concat_tidy([base, across]))
+    rows = got[got["metric"].str.endswith(".across")]
+    assert set(rows["parameters"]) == {"m=4"}
+    assert sorted(rows["metric"]) == sorted(f"{m}.across" for m in want.index)
+    for row in rows.itertuples():
+        assert row.value == pytest.approx(want[row.metric.removesuffix(".across")], abs=1e-12)
+    table = E.across_table(got, base_m=3)
+    assert list(table.index) == [3, 4]
+    assert table.loc[4, "synthetic_L100_gap"] == pytest.approx(want["sppm.synthetic_L100_gap"])

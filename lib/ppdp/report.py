@@ -11,10 +11,19 @@ interval over the claim's per-seed rows when there are at least two. A check wit
 stable across seeds); by default (``basis: mean``) the check applies to the measured mean.
 
 A claim that is not reproduced shows its ``cause`` from ``claims.yaml`` (:data:`CAUSES`: protocol,
-data, budget, ambiguous or refuted, with the claims, notebook sections or benchmarks that show it),
-and the summary counts the misses per cause; ``--require-causes`` makes a miss without one an error.
-``--compare`` names a second run of the profile (another machine or BLAS kernel): a claim
-reproduced in one run and not in the other is *unstable*, decided by neither.
+data, budget, ambiguous, refuted or unstable, with the claims, notebook sections, benchmarks or runs
+that show it), and the summary counts the misses per cause; ``--require-causes`` makes a miss
+without one an error. ``--compare`` names a second run of the profile (another machine or BLAS
+kernel): a claim reproduced in one run and not in the other is *unstable*, decided by neither;
+``--fail-on-unstable`` makes any verdict that differs between the two runs an error unless the
+claim's cause is ``unstable``.
+
+A report is complete or it fails. ``claims.yaml`` states its number of claims (``n_claims``, before
+the list, so that a file cut short keeps it), and :func:`load_claims` checks it. ``--complete``
+(the pipeline's mode) also requires that count (or ``--expected-claims``), every run's results, a
+claim for every run, a value for every claim (except those the profile's config lists as
+``unmeasured``, which its parameters cannot measure) and a claim in ``claims.yaml`` for every
+claims row of the results.
 
 The report opens with the provenance of its numbers: the environment of every notebook run (Python,
 key packages, the BLAS library and kernel, CPUs, git commit; ``results/<profile>/provenance/<run>.json``
@@ -61,6 +70,11 @@ CHECK_KEYS = ("op", "value", "rel_tol", "abs_tol", "basis")
 VERDICTS = ("reproduced", "not reproduced", "not measured", "not yet run")
 #: A claim reproduced in one of two runs of the profile and not in the other (``--compare``).
 UNSTABLE = "unstable"
+#: A claim whose verdict differs over the plausible values of a setting the paper leaves unstated
+#: (its run writes the claim at each of them as ``<id>.across`` rows, the value in ``parameters``).
+AMBIGUOUS = "ambiguous"
+#: Metric suffix of a claim's value at another plausible value of an unstated setting.
+ACROSS_SUFFIX = ".across"
 REQUIRED_KEYS = ("id", "paper", "notebook", "where", "statement", "published", "check")
 OPTIONAL_KEYS = ("run", "unit", "figure", "note", "cause")
 #: Why a claim does not reproduce (the ``kind`` of a claim's ``cause``):
@@ -68,8 +82,11 @@ OPTIONAL_KEYS = ("run", "unit", "figure", "note", "cause")
 #: ``data``: our data or encoding differs (shown by a sensitivity run over the plausible ones);
 #: ``budget``: fewer seeds, epochs or steps than the paper (shown at the paper's scale or by a
 #: flattened convergence curve); ``ambiguous``: the wording admits several readings (each judged);
-#: ``refuted``: none of these explains it, and our evidence says the claim does not hold.
-CAUSES = ("protocol", "data", "budget", "ambiguous", "refuted")
+#: ``refuted``: none of these explains it, and our evidence says the claim does not hold;
+#: ``unstable``: the verdict differs between kernel settings, thread counts or clusterings (the
+#: evidence names the runs); ``--fail-on-unstable`` accepts a verdict that differs between two runs
+#: only for such a claim.
+CAUSES = ("protocol", "data", "budget", "ambiguous", "refuted", "unstable")
 CAUSE_KEYS = ("kind", "why", "evidence")
 # the packages whose versions a run's provenance records (distribution names; the first installed
 # of each tuple counts)
@@ -97,6 +114,10 @@ PAPER_TITLES = {
 
 #: Runs that judge no claim of the papers: the report shows their tables and figures instead.
 RUNS_WITHOUT_CLAIMS = ("benchmark",)
+#: Top-level keys of ``claims.yaml``; ``n_claims`` states the number of claims.
+CLAIMS_FILE_KEYS = ("n_claims", "claims", "published", "summaries")
+#: Metric suffixes of a claim's interval rows (``<id>.ci_low``, ``<id>.ci_high``).
+CI_SUFFIXES = (".ci_low", ".ci_high")
 
 
 @dataclass(frozen=True)
@@ -180,30 +201,46 @@ class Claim:
     cause: Cause | None = None
 
 
-def load_claims(path: str | os.PathLike) -> list[Claim]:
+def load_claims(path: str | os.PathLike, *, require_count: bool = False) -> list[Claim]:
     """Read and validate ``claims.yaml``.
+
+    Parameters
+    ----------
+    path
+        The claims file: a mapping with ``claims`` (the list) and optionally ``n_claims`` (their
+        number), ``published`` and ``summaries``.
+    require_count
+        ``n_claims`` must be given. Written before the list, it survives a file cut short, which
+        a count taken from the list itself cannot reveal.
 
     Raises
     ------
     FileNotFoundError
         When ``path`` does not exist.
     ValueError
-        When the file holds no claims, or an entry (named by its position and id) lacks a required
-        key, has an unknown key, a key of the wrong type, repeats an id, has an invalid check, or
-        an invalid cause (unknown kind, no reason, evidence that is neither a claim id nor an
-        existing file and heading).
+        When the file holds no claims, ``n_claims`` is not a positive integer, differs from the
+        number of claims or (``require_count``) is missing, or an entry (named by its position and
+        id) lacks a required key, has an unknown key, a key of the wrong type, repeats an id, has
+        an invalid check, or an invalid cause (unknown kind, no reason, evidence that is neither a
+        claim id nor an existing file and heading).
     """
     with open(path) as handle:
         raw = yaml.safe_load(handle)
-    if (
-        not isinstance(raw, dict)
-        or "claims" not in raw
-        or set(raw) - {"claims", "published", "summaries"}
-    ):
+    if not isinstance(raw, dict) or "claims" not in raw or set(raw) - set(CLAIMS_FILE_KEYS):
         keys = sorted(map(str, raw)) if isinstance(raw, dict) else type(raw).__name__
         raise ValueError(
-            f"{path}: expected a mapping with the key 'claims' (and optionally 'published' and "
-            f"'summaries'), got {keys}"
+            f"{path}: expected a mapping with the key 'claims' (and optionally 'n_claims', "
+            f"'published' and 'summaries'), got {keys}"
+        )
+    stated = raw.get("n_claims")
+    if "n_claims" in raw and (
+        isinstance(stated, bool) or not isinstance(stated, int) or stated < 1
+    ):
+        raise ValueError(f"{path}: 'n_claims' must be a positive integer, got {stated!r}")
+    if stated is None and require_count:
+        raise ValueError(
+            f"{path} states no 'n_claims' (the number of claims, before 'claims:'); the "
+            "pipeline's mode (--complete) needs it, or --expected-claims"
         )
     load_published(raw.get("published"), str(path))
     entries = raw["claims"]
@@ -251,6 +288,13 @@ def load_claims(path: str | os.PathLike) -> list[Claim]:
                 note=entry.get("note", ""),
                 cause=_load_cause(entry["cause"], where) if "cause" in entry else None,
             )
+        )
+    # before the evidence: a truncated file's evidence may name claims that were cut off
+    if stated is not None and stated != len(claims):
+        last = f" (the last is {claims[-1].id!r})" if len(claims) < stated else ""
+        raise ValueError(
+            f"{path} holds {len(claims)} claims but states n_claims: {stated}{last}: is it "
+            "truncated, or was n_claims not updated?"
         )
     base = Path(path).resolve().parent
     for claim in claims:
@@ -415,7 +459,9 @@ def evaluate(
         without a CSV yet gives "not yet run" (a partial pipeline), unless ``complete``. When
         ``None``, every claim's run must have its CSV in ``results_dir``.
     complete
-        The pipeline's mode: every run must have its CSV and at least one claim.
+        The pipeline's mode: every run must have its CSV and at least one claim. The rest of a
+        complete report (every claim measured, every claims row listed) is
+        :func:`check_complete`'s, which reads the ``attrs`` below.
 
     Returns
     -------
@@ -423,7 +469,9 @@ def evaluate(
         One row per claim. A claim whose run has results but no value for it is "not measured".
         ``cause`` is the kind of the claim's cause in ``claims.yaml`` ("" if it gives none).
         ``attrs["warnings"]`` lists the CSVs with claims rows that ``claims`` does not list (a
-        truncated claims file, or a claim not yet written down).
+        truncated claims file, or a claim not yet written down); ``attrs["unlisted"]`` maps each
+        such run to those ids (interval rows aside), and ``attrs["files"]`` each run with results
+        to its CSV.
 
     Raises
     ------
@@ -454,6 +502,8 @@ def evaluate(
             )
     frames: dict[str, pd.DataFrame | None] = {}
     notes: list[str] = []
+    unlisted_by_run: dict[str, list[str]] = {}
+    files: dict[str, str] = {}
     for run in known if known is not None else by_run:
         csv_path = results_dir / f"{run}.csv"
         ids = by_run.get(run, [])
@@ -468,19 +518,25 @@ def evaluate(
         if complete and not ids and run not in RUNS_WITHOUT_CLAIMS:
             raise ValueError(f"run {run!r}: claims.yaml has no claim for it ({csv_path})")
         frame = _read_claims_rows(csv_path, ids)
-        listed = {cid + suffix for cid in ids for suffix in ("", ".ci_low", ".ci_high")}
-        unlisted = sorted(set(frame["metric"]) - listed)
+        files[run] = str(csv_path)
+        # a claim's interval and across rows go with its own row: only the claims are counted
+        listed = set(ids)
+        unlisted = sorted(
+            m
+            for m in set(frame["metric"]).union(frame["metric"].str.removesuffix(ACROSS_SUFFIX))
+            if not m.endswith((*CI_SUFFIXES, ACROSS_SUFFIX)) and m not in listed
+        )
         if unlisted:
+            unlisted_by_run[run] = unlisted
             notes.append(
                 f"{csv_path} has claims rows that claims.yaml does not list for run {run!r} "
-                f"(is claims.yaml truncated?): {', '.join(unlisted[:5])}"
-                + (f" and {len(unlisted) - 5} more" if len(unlisted) > 5 else "")
+                f"(is claims.yaml truncated?): {_some(unlisted)}"
             )
         frames[run] = frame
     rows = []
     for claim in claims:
         frame = frames[claim.run]
-        measured, count, detail = math.nan, 0, ""
+        measured, count, detail, across = math.nan, 0, "", ""
         low = high = math.nan
         if frame is None:
             verdict, detail = "not yet run", f"no results for run '{claim.run}'"
@@ -497,6 +553,11 @@ def evaluate(
                 low, high = _interval(frame, claim.id, hit["value"].to_numpy(float))
                 holds = claim.check.holds_interval(measured, low, high)
                 verdict = "reproduced" if holds else "not reproduced"
+                others = frame[frame["metric"] == claim.id + ACROSS_SUFFIX]
+                if len(others):
+                    across, flips = _across(claim, holds, others)
+                    if flips:
+                        verdict, detail = AMBIGUOUS, flips
         rows.append(
             {
                 "id": claim.id,
@@ -512,16 +573,122 @@ def evaluate(
                 "n": count,
                 "verdict": verdict,
                 "detail": detail,
+                "across": across,
                 "cause": claim.cause.kind if claim.cause else "",
             }
         )
     table = pd.DataFrame(rows)
     table.attrs["warnings"] = notes
+    table.attrs["unlisted"] = unlisted_by_run
+    table.attrs["files"] = files
     return table
+
+
+def _across(claim: Claim, holds: bool, others: pd.DataFrame) -> tuple[str, str]:
+    """A claim's values at the other plausible values of an unstated setting (``others``: its
+    ``<id>.across`` rows), as text, and where the verdict differs ("" if it never does).
+
+    The verdict at another value is the check on that value (one run each: no interval)."""
+    labels = others["parameters"].astype(str).str.replace("=", " = ").str.replace(";", ", ")
+    values = others["value"].to_numpy(float)
+    order = np.argsort(labels.to_numpy(), kind="stable")
+    shown = "; ".join(f"{labels.iloc[i]}: {_fmt(values[i])}" for i in order)
+    differ = [labels.iloc[i] for i in order if claim.check.holds(values[i]) != holds]
+    if not differ:
+        return shown, ""
+    here = "holds" if holds else "fails"
+    return (
+        shown,
+        f"{here} at this profile's value, {'fails' if holds else 'holds'} at " + ", ".join(differ),
+    )
+
+
+def check_complete(table: pd.DataFrame, *, allow_unmeasured: Iterable[str] = ()) -> None:
+    """Raise unless :func:`evaluate`'s ``table`` judges every claim of the results and no other.
+
+    Parameters
+    ----------
+    table
+        :func:`evaluate`'s table (its ``attrs["unlisted"]`` and ``attrs["files"]`` included).
+    allow_unmeasured
+        Ids of claims that the profile's parameters cannot measure (its config's
+        ``runs.<run>.unmeasured``): their "not measured" is expected. Each must name a claim of
+        ``table`` that is not measured, so that a stale entry cannot hide a lost value later.
+
+    Raises
+    ------
+    ValueError
+        When a run's CSV has claims rows that the claims do not list (a truncated claims file or
+        a renamed claim), a claim of a run with results is not measured and not allowed to be, or
+        ``allow_unmeasured`` names an unknown claim or one that is measured; the message names the
+        claims, their run and its CSV.
+    """
+    attrs = table.attrs
+    if table.empty:  # evaluate() of no claims has no columns
+        table = pd.DataFrame(columns=["id", "run", "verdict"]).astype(str)
+    allowed = list(dict.fromkeys(allow_unmeasured))
+    unknown = [cid for cid in allowed if cid not in set(table["id"])]
+    if unknown:
+        raise ValueError(
+            f"allow_unmeasured (--allow-unmeasured, or a config's runs.<run>.unmeasured) names "
+            f"claims that the claims file does not have: {_some(unknown)}"
+        )
+    verdicts = table.set_index("id")["verdict"]
+    stale = [cid for cid in allowed if verdicts[cid] != "not measured"]
+    if stale:
+        raise ValueError(
+            f"allow_unmeasured (--allow-unmeasured, or a config's runs.<run>.unmeasured) names "
+            f"claims that their runs measure: {_some(stale)}; remove them from it"
+        )
+    files = attrs.get("files", {})
+    problems = [
+        f"run {run!r}: {files.get(run, 'its results')} has claims rows that claims.yaml does "
+        f"not list (is claims.yaml truncated, or a claim renamed?): {_some(unlisted)}"
+        for run, unlisted in attrs.get("unlisted", {}).items()
+    ]
+    missing = table[(table["verdict"] == "not measured") & ~table["id"].isin(allowed)]
+    for run, block in missing.groupby("run", sort=False):
+        problems.append(
+            f"run {run!r}: {files.get(run, 'its results')} has no value for "
+            f"{len(block)} claims: {_some(list(block['id']))} (a claim that this profile cannot "
+            f"measure belongs in its config's runs.{run}.unmeasured)"
+        )
+    if problems:
+        raise ValueError("the report is incomplete (--complete): " + "; ".join(problems))
+
+
+def verdict_differences(table: pd.DataFrame, other: pd.DataFrame) -> pd.DataFrame:
+    """The claims whose verdicts differ between two runs of the profile.
+
+    Parameters
+    ----------
+    table, other
+        :func:`evaluate`'s tables of the same claims on two results folders (before
+        :func:`mark_unstable`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per claim of ``table`` whose verdict in ``other`` differs (or that ``other``
+        lacks: "absent"), in ``table``'s order, with the columns ``id``, ``verdict`` (in
+        ``table``), ``other_verdict`` and ``cause`` (the kind of the claim's cause, "" if none).
+    """
+    theirs = other.set_index("id")["verdict"]
+    both = table[["id", "verdict", "cause"]].assign(
+        other_verdict=table["id"].map(theirs).fillna("absent")
+    )
+    differ = both[both["verdict"] != both["other_verdict"]]
+    return differ[["id", "verdict", "other_verdict", "cause"]].reset_index(drop=True)
 
 
 def _more(ids: list[str]) -> str:
     return f" (and {len(ids) - 1} more)" if len(ids) > 1 else ""
+
+
+def _some(ids: list[str], shown: int = 5) -> str:
+    """The first ``shown`` ids, comma-separated, and how many more there are."""
+    more = f" and {len(ids) - shown} more" if len(ids) > shown else ""
+    return ", ".join(ids[:shown]) + more
 
 
 def _read_claims_rows(csv_path: Path, ids: list[str]) -> pd.DataFrame:
@@ -786,7 +953,7 @@ def render(
     :func:`render_benchmark`); ``summaries``: per paper, the paragraph that opens its section
     (:func:`load_summaries`)."""
     by_id = {c.id: c for c in claims}
-    counts = table["verdict"].value_counts().reindex([*VERDICTS, UNSTABLE], fill_value=0)
+    counts = table["verdict"].value_counts().reindex([*VERDICTS, UNSTABLE, AMBIGUOUS], fill_value=0)
     lines = [
         f"# Reproduction report: profile `{profile}`",
         "",
@@ -799,10 +966,21 @@ def render(
         "are indicative only.",
         "",
         "Summary: "
-        + ", ".join(f"{counts[v]} {v}" for v in (*VERDICTS, UNSTABLE) if v != UNSTABLE or counts[v])
+        + ", ".join(
+            f"{counts[v]} {v}"
+            for v in (*VERDICTS, UNSTABLE, AMBIGUOUS)
+            if v in VERDICTS or counts[v]
+        )
         + f" (of {len(table)} claims).",
         "",
     ]
+    if counts[AMBIGUOUS]:
+        lines += [
+            f"{counts[AMBIGUOUS]} claims are *ambiguous*: the paper leaves a setting unstated, and "
+            "the verdict differs over its plausible values (each value's measurement is shown "
+            "after *across*, and the *why* column says which setting and why that range).",
+            "",
+        ]
     if counts[UNSTABLE]:
         lines += [
             f"{counts[UNSTABLE]} claims are *unstable*: reproduced in one of two runs of this "
@@ -819,7 +997,8 @@ def render(
             "benchmarks that show it: *protocol* (the authors ran something other than the "
             "paper says), *data* (our data or encoding differs), *budget* (fewer seeds, epochs or "
             "steps than the paper), *ambiguous* (the wording admits several readings, each judged), "
-            "*refuted* (none of these explains it).",
+            "*refuted* (none of these explains it), *unstable* (the verdict differs between kernel "
+            "settings, thread counts or clusterings).",
             "",
         ]
     if counts["not yet run"]:
@@ -845,6 +1024,8 @@ def render(
             measured = "—" if math.isnan(row.measured) else f"{_fmt(row.measured)}{unit}"
             if math.isfinite(row.ci_low) and math.isfinite(row.ci_high):
                 measured += f" [{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]"
+            if getattr(row, "across", ""):
+                measured += f"; across {row.across}"
             verdict = row.verdict if not row.detail else f"{row.verdict} ({row.detail})"
             link = ""
             if claim.figure and figures_dir is not None:
@@ -865,7 +1046,7 @@ def render(
                 str(row.n),
                 verdict,
                 _cell(claim.cause.describe())
-                if claim.cause and row.verdict == "not reproduced"
+                if claim.cause and row.verdict in ("not reproduced", AMBIGUOUS)
                 else "",
                 link,
             ]
@@ -1012,25 +1193,50 @@ def build_report(
     publish_figures=None,
     require_causes: bool = False,
     compare=None,
+    allow_unmeasured: Iterable[str] = (),
+    strict_compare: bool = False,
 ) -> pd.DataFrame:
     """Load claims, evaluate them against ``results_dir`` and write the Markdown report atomically.
 
-    ``runs`` and ``complete`` are those of :func:`evaluate`. ``expected_claims`` guards against a
-    truncated claims file. ``publish_figures`` (a folder) receives a copy of every linked figure,
-    downscaled to at most :data:`MAX_FIGURE_BYTES`, and the report links the copies.
-    ``require_causes`` makes a claim that is not reproduced and has no ``cause`` an error.
-    ``compare`` is the results folder of a second run of the same profile (another machine or
-    BLAS kernel, say): a claim reproduced in one run and not in the other becomes
-    :data:`UNSTABLE` (:func:`mark_unstable`).
+    Parameters
+    ----------
+    runs
+        The profile's runs, as in :func:`evaluate`.
+    complete
+        The pipeline's mode: :func:`evaluate`'s, and the claims file must state its number of
+        claims (``n_claims``) unless ``expected_claims`` is given, and the table must pass
+        :func:`check_complete` (every claim measured, every claims row of the results listed).
+    expected_claims
+        The number of claims the file must hold, checked besides its own ``n_claims``.
+    publish_figures
+        A folder that receives a copy of every linked figure, downscaled to at most
+        :data:`MAX_FIGURE_BYTES`; the report links the copies.
+    require_causes
+        A claim that is not reproduced and has no ``cause`` is an error.
+    compare
+        The results folder of a second run of the same profile (another machine or BLAS kernel,
+        say): a claim reproduced in one run and not in the other becomes :data:`UNSTABLE`
+        (:func:`mark_unstable`).
+    allow_unmeasured
+        Ids of claims that the profile's parameters cannot measure: checked by
+        :func:`check_complete` when ``complete``, and said so beside them in the report.
+    strict_compare
+        With ``compare``: a claim whose verdict differs between the two runs
+        (:func:`verdict_differences`) is an error unless its cause's kind is ``unstable``.
 
     Raises
     ------
     ValueError, FileNotFoundError
-        See :func:`load_claims` and :func:`evaluate`; also when the number of claims differs from
-        ``expected_claims``, a linked figure is missing while ``complete`` or publishing, or
+        See :func:`load_claims`, :func:`evaluate` and :func:`check_complete`; also when the number
+        of claims differs from ``expected_claims``, a verdict differs between the runs
+        (``strict_compare``), a linked figure is missing while ``complete`` or publishing, or
         (``require_causes``) a claim not reproduced has no cause; no report is written then.
     """
-    claims = load_claims(claims_path)
+    if strict_compare and compare is None:
+        raise ValueError(
+            "strict_compare=True (--fail-on-unstable) needs compare (--compare OTHER_RESULTS)"
+        )
+    claims = load_claims(claims_path, require_count=complete and expected_claims is None)
     summaries = load_summaries(claims_path, claims)
     if expected_claims is not None and len(claims) != expected_claims:
         raise ValueError(
@@ -1038,13 +1244,34 @@ def build_report(
             "(--expected-claims): is it truncated?"
         )
     table = evaluate(claims, results_dir, runs=runs, complete=complete)
+    allowed = list(allow_unmeasured)
+    if complete:
+        check_complete(table, allow_unmeasured=allowed)
+    is_allowed = table["id"].isin(allowed) & (table["verdict"] == "not measured")
+    table.loc[is_allowed, "detail"] = "this profile's parameters do not measure it"
     if compare is not None:
-        table = mark_unstable(table, evaluate(claims, compare, runs=runs), compare)
+        other = evaluate(claims, compare, runs=runs)
+        if strict_compare:
+            differ = verdict_differences(table, other)
+            differ = differ[differ["cause"] != "unstable"]
+            if len(differ):
+                pairs = [
+                    f"{r.id} ({r.verdict} here, {r.other_verdict} in {compare})"
+                    for r in differ.itertuples(index=False)
+                ]
+                raise ValueError(
+                    f"{len(differ)} claims have verdicts that differ between {results_dir} and "
+                    f"{compare} and no cause of kind 'unstable' (--fail-on-unstable): "
+                    + "; ".join(pairs)
+                )
+        table = mark_unstable(table, other, compare)
     if require_causes:
-        uncaused = table.loc[(table["verdict"] == "not reproduced") & (table["cause"] == ""), "id"]
+        missed = table["verdict"].isin(["not reproduced", AMBIGUOUS])
+        uncaused = table.loc[missed & (table["cause"] == ""), "id"]
         if len(uncaused):
             raise ValueError(
-                f"{len(uncaused)} claims are not reproduced and {claims_path} gives no cause for "
+                f"{len(uncaused)} claims are not reproduced or ambiguous and {claims_path} gives no "
+                f"cause for "
                 f"them (--require-causes): {', '.join(uncaused)}; add a 'cause' with its kind "
                 f"({', '.join(CAUSES)}), why, and evidence"
             )
@@ -1190,9 +1417,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--complete",
         action="store_true",
-        help="every run must have its results and every claim a value (the pipeline's mode)",
+        help="the pipeline's mode: every run must have its results, every claim a value, every "
+        "claims row of the results a claim, and the claims file its stated n_claims",
     )
-    parser.add_argument("--expected-claims", type=int, default=None, help="number of claims")
+    parser.add_argument(
+        "--expected-claims",
+        type=int,
+        default=None,
+        help="number of claims (besides the claims file's own n_claims)",
+    )
+    parser.add_argument(
+        "--allow-unmeasured",
+        nargs="+",
+        default=[],
+        metavar="CLAIM",
+        help="claims that this profile's parameters cannot measure (with --config: also its "
+        "runs' `unmeasured`)",
+    )
     parser.add_argument(
         "--publish-figures", default=None, help="copy the linked figures here and link the copies"
     )
@@ -1203,13 +1444,24 @@ def main(argv: list[str] | None = None) -> int:
         "between the two runs are marked unstable",
     )
     parser.add_argument(
+        "--fail-on-unstable",
+        action="store_true",
+        help="with --compare: a verdict that differs between the two runs is an error unless the "
+        "claim's cause is `unstable`",
+    )
+    parser.add_argument(
         "--require-causes",
         action="store_true",
         help="a claim that is not reproduced must have a cause in the claims file",
     )
     args = parser.parse_args(argv)
+    if args.fail_on_unstable and args.compare is None:
+        parser.error("--fail-on-unstable needs --compare OTHER_RESULTS")
     try:
-        run_names = args.runs if args.config is None else _config_runs(args.config)
+        run_names, unmeasured = args.runs, list(args.allow_unmeasured)
+        if args.config is not None:
+            run_names = _config_runs(args.config)
+            unmeasured += _config_unmeasured(args.config)
         table = build_report(
             args.claims,
             args.results,
@@ -1222,12 +1474,14 @@ def main(argv: list[str] | None = None) -> int:
             publish_figures=args.publish_figures,
             require_causes=args.require_causes,
             compare=args.compare,
+            allow_unmeasured=unmeasured,
+            strict_compare=args.fail_on_unstable,
         )
     except (ValueError, FileNotFoundError) as error:
         print(f"python -m ppdp.report: error: {error}", file=sys.stderr)
         return 1
     counts = table["verdict"].value_counts()
-    shown = [*VERDICTS, UNSTABLE] if counts.get(UNSTABLE, 0) else VERDICTS
+    shown = [*VERDICTS, *(v for v in (UNSTABLE, AMBIGUOUS) if counts.get(v, 0))]
     print(f"{args.output}: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in shown), file=sys.stderr)
     if counts.get("not yet run", 0):
         print(f"warning: {counts['not yet run']} claims are not yet run", file=sys.stderr)
@@ -1237,11 +1491,28 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _config_runs(path: str | os.PathLike) -> list[str]:
+    return list(_config(path)["runs"])
+
+
+def _config_unmeasured(path: str | os.PathLike) -> list[str]:
+    """The claims a profile cannot measure: the ``unmeasured`` lists of its runs."""
+    out = []
+    for run, spec in _config(path)["runs"].items():
+        ids = spec.get("unmeasured", []) if isinstance(spec, dict) else []
+        if not isinstance(ids, list) or not all(isinstance(i, str) and i for i in ids):
+            raise ValueError(
+                f"--config {path}: runs.{run}.unmeasured must be a list of claim ids, got {ids!r}"
+            )
+        out += ids
+    return out
+
+
+def _config(path: str | os.PathLike) -> dict:
     with open(path) as handle:
         config = yaml.safe_load(handle)
     if not isinstance(config, dict) or not isinstance(config.get("runs"), dict):
         raise ValueError(f"--config {path}: expected a profile config with a 'runs' mapping")
-    return list(config["runs"])
+    return config
 
 
 def _main_provenance(argv: list[str]) -> int:

@@ -40,6 +40,7 @@ from ppdp.experiments.common import (
     Param,
     concat_tidy,
     expand_parameters,
+    parse_parameters,
     tidy_frame,
     tidy_rows,
 )
@@ -429,6 +430,50 @@ def tradeoff(
     return tidy_frame(rows)
 
 
+def synthetic_across(
+    ms,
+    base_m: int,
+    deltas,
+    *,
+    n_steps=(100,),
+    optimal_max_n: int | None = None,
+) -> pd.DataFrame:
+    """Fig. 2 (left) at the alphabet sizes ``2^m`` the paper leaves open, budgets scaled alike.
+
+    The paper states no ``m`` for its synthetic curve, so its claims on that curve are judged at
+    every ``m`` of ``ms`` besides the profile's ``base_m`` (which ``ms`` may contain; it is
+    skipped). The squared distortion grows with the square of the alphabet, so the budgets are
+    ``deltas`` (those of ``base_m``) times ``(2^m / 2^base_m)^2``: every curve spans the same
+    share of its distortion range. Rows as :func:`tradeoff`'s, experiment
+    ``fig2_synthetic_across``; the parameter ``n`` tells the alphabets apart.
+    """
+    frames = []
+    for m in sorted({int(m) for m in ms} - {int(base_m)}):
+        scale = (2.0 ** (m - int(base_m))) ** 2
+        frames.append(
+            tradeoff(
+                synthetic(m),
+                [float(d) * scale for d in deltas],
+                experiment="fig2_synthetic_across",
+                methods=("sppm", "optimal"),
+                n_steps=n_steps,
+                optimal_max_n=optimal_max_n,
+            )
+        )
+    return concat_tidy(frames) if frames else tidy_frame([])
+
+
+def across_table(claims_rows: pd.DataFrame, base_m: int) -> pd.DataFrame:
+    """The synthetic claims at every alphabet: index ``m``, a column per claim (without the
+    ``sppm.`` prefix), from :func:`claims` rows of ``fig2_synthetic`` and
+    ``fig2_synthetic_across``."""
+    names = ("synthetic_L100_gap", "synthetic_L500_gain", "synthetic_more_steps_better")
+    metric = claims_rows["metric"].str.removeprefix("sppm.").str.removesuffix(".across")
+    rows = claims_rows.assign(claim=metric)[metric.isin(names)]
+    m = expand_parameters(rows, ["m"])["m"].fillna(base_m).astype(int)
+    return rows.assign(m=m.to_numpy()).pivot_table(index="m", columns="claim", values="value")
+
+
 def distortion_to_reach(curve: pd.DataFrame, method: str, target: float) -> float:
     """Smallest budget at which ``method``'s leakage falls to ``target`` (linear interpolation
     of the curve's (distortion, leakage) points; ``nan`` if never reached)."""
@@ -732,6 +777,22 @@ def support_experiment(problem: Problem, delta: float, n_steps: int = 100, path=
 # claims
 
 
+def _synthetic_claims(curve: pd.DataFrame) -> dict[str, float]:
+    """Fig. 2 (left)'s claims on one synthetic curve (rows of one alphabet)."""
+    lk = curve[curve["metric"] == "leakage"].pivot_table(
+        index="delta", columns="method", values="value"
+    )
+    out = {}
+    if {"sppm_L100", "optimal"} <= set(lk.columns):
+        out["sppm.synthetic_L100_gap"] = float((lk["sppm_L100"] - lk["optimal"]).max())
+    if {"sppm_L100", "sppm_L500"} <= set(lk.columns):
+        out["sppm.synthetic_L500_gain"] = float((lk["sppm_L100"] - lk["sppm_L500"]).max())
+    if {"sppm_L3", "sppm_L100"} <= set(lk.columns):
+        ordered = float((lk["sppm_L3"] >= lk["sppm_L100"] - 1e-9).all())
+        out["sppm.synthetic_more_steps_better"] = ordered
+    return out
+
+
 def claims(results: pd.DataFrame) -> pd.DataFrame:
     """The values the paper's claims are judged on, as tidy rows (``experiment == "claims"``).
 
@@ -758,7 +819,8 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
       at ``delta = 0``), SPPM below ExpMec at every common budget (1/0) and the largest gap of SPPM
       above the optimum; on the synthetic data the largest gap of ``L = 100`` above the optimum,
       the largest gain of ``L = 500`` over ``L = 100`` and whether ``L = 3`` never beats
-      ``L = 100``.
+      ``L = 100``; the same three at every other alphabet of :func:`synthetic_across` as
+      ``<id>.across`` rows with the parameter ``m`` (the paper states no ``m``).
     * Table 1: education before and after, and whether education, marital status and occupation
       are the three features with the most leakage before and with the largest reduction.
     * Figs. 3-4: SPPM's AUC below ExpMec's at every budget (means over seeds) and SPPM's AUC at the
@@ -829,18 +891,14 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
 
     syn = frame[frame["experiment"] == "fig2_synthetic"]
     if not syn.empty:
-        lk = syn[syn["metric"] == "leakage"].pivot_table(
-            index="delta", columns="method", values="value"
-        )
-        if {"sppm_L100", "optimal"} <= set(lk.columns):
-            gap = (lk["sppm_L100"] - lk["optimal"]).max()
-            rows += tidy_rows("claims", "", {"sppm.synthetic_L100_gap": float(gap)})
-        if {"sppm_L100", "sppm_L500"} <= set(lk.columns):
-            gain = (lk["sppm_L100"] - lk["sppm_L500"]).max()
-            rows += tidy_rows("claims", "", {"sppm.synthetic_L500_gain": float(gain)})
-        if {"sppm_L3", "sppm_L100"} <= set(lk.columns):
-            ordered = float((lk["sppm_L3"] >= lk["sppm_L100"] - 1e-9).all())
-            rows += tidy_rows("claims", "", {"sppm.synthetic_more_steps_better": ordered})
+        rows += tidy_rows("claims", "", _synthetic_claims(syn))
+    # the same claims at the other alphabets (m unstated): "<id>.across" rows, one per m
+    across = frame[frame["experiment"] == "fig2_synthetic_across"]
+    sizes = across["parameters"].map(lambda text: int(parse_parameters(text)["n"]))
+    for n, block in across.groupby(sizes):
+        m = int(n).bit_length() - 1  # n = 2^m
+        values = {f"{claim}.across": v for claim, v in _synthetic_claims(block).items()}
+        rows += tidy_rows("claims", "", values, parameters={"m": m})
 
     t1 = frame[frame["experiment"] == "table1"]
     if not t1.empty:
@@ -1416,6 +1474,7 @@ PARAMETERS: dict[str, Param] = {
     "synthetic_m": Param("int", low=1),
     "synthetic_deltas": Param("list", item=_BUDGET),
     "synthetic_steps": _STEPS,
+    "synthetic_m_range": Param("list", item=Param("int", low=1)),
     "census_top": Param("int", low=2),
     "census_deltas": Param("list", item=_BUDGET),
     "movie_top": Param("int", low=2, none=True),
