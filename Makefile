@@ -71,8 +71,21 @@ unit: $(STAMP)
 nbval: $(STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider --nbval-lax notebooks
 
+# progress bars go to stderr: useful in a run's log, noise in a committed notebook, so dropped
 notebooks: $(STAMP)
 	for nb in notebooks/*.ipynb; do $(BIN)/python -m papermill --no-progress-bar $$nb $$nb || exit 1; done
+	$(BIN)/python -c "$$STRIP_STDERR" notebooks/*.ipynb
+
+define STRIP_STDERR
+import sys, nbformat
+for path in sys.argv[1:]:
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = [o for o in cell.outputs if o.get("name") != "stderr"]
+    nbformat.write(nb, path)
+endef
+export STRIP_STDERR
 
 # JupyterLab on this environment, browsing notebooks/. Its python3 kernel is this environment's
 # interpreter; MPLBACKEND is unset so that figures made by hand also show inline.

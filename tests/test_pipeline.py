@@ -4,6 +4,7 @@ folder, clean failure, and byte-for-byte determinism of a notebook's tidy result
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,9 +24,9 @@ PROFILES = sorted(p.stem for p in (ROOT / "config").glob("*.yaml") if p.stem != 
 pytestmark = pytest.mark.slow
 
 
-def _snakemake(*args, cwd=ROOT, check=True):
+def _snakemake(*args, cwd=ROOT, check=True, env=None):
     env = {
-        **os.environ,
+        **(os.environ if env is None else env),
         "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
         "MPLBACKEND": "Agg",
     }
@@ -134,17 +135,32 @@ def test_committed_notebooks_match_smoke_profile():
                 assert namespace[key] == value, (run["notebook"], key, namespace[key], value)
         executed = [c for c in nb.cells if c.cell_type == "code"]
         assert all(c.get("execution_count") for c in executed), f"{run['notebook']} is not executed"
+        # progress bars and warnings belong to a run's log, not to the committed notebook
+        stderr = [o for c in executed for o in c.outputs if o.get("name") == "stderr"]
+        assert not stderr, f"{run['notebook']} commits stderr (make notebooks drops it)"
 
 
-def test_smoke_profile_end_to_end(tmp_path):
+def _smoke_run(folder: Path, env=None) -> Path:
     _snakemake(
         "--cores",
         "2",
         "--configfile",
         str(ROOT / "config" / "smoke.yaml"),
         "--directory",
-        str(tmp_path),
+        str(folder),
+        env=env,
     )
+    return folder
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    """The smoke profile run once, in the environment the tests run in (the Makefile's kernels)."""
+    return _smoke_run(tmp_path_factory.mktemp("smoke"))
+
+
+def test_smoke_profile_end_to_end(smoke_run):
+    tmp_path = smoke_run
     runs = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["runs"]
     for run in runs:
         assert (tmp_path / "results" / "smoke" / f"{run}.ipynb").exists()
@@ -178,6 +194,47 @@ def test_smoke_profile_end_to_end(tmp_path):
         str(tmp_path),
     )
     assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+#: The Makefile's caps on the CPU kernels of PyTorch, numpy, OpenBLAS and MKL (x86-64 with AVX2).
+KERNEL_CAPS = ("ATEN_CPU_CAPABILITY", "NPY_DISABLE_CPU_FEATURES", "OPENBLAS_CORETYPE", "MKL_CBWR")
+
+
+def _other_kernels() -> tuple[str, dict[str, str]]:
+    """An environment whose arithmetic differs from the tests' own: without the Makefile's kernel
+    caps when they are set (each library then takes the machine's widest kernels), with them when
+    they are not but apply, and otherwise with one thread for every library (other summation
+    orders in the BLAS and in PyTorch)."""
+    env = dict(os.environ)
+    if any(name in env for name in KERNEL_CAPS):
+        for name in KERNEL_CAPS:
+            env.pop(name, None)
+        return "the machine's own kernels (no caps)", env
+    makefile = (ROOT / "Makefile").read_text()
+    caps = dict(re.findall(r"^export (\w+) \?= (.+)$", makefile, re.M))
+    if " avx2 " in f" {Path('/proc/cpuinfo').read_text()} ".replace("\n", " "):
+        env.update({name: caps[name] for name in KERNEL_CAPS})
+        return "the Makefile's kernel caps", env
+    threads = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+    env.update(dict.fromkeys(threads, "1"))
+    return "one thread per library", env
+
+
+def test_verdicts_agree_across_kernels(smoke_run, tmp_path):
+    """The smoke profile again under other CPU kernels: every claim gets the same verdict, unless
+    claims.yaml marks it ``unstable`` with the evidence. Trained networks, k-means and Frank-Wolfe
+    move in their last bits between kernels; a verdict must not."""
+    from ppdp.report import evaluate, load_claims, verdict_differences
+
+    setting, env = _other_kernels()
+    other = _smoke_run(tmp_path, env=env)
+    runs = list(yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["runs"])
+    claims = load_claims(ROOT / "claims.yaml")
+    ours = evaluate(claims, smoke_run / "results" / "smoke", runs=runs, complete=True)
+    theirs = evaluate(claims, other / "results" / "smoke", runs=runs, complete=True)
+    differ = verdict_differences(ours, theirs)
+    unexplained = differ[differ["cause"] != "unstable"]
+    assert unexplained.empty, f"verdicts differ under {setting}:\n{unexplained.to_string()}"
 
 
 def _assert_claims_recompute(run: dict, csv: Path) -> None:

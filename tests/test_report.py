@@ -251,6 +251,8 @@ def test_provenance_records_the_environment(tmp_path):
     import torch
 
     assert record["torch_cpu"] == torch.backends.cpu.get_cpu_capability()
+    assert record["mkl_cbwr"] == (os.environ.get("MKL_CBWR") or "unset")
+    assert record["cpu_model"] and record["cpu_model"] != "unknown"
     from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
 
     expected = [t for t in __cpu_dispatch__ if __cpu_features__.get(t)]
@@ -588,12 +590,18 @@ def test_the_makefile_caps_leave_avx2_kernels_in_every_library():
     makefile = (ROOT / "Makefile").read_text()
     caps = dict(
         re.findall(
-            r"^export (ATEN_CPU_CAPABILITY|NPY_DISABLE_CPU_FEATURES|OPENBLAS_CORETYPE) \?= (.+)$",
+            r"^export (ATEN_CPU_CAPABILITY|NPY_DISABLE_CPU_FEATURES|OPENBLAS_CORETYPE|MKL_CBWR) "
+            r"\?= (.+)$",
             makefile,
             re.M,
         )
     )
-    assert set(caps) == {"ATEN_CPU_CAPABILITY", "NPY_DISABLE_CPU_FEATURES", "OPENBLAS_CORETYPE"}
+    assert set(caps) == {
+        "ATEN_CPU_CAPABILITY",
+        "NPY_DISABLE_CPU_FEATURES",
+        "OPENBLAS_CORETYPE",
+        "MKL_CBWR",
+    }
     code = (
         "import json, numpy, scipy.linalg, torch\n"
         "from threadpoolctl import threadpool_info\n"

@@ -765,12 +765,26 @@ def collect_provenance(repo: str | os.PathLike | None = None) -> dict[str, Any]:
         "packages": packages,
         "blas": blas,
         "torch_cpu": torch_cpu_capability(),
+        # PyTorch's MKL picks its matrix kernels by the CPU's vendor unless MKL_CBWR fixes a branch
+        "mkl_cbwr": os.environ.get("MKL_CBWR", "") or "unset",
+        "cpu_model": cpu_model(),
         "numpy_simd": numpy_simd_targets(),
         "cpu_count": os.cpu_count(),
         "cpus_usable": len(affinity(0)) if affinity else os.cpu_count(),
         "git": git_state(repo),
         "recorded_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
+
+
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``), else what :func:`platform.processor` says."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
 
 
 def torch_cpu_capability() -> str:
@@ -884,6 +898,8 @@ def _environment_rows(env: dict[str, Any]) -> dict[str, str]:
     rows["BLAS"] = blas or "none found"
     rows["numpy SIMD"] = str(env.get("numpy_simd", "not recorded"))
     rows["PyTorch CPU kernels"] = str(env.get("torch_cpu", "not recorded"))
+    rows["MKL branch (MKL_CBWR)"] = str(env.get("mkl_cbwr", "not recorded"))
+    rows["CPU"] = str(env.get("cpu_model", "not recorded"))
     rows["CPUs"] = f"{env.get('cpus_usable')} usable of {env.get('cpu_count')}"
     rows["git commit"] = commit
     return rows
