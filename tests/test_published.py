@@ -80,7 +80,7 @@ def test_bad_published_entries_are_rejected_by_the_report(tmp_path, entry, match
 def test_unknown_top_level_key_is_rejected(tmp_path):
     path = tmp_path / "claims.yaml"
     path.write_text(yaml.safe_dump({"claims": [], "numbers": {}}))
-    with pytest.raises(ValueError, match="optionally 'published'"):
+    with pytest.raises(ValueError, match="optionally 'n_claims', 'published'"):
         load_claims(path)
 
 

@@ -40,7 +40,6 @@ from ppdp.experiments.common import (
     Param,
     concat_tidy,
     expand_parameters,
-    parse_parameters,
     tidy_frame,
     tidy_rows,
 )
@@ -894,8 +893,7 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
         rows += tidy_rows("claims", "", _synthetic_claims(syn))
     # the same claims at the other alphabets (m unstated): "<id>.across" rows, one per m
     across = frame[frame["experiment"] == "fig2_synthetic_across"]
-    sizes = across["parameters"].map(lambda text: int(parse_parameters(text)["n"]))
-    for n, block in across.groupby(sizes):
+    for n, block in across.groupby(across["n"].astype(int)):  # the frame's parameters, expanded
         m = int(n).bit_length() - 1  # n = 2^m
         values = {f"{claim}.across": v for claim, v in _synthetic_claims(block).items()}
         rows += tidy_rows("claims", "", values, parameters={"m": m})
