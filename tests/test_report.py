@@ -930,3 +930,28 @@ def test_a_verdict_that_flips_over_an_unstated_setting_is_ambiguous(tmp_path):
             runs=["nb"],
             complete=True,
         )
+
+
+def test_a_claim_marked_unstable_shows_why_beside_any_verdict(tmp_path):
+    """A claim whose cause is ``unstable`` shows that cause even where this run reproduces it, and
+    the summary names it: the run's verdict on it decides nothing."""
+    path = _claims_file(
+        tmp_path,
+        [
+            _claim("p.good"),
+            {**_claim("p.edge"), "cause": _cause("unstable", "kernels", ["p.good"])},
+        ],
+        n_claims=2,
+    )
+    write_results(
+        tidy_rows("claims", "", {"p.good": 2.0, "p.edge": 1.5}), tmp_path / "r" / "nb.csv"
+    )
+    out = tmp_path / "report.md"
+    table = build_report(path, tmp_path / "r", out, profile="t").set_index("id")
+    assert list(table["verdict"]) == ["reproduced", "reproduced"]
+    text = out.read_text()
+    assert "1 claims are marked *unstable* in claims.yaml" in text and "`p.edge`." in text
+    edge = next(line for line in text.splitlines() if line.startswith("| `p.edge`"))
+    assert "**unstable**: kernels" in edge
+    good = next(line for line in text.splitlines() if line.startswith("| `p.good`"))
+    assert "**" not in good

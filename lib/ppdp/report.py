@@ -990,6 +990,16 @@ def render(
         + f" (of {len(table)} claims).",
         "",
     ]
+    marked = [c.id for c in claims if c.cause and c.cause.kind == "unstable"]
+    if marked:
+        lines += [
+            f"{len(marked)} claims are marked *unstable* in claims.yaml: their verdicts differed "
+            "between kernel settings or clusterings of this profile, so this run's verdict on them "
+            "decides nothing; the *why* column gives the runs: "
+            + ", ".join(f"`{cid}`" for cid in marked)
+            + ".",
+            "",
+        ]
     if counts[AMBIGUOUS]:
         lines += [
             f"{counts[AMBIGUOUS]} claims are *ambiguous*: the paper leaves a setting unstated, and "
@@ -1061,8 +1071,10 @@ def render(
                 measured,
                 str(row.n),
                 verdict,
+                # an unstable claim's cause stands beside whichever verdict this run gave it
                 _cell(claim.cause.describe())
-                if claim.cause and row.verdict in ("not reproduced", AMBIGUOUS)
+                if claim.cause
+                and (row.verdict in ("not reproduced", AMBIGUOUS) or claim.cause.kind == "unstable")
                 else "",
                 link,
             ]
