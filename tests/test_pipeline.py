@@ -135,6 +135,9 @@ def test_committed_notebooks_match_smoke_profile():
                 assert namespace[key] == value, (run["notebook"], key, namespace[key], value)
         executed = [c for c in nb.cells if c.cell_type == "code"]
         assert all(c.get("execution_count") for c in executed), f"{run['notebook']} is not executed"
+        # the kernel JupyterLab offers: another display name marks the notebook modified on open
+        spec = nb.metadata.kernelspec
+        assert (spec.name, spec.display_name) == ("python3", "Python 3 (ipykernel)"), spec
         # progress bars and warnings belong to a run's log, not to the committed notebook
         stderr = [o for c in executed for o in c.outputs if o.get("name") == "stderr"]
         assert not stderr, f"{run['notebook']} commits stderr (make notebooks drops it)"

@@ -521,11 +521,8 @@ def evaluate(
         files[run] = str(csv_path)
         # a claim's interval and across rows go with its own row: only the claims are counted
         listed = set(ids)
-        unlisted = sorted(
-            m
-            for m in set(frame["metric"]).union(frame["metric"].str.removesuffix(ACROSS_SUFFIX))
-            if not m.endswith((*CI_SUFFIXES, ACROSS_SUFFIX)) and m not in listed
-        )
+        written = set(frame["metric"].str.removesuffix(ACROSS_SUFFIX))
+        unlisted = sorted(m for m in written if not m.endswith(CI_SUFFIXES) and m not in listed)
         if unlisted:
             unlisted_by_run[run] = unlisted
             notes.append(
