@@ -774,14 +774,15 @@ def collect_provenance(repo: str | os.PathLike | None = None) -> dict[str, Any]:
 
 
 def cpu_model() -> str:
-    """The CPU's model name (``/proc/cpuinfo``), else what :func:`platform.processor` says."""
+    """The CPU's model name (``/proc/cpuinfo``), else the processor or machine type that
+    :mod:`platform` reports (ARM's ``/proc/cpuinfo`` names no model)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
                 return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return platform.processor() or "unknown"
+    return platform.processor() or platform.machine() or "unknown"
 
 
 def torch_cpu_capability() -> str:
