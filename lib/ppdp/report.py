@@ -1091,22 +1091,17 @@ def mark_unstable(table: pd.DataFrame, other: pd.DataFrame, other_dir) -> pd.Dat
     reproduced in the other; the detail gives the other run's verdict and value. Claims measured
     in only one of the runs keep this run's verdict."""
     out = table.copy()
-    theirs = other.set_index("id")
     judged = ("reproduced", "not reproduced")
-    for i, row in out.iterrows():
-        if row["id"] not in theirs.index:
-            continue
-        them = theirs.loc[row["id"]]
-        if (
-            row["verdict"] in judged
-            and them["verdict"] in judged
-            and row["verdict"] != them["verdict"]
-        ):
-            out.at[i, "detail"] = (
-                f"{row['verdict']} here, {them['verdict']} in {other_dir} "
-                f"(measured {_fmt(float(them['measured']))})"
-            )
-            out.at[i, "verdict"] = UNSTABLE
+    differ = verdict_differences(table, other)
+    differ = differ[differ["verdict"].isin(judged) & differ["other_verdict"].isin(judged)]
+    measured = other.set_index("id")["measured"]
+    for row in differ.itertuples(index=False):
+        at = out.index[out["id"] == row.id]
+        out.loc[at, "detail"] = (
+            f"{row.verdict} here, {row.other_verdict} in {other_dir} "
+            f"(measured {_fmt(float(measured[row.id]))})"
+        )
+        out.loc[at, "verdict"] = UNSTABLE
     out.attrs = dict(table.attrs, compare=str(other_dir))
     return out
 
