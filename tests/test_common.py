@@ -194,6 +194,27 @@ def test_rank_correlation_is_spearman_and_zero_without_a_trend():
     assert rank_correlation([1], [1]) == 0.0
 
 
+def test_rank_correlation_does_not_rank_the_last_bits_of_equal_values():
+    """Means that are equal but summed in another order differ in their last bits; they are ties,
+    so a flat curve has no trend, and a curve flat over part of its range keeps ties there."""
+    rng = np.random.default_rng(0)
+    per_seed = rng.random((10, 1))
+    w = rng.dirichlet(np.ones(10))
+    flat = np.array(
+        [w @ per_seed[:, 0], (w[::-1] @ per_seed[::-1, 0]), float(np.dot(w, per_seed[:, 0]))]
+    )
+    flat[1] = np.nextafter(flat[1], 1.0)  # one ulp apart, as another kernel may sum
+    assert np.ptp(flat) > 0
+    assert rank_correlation([2, 3, 4], flat) == 0.0
+    assert rank_correlation([2, 3, 4], -flat) == 0.0
+    curve = [0.3, 0.3 + 1e-16, 0.2]
+    assert rank_correlation([2, 3, 4], curve) == pytest.approx(
+        stats.spearmanr([2, 3, 4], [0.3, 0.3, 0.2]).statistic
+    )
+    # real differences, however small against the values' scale at 1e-8, are kept
+    assert rank_correlation([1, 2, 3], [1.0, 1.0 + 1e-8, 1.0 + 2e-8]) == pytest.approx(1.0)
+
+
 def test_claim_intervals_one_row_per_claim():
     rows = tidy_rows("claims", "H", {"p.a": 1.0, "p.a.ci_low": 0.5, "p.a.ci_high": 1.5, "p.b": 2.0})
     table = claim_intervals(tidy_frame(rows))

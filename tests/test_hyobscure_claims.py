@@ -219,3 +219,86 @@ def test_scenario_ii_draws_is_checked(bad):
         ValueError, match=r"scenario_ii_draws must be None or an integer in \[1, n_draws=2\]"
     ):
         E.tradeoff(pop, [0], {"Random": [0.3]}, n_draws=2, scenario_ii_draws=bad)
+
+
+def test_fig8_claim_across_grids_equals_a_run_on_that_grid(monkeypatch):
+    """The claim on another (k, alpha) grid equals the claim of a sweep run directly on that grid,
+    interval included; the points the profile's sweep already ran are not fitted again, and a grid
+    of the profile's own pairs gives no across row."""
+    pop = E.load_population("movielens")
+    kw = dict(overrides={"kmeans_n_init": 1, "n_estimators": 5})
+    seeds, pairs = [0, 1], [[60, 200], [80, 200]]
+    base = E.constraint_sweep(pop, seeds, pairs, "k_alpha", 0.05, **kw)
+    fitted = []
+    sweep = E.constraint_sweep
+
+    def spy(pop, seeds, points, *args, **kwargs):
+        fitted.extend(tuple(p) for p in points)
+        return sweep(pop, seeds, points, *args, **kwargs)
+
+    monkeypatch.setattr(E, "constraint_sweep", spy)
+    grids = [{"k": [40, 60, 80], "alpha": [200]}, {"k": [80, 60], "alpha": 200}]
+    across = E.constraint_across(pop, seeds, grids, pairs, "k_alpha", 0.05, base=base, **kw)
+    monkeypatch.undo()
+    assert fitted == [(40, 200)]  # (60, 200) and (80, 200) come from the profile's sweep
+    assert set(across["experiment"]) == {"fig8_across"}
+    assert set(expand_parameters(across, ["grid"])["grid"]) == {"k 40/60/80 alpha 200"}
+
+    got = E.claims(concat_tidy([base, across]), "movielens")
+    claim = "hyobscure.movielens_fig8_rank_correlation"
+    plain = got[~got["metric"].str.contains(".across", regex=False)]
+    pd.testing.assert_frame_equal(plain.reset_index(drop=True), E.claims(base, "movielens"))
+    rows = got[got["metric"].str.contains(".across", regex=False)]
+    assert set(rows["parameters"]) == {"grid=k 40/60/80 alpha 200"}  # not the profile's 60/80
+    direct = sweep(pop, seeds, [[40, 200], [60, 200], [80, 200]], "k_alpha", 0.05, **kw)
+    want = E.claims(direct, "movielens").set_index("metric")["value"]
+    assert len(want) == 3
+    for row in rows.itertuples():
+        assert row.value == pytest.approx(want[row.metric.replace(".across", "")], abs=1e-12)
+    assert sorted(rows["metric"]) == sorted(m.replace(claim, claim + ".across") for m in want.index)
+    table = E.across_table(got, k_alpha_list=pairs)
+    assert list(table.index.get_level_values("grid")) == [
+        "k 40/60/80 alpha 200",
+        "k 60/80 alpha 200 (profile)",
+    ]
+
+
+def test_fig9_claims_across_grids_from_tidy_rows():
+    """Each grid of fig9_across rows gives the claim that its rows give as a plain Fig. 9 sweep
+    (same bootstrap over the same seeds); a grid with an infeasible point gives none."""
+    rng = np.random.default_rng(1)
+
+    def sweep_rows(experiment, points, grid=None):
+        rows = []
+        for seed in SEEDS:
+            for l_value, beta in points:
+                value = 2.0 - 0.01 * l_value + rng.normal(0, 0.01)
+                params = {"l": l_value, "beta": beta, "budget": 0.05}
+                if grid is not None:
+                    params["grid"] = grid
+                rows += tidy_rows(
+                    experiment, "HyObscure", {"privacy_rf_sI": value}, parameters=params, seed=seed
+                )
+        return rows
+
+    profile = [(2, 12), (3, 12), (4, 12)]
+    wide = [(l_value, 12) for l_value in range(2, 8)]
+    base = tidy_frame(sweep_rows("fig9", profile))
+    across = sweep_rows("fig9_across", wide, "l 2/3/4/5/6/7 beta 12")
+    across += tidy_rows(
+        "fig9_across",
+        "HyObscure",
+        {"infeasible": 1.0},
+        parameters={"l": 9, "beta": 12, "budget": 0.05, "grid": "l 2/9 beta 12"},
+        seed=0,
+    )
+    across = tidy_frame(across)
+    got = E.claims(concat_tidy([base, across]), "foursquare")
+    rows = got[got["metric"].str.contains(".across", regex=False)]
+    assert set(rows["parameters"]) == {"grid=l 2/3/4/5/6/7 beta 12"}
+    direct = across[across["parameters"].str.contains("l 2/3/4/5/6/7")].assign(experiment="fig9")
+    want = E.claims(direct, "foursquare").set_index("metric")["value"]
+    claim = "hyobscure.foursquare_fig9_rank_correlation"
+    assert want[claim + ".ci_low"] <= want[claim] < 0
+    for row in rows.itertuples():
+        assert row.value == want[row.metric.replace(".across", "")]

@@ -308,6 +308,112 @@ def test_claims_on_rows_of_run_fig7():
 
 
 # ------------------------------------------------------------------------------------------------
+# the Table 1 claims across lambda (the paper states none for Table 1)
+
+ACROSS = ex.ACROSS_CLAIMS
+BOUNDS = ("", ".ci_low", ".ci_high")
+
+
+def across_rows(claims: pd.DataFrame) -> dict[tuple[str, str], float]:
+    """``{(metric, parameters): value}`` of the ``.across`` claim rows (intervals included)."""
+    rows = claims[claims["metric"].str.contains(".across", regex=False)]
+    key = list(zip(rows["metric"], rows["parameters"], strict=True))
+    assert len(set(key)) == len(key)
+    return dict(zip(key, rows["value"], strict=True))
+
+
+def test_across_claims_match_a_row_by_row_computation():
+    """The ``.across`` rows of a lambda are the claims of :data:`ACROSS_CLAIMS` computed, with
+    their intervals, on that lambda's ``table1_across`` rows alone; the plain rows do not move.
+    Two seeds, so the interval bounds are the smallest and largest of the claim on each seed alone
+    and on both (see ``test_claim_intervals_cover_the_seeds``)."""
+    results = synthetic_results(seeds=(4, 9), seed=3)
+    t1 = results[results["experiment"] == "table1"]
+    b = t1["parameters"].map(lambda p: parse_parameters(p)["setting"] == "B")
+    extra = []
+    for lam, shift in ((0.5, 0.05), (2.0, -0.03)):
+        rows = t1[b].assign(
+            experiment="table1_across",
+            parameters=t1.loc[b, "parameters"].str.replace("lambda=1", f"lambda={lam:g}"),
+            value=t1.loc[b, "value"] + shift,
+        )
+        extra.append(rows)
+    got = ex.claims(concat_tidy([results, *extra]))
+    plain = got[~got["metric"].str.contains(".across", regex=False)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(plain, ex.claims(results))
+    values = across_rows(got)
+    assert sorted(values) == sorted(
+        (f"{c}.across{b}", f"lambda={lam}") for c in ACROSS for b in BOUNDS for lam in ("0.5", "2")
+    )
+    for rows, lam in zip(extra, ("0.5", "2"), strict=True):
+        alone = rows.assign(experiment="table1")
+        want = reference_claims(alone)
+        by_seed = [reference_claims(alone[alone["seed"] == s]) for s in (4, 9)]
+        for claim in ACROSS:
+            three = [by_seed[0][claim], by_seed[1][claim], want[claim]]
+            for bound, value in zip(BOUNDS, (want[claim], min(three), max(three)), strict=True):
+                got_value = values[f"{claim}.across{bound}", f"lambda={lam}"]
+                assert got_value == pytest.approx(value, rel=1e-12), (claim, bound, lam)
+    table = ex.across_table(got, base_lam=1.0)
+    assert list(table.index) == [0.5, 1.0, 2.0]
+    assert table.loc[1.0, "gender_accuracy_b"] == pytest.approx(
+        reference_claims(results)["imposter.gender_accuracy_b"], rel=1e-12
+    )
+    assert table.loc[2.0, "min_income_accuracy_b.ci_high"] == pytest.approx(
+        values["imposter.min_income_accuracy_b.across.ci_high", "lambda=2"], rel=1e-12
+    )
+
+
+def test_across_claims_equal_a_run_made_at_that_lambda(monkeypatch):
+    """The claims at another lambda (value and interval) equal those of Table 1 run directly at
+    that lambda; the profile's lambda is not run again (nor written as an across row)."""
+    monkeypatch.setattr(ex, "_RELEASES", {})
+    df = small_table(n=240)
+    kw = {
+        "seeds": [0, 1],
+        "theta": 0.05,
+        "classifiers": ["GBDT", "LR"],
+        "imposter_params": {"epochs": 2, "batch_size": 64, "hidden": 16, "progress": False},
+    }
+    across = ex.run_table1_across(df, [1.0, 2.0, 1], 1.0, **kw)
+    lams = {parse_parameters(p)["lambda"] for p in across["parameters"]}
+    assert lams == {"2"}
+    settings = {parse_parameters(p)["setting"] for p in across["parameters"]}
+    assert settings == {"B"}
+    assert list(ex._RELEASES) and all(key[2] == 2.0 for key in ex._RELEASES)
+    values = across_rows(ex.claims(across))  # the profile's Table 1 rows do not enter them
+    assert {p for _, p in values} == {"lambda=2"}
+    ex._RELEASES.clear()  # the direct run trains its own generators
+    direct, _ = ex.run_table1(df, lam=2.0, **kw)
+    want = dict(zip(*ex.claims(direct)[["metric", "value"]].to_numpy().T, strict=True))
+    for claim in ACROSS:
+        for bound in BOUNDS:
+            assert values[f"{claim}.across{bound}", "lambda=2"] == pytest.approx(
+                want[f"{claim}{bound}"], rel=1e-12
+            ), (claim, bound)
+    b_rows = direct[direct["parameters"].map(lambda p: parse_parameters(p)["setting"] == "B")]
+    pd.testing.assert_frame_equal(
+        across.reset_index(drop=True),
+        b_rows.assign(experiment="table1_across").reset_index(drop=True),
+    )
+
+
+def test_across_reuses_the_generators_of_fig8(monkeypatch):
+    """A lambda that Fig. 8 trained is not trained again for Table 1's across rows."""
+    monkeypatch.setattr(ex, "_RELEASES", {})
+    df = small_table(n=240)
+    params = {"epochs": 1, "batch_size": 64, "hidden": 16, "progress": False}
+    ex.run_fig8(df, lambdas=[2.0], seeds=[0], theta=0.05, imposter_params=params)
+    trained = dict(ex._RELEASES)
+    fits = []
+    monkeypatch.setattr(ex.Imposter, "fit", lambda *a, **k: fits.append(1))
+    ex.run_table1_across(
+        df, [2.0], 1.0, seeds=[0], theta=0.05, classifiers=["LR"], imposter_params=params
+    )
+    assert fits == [] and ex._RELEASES.keys() == trained.keys()
+
+
+# ------------------------------------------------------------------------------------------------
 # tables
 
 

@@ -6,9 +6,11 @@ import pytest
 import scipy.stats
 
 from populations import census_sample
+from ppdp.attacks.disclosure import disclosure_generalized, draw_match_conditions
 from ppdp.experiments import mutual_cover as mc
 from ppdp.experiments.common import tidy_frame, tidy_rows
 from ppdp.mechanisms.anatomy import Anatomy
+from ppdp.mechanisms.mondrian import Mondrian
 from ppdp.utility.queries import bounds_anatomy, generate_queries, query_sums
 
 
@@ -44,21 +46,83 @@ def test_mondrian_variants_reproduce_fig5_and_order_by_group_size():
     frame = mc.run_experiments(data, deltas=(1 / 5,), l=10, l_values=(10,), n_queries=10, **common)
     variants = mc.mondrian_group_sizes(data, variants=({"l": 10}, {"l": 10, "k": 60}), **common)
     # the first variant is Fig. 5's Mondrian: the same disclosure, run by run
-    fig5 = frame[(frame["experiment"] == "fig5") & (frame["metric"] == "identity_disclosure")]
-    same = variants[
-        (variants["method"] == "Mondrian(l=10)") & (variants["metric"] == "identity_disclosure")
+    for metric in ("identity_disclosure", "attribute_disclosure", "mean_group_size"):
+        fig5 = frame[(frame["experiment"] == "fig5") & (frame["metric"] == metric)]
+        same = variants[(variants["method"] == "Mondrian(l=10)") & (variants["metric"] == metric)]
+        np.testing.assert_allclose(same["value"].to_numpy(), fig5["value"].to_numpy())
+    table = mc.mondrian_ordering(pd.concat([frame, variants])).set_index("variant")
+    assert list(table.index) == [
+        "Mondrian(l=10) (Fig. 5)",
+        "Mondrian(l=10)",
+        "Mondrian(l=10, k=60)",
     ]
-    np.testing.assert_allclose(same["value"].to_numpy(), fig5["value"].to_numpy())
-    table = mc.identity_ordering(pd.concat([frame, variants])).set_index("variant")
+    assert list(table["mondrian_k"]) == ["", "", "60"]
     sizes = table["mean group size"]
     assert sizes["Mondrian(l=10, k=60)"] >= 60 and sizes["Mondrian(l=10)"] >= 10
     assert sizes["Mondrian(l=10, k=60)"] > sizes["Mondrian(l=10)"]
     claim = mc.claims(frame).set_index("metric")["value"]
-    assert table.loc["Mondrian(l=10)", "MutualCover below (share of P_match)"] == pytest.approx(
-        claim["mutual_cover.identity_below_mondrian_fraction"]
-    )
+    for kind in ("identity", "attribute"):
+        reading = table[f"{kind}: MutualCover below (share of P_match)"]
+        assert reading["Mondrian(l=10)"] == reading["Mondrian(l=10) (Fig. 5)"]
+        assert reading["Mondrian(l=10)"] == pytest.approx(
+            claim[f"mutual_cover.{kind}_below_mondrian_fraction"]
+        )
     with pytest.raises(ValueError, match="variants may set l, k and refine only"):
         mc.mondrian_group_sizes(data, variants=({"l": 10, "m": 3},), **common)
+
+
+def test_disclosure_claims_across_mondrian_group_sizes():
+    """The two claims at another Mondrian group size equal the plain claims of the same run with
+    Fig. 5's Mondrian replaced by a Mondrian of that size, attacked directly; Fig. 5's own
+    Mondrian (k <= l, or a variant equal to it) gives no across row."""
+    data = census_sample(seed=0, n=240)
+    common = dict(p_match=mc.P_MATCH, n_runs=2, seed=5)
+    frame = mc.run_experiments(
+        data, deltas=(1 / 2,), l=4, l_values=(4,), delta_for_l=1 / 2, n_queries=5, **common
+    )
+    sizes = mc.mondrian_variants(4, ["minimal", 2, 4, 60, 25, 25])
+    assert sizes == [{"l": 4, "refine": "anatomy"}, {"l": 4, "k": 25}, {"l": 4, "k": 60}]
+    with pytest.raises(ValueError, match="group size"):
+        mc.mondrian_variants(4, ["smallest"])
+    # Fig. 5's Mondrian run again as a variant, and one of another l: neither is an across value
+    variants = [{"l": 4}, {"l": 20}, *sizes]
+    groups = mc.mondrian_group_sizes(data, variants=variants, **common)
+    got = mc.claims(pd.concat([frame, groups]))
+    plain = mc.claims(frame)
+    # the profile's rows are unchanged
+    pd.testing.assert_frame_equal(
+        got[~got["metric"].str.endswith(".across")].reset_index(drop=True), plain
+    )
+    across = got[got["metric"].str.endswith(".across")]
+    assert set(across["parameters"]) == {"mondrian_k=minimal", "mondrian_k=25", "mondrian_k=60"}
+    assert len(across) == 6
+    # the sizes give different readings here, so the check below tells them apart
+    assert across["value"].nunique() > 1
+    names = ("identity_below_mondrian_fraction", "attribute_below_mondrian_fraction")
+    n = len(data)
+    others = frame[frame["experiment"] != "fig5"]
+    for size, variant in zip(("minimal", "25", "60"), sizes, strict=True):
+        # Fig. 5 run directly on this Mondrian, with the run's match conditions
+        model = Mondrian(list(mc.QI), mc.SENSITIVE, **variant).fit(data)
+        rows = []
+        for p in common["p_match"]:
+            for r in range(common["n_runs"]):
+                used = draw_match_conditions(n, len(mc.QI), p, mc._rng(5, "match", p, r))
+                ident, attr = disclosure_generalized(data, model.generalized_, mc.SENSITIVE, used)
+                metrics = {"identity_disclosure": ident.mean(), "attribute_disclosure": attr.mean()}
+                rows += tidy_rows(
+                    "fig5", mc.METHOD_MONDRIAN, metrics, parameters={"l": 4, "p_match": p}, seed=r
+                )
+        direct = mc.claims(pd.concat([others, tidy_frame(rows)])).set_index("metric")["value"]
+        at = across[across["parameters"] == f"mondrian_k={size}"].set_index("metric")["value"]
+        for name in names:
+            assert at[f"mutual_cover.{name}.across"] == direct[f"mutual_cover.{name}"]
+    # the table the notebook prints reads the same values
+    table = mc.mondrian_ordering(pd.concat([frame, groups])).set_index("mondrian_k")
+    for row in across.itertuples():
+        kind = row.metric.removeprefix("mutual_cover.").split("_")[0]  # identity or attribute
+        size = row.parameters.removeprefix("mondrian_k=")
+        assert table.loc[size, f"{kind}: MutualCover below (share of P_match)"] == row.value
 
 
 def test_query_answers_equal_the_query_module_to_the_bit():

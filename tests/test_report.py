@@ -16,6 +16,7 @@ from ppdp.report import (
     CAUSES,
     MAX_FIGURE_BYTES,
     Check,
+    _natural_key,
     build_report,
     check_complete,
     evaluate,
@@ -878,6 +879,42 @@ def test_every_committed_profile_judges_every_claim_or_fails(tmp_path, profile):
     table = evaluate(claims, results, runs=list(runs), complete=True)
     with pytest.raises(ValueError, match=rf"has no value for 1 claims: {re.escape(lost.id)} "):
         check_complete(table, allow_unmeasured=unmeasured)
+
+
+def test_across_values_of_an_interval_claim_are_judged_on_their_intervals(tmp_path):
+    """Where a claim's check reads its whole interval, a value at another setting is judged on the
+    interval the run gives there (``<id>.across.ci_low`` / ``.ci_high`` rows): a mean that meets
+    the threshold with an interval that crosses it does not make the claim ambiguous, an interval
+    wholly past it does, and a value with no interval fails such a check."""
+    path = _claims_file(
+        tmp_path,
+        [
+            {
+                **_claim("p.rho", "<", 0.0, basis="interval"),
+                "cause": _cause("ambiguous", "grid", ["p.rho"]),
+            }
+        ],
+        n_claims=1,
+    )
+    rows = tidy_rows("claims", "", {"p.rho": -0.8, "p.rho.ci_low": -1.0, "p.rho.ci_high": 0.4})
+    grids = {"a": (-0.9, -1.0, 0.2), "b": (-0.95, -1.0, -0.6), "c": (-0.9, None, None)}
+    for grid, (value, low, high) in grids.items():
+        values = {"p.rho.across": value}
+        if low is not None:
+            values |= {"p.rho.across.ci_low": low, "p.rho.across.ci_high": high}
+        rows += tidy_rows("claims", "", values, parameters={"grid": grid})
+    write_results(rows, tmp_path / "res" / "nb.csv")
+    table = evaluate(load_claims(path), tmp_path / "res", runs=["nb"]).set_index("id")
+    row = table.loc["p.rho"]
+    assert (row["measured"], row["ci_low"], row["ci_high"]) == (-0.8, -1.0, 0.4)
+    assert row["verdict"] == "ambiguous"
+    assert row["detail"] == "fails at this profile's value, holds at grid = b"
+    assert row["across"] == "grid = a: -0.9 [-1, 0.2]; grid = b: -0.95 [-1, -0.6]; grid = c: -0.9"
+    # the interval rows of a value are its own, not claims rows of their own
+    assert not table.attrs["unlisted"]
+    # values are listed in the order of their numbers, not of their text
+    labels = ["k=100", "k=25", "k=minimal", "k=-1.5", "k=3"]
+    assert sorted(labels, key=_natural_key) == ["k=-1.5", "k=3", "k=25", "k=100", "k=minimal"]
 
 
 def test_a_verdict_that_flips_over_an_unstated_setting_is_ambiguous(tmp_path):

@@ -81,10 +81,12 @@ def results() -> pd.DataFrame:
         E.tradeoff(census, [0.0, 0.1], experiment="fig2_census", optimal_max_n=16),
         E.tradeoff(movie, [0.0, 0.1], experiment="fig2_movie", optimal_max_n=0),
         E.table1(census, 0.1)[0],
+        E.table1_across(census, [0.05, 0.1], 0.1),
         E.roc_experiment(census, [0.1], classifier="naive_bayes", experiment="fig3", seeds=[0, 1]),
         E.roc_experiment(movie, [0.1], classifier="logistic", experiment="fig4", optimal_max_n=0),
         E.nearest_point_experiment(3, 1.0, k_max=4),
         E.support_experiment(movie, 0.1)[0],
+        E.support_across(movie, [0.1, 0.2], 0.1),
         E.timing_experiment([2], (3, 100), exact_max_n=4),
     ]
     E.clear_cache()
@@ -160,6 +162,9 @@ def test_every_claim_is_computed(results):
         "sppm.movie_auc_largest_delta_sppm",
         "sppm.fig6_exact_over_sppm_time",
         "sppm.movie_support_max",
+        "sppm.table1_education_after.across",
+        "sppm.movie_support_max.across",
+        "sppm.movie_support_frac_le10.across",
     }
     assert expected <= set(claims["metric"])
     assert "sppm.movie_gap_to_optimal" not in set(claims["metric"])  # no optimum on Movie
@@ -328,3 +333,101 @@ def test_synthetic_claims_across_alphabets():
     table = E.across_table(got, base_m=3)
     assert list(table.index) == [3, 4]
     assert table.loc[4, "synthetic_L100_gap"] == pytest.approx(want["sppm.synthetic_L100_gap"])
+
+
+def across_rows(claims: pd.DataFrame) -> pd.DataFrame:
+    return claims[claims["metric"].str.endswith(".across")]
+
+
+def test_census_claims_across_encodings(tmp_path):
+    """The Census curve claims under another encoding equal those of a curve run directly on that
+    encoding (with ExpMec, as the notebook runs it); the profile's own encoding is not run again.
+    The direct curve reuses the memoized fits only if its problem has the same fingerprint, that
+    is, if the across curve was fitted on that encoding."""
+    E.clear_cache()
+    deltas = [0.0, 0.2]
+    across = E.census_across(["age_decade", "age_20y", "age_20y"], deltas, top=12)
+    assert set(across["parameters"].str.extract(r"encoding=([^;]+)")[0]) == {"age_20y"}
+    assert set(across["method"]) == {"sppm_L100", "optimal"}
+    with pytest.raises(ValueError, match="unknown Census encodings"):
+        E.census_across(["age_decades"], deltas, top=12)
+    direct = E.tradeoff(E.census_problem(12, age_bins="20y"), deltas, experiment="fig2_census")
+    want = E.claims(direct).set_index("metric")["value"]
+    base = E.tradeoff(E.census_problem(12), deltas, experiment="fig2_census")
+    got = E.claims(concat_tidy([base, across]))
+    rows = across_rows(got)
+    assert set(rows["parameters"]) == {"encoding=age_20y"}
+    names = ["sppm.census_sppm_distortion", "sppm.census_gap_to_optimal"]
+    assert sorted(rows["metric"]) == sorted(f"{m}.across" for m in names)
+    for row in rows.itertuples():
+        assert row.value == pytest.approx(want[row.metric.removesuffix(".across")], abs=1e-12)
+    plain = got.set_index("metric")["value"]  # the profile's rows are those of its own curve
+    for name in names:
+        assert plain[name] == E.claims(base).set_index("metric")["value"][name]
+    path = tmp_path / "sppm.csv"  # the encodings come back from a written CSV
+    write_results(concat_tidy([base, across, got]), path)
+    assert_same_claims(E.claims(read_results(path)), read_results(path))
+    table = E.across_values(got, [n.removeprefix("sppm.") for n in names], "encoding", "age_decade")
+    assert list(table.index) == ["age_20y", "age_decade"]
+    assert table.loc["age_decade", "census_gap_to_optimal"] == plain[names[1]]
+    assert E.CENSUS_ENCODINGS["age_exact_missing_kept_train_rows"] == {
+        "age_bins": "raw",
+        "missing": "category",
+        "split": "train",
+    }
+    assert E.CENSUS_DEFAULT_ENCODING == "age_decade" and len(E.CENSUS_ENCODINGS) == 16
+    E.clear_cache()
+
+
+def test_table1_and_fig7_claims_across_budgets():
+    """Table 1's and Fig. 7's claims at another budget equal those of the experiment run directly
+    at that budget; the profile's budget gives no across row."""
+    E.clear_cache()
+    census = stand_in_problem(
+        "census_stand_in", E.CENSUS_FEATURES, (3, 3, 2, 3, 2, 2, 2), n_users=600, top=12, seed=1
+    )
+    movie = stand_in_problem(
+        "movie_stand_in", [f"g{i}" for i in range(5)], (2,) * 5, n_users=600, top=10, seed=2
+    )
+    t1x = E.table1_across(census, [0.05, 0.1, 0.1], 0.1, n_steps=20)
+    f7x = E.support_across(movie, [0.02, 0.1], 0.1, n_steps=20)
+    base = [E.table1(census, 0.1, n_steps=20)[0], E.support_experiment(movie, 0.1, n_steps=20)[0]]
+    got = E.claims(concat_tidy([*base, t1x, f7x]))
+    rows = across_rows(got)
+    assert set(rows["parameters"]) == {"delta=0.05", "delta=0.02"}
+    E.clear_cache()
+    want_t1 = E.claims(E.table1(census, 0.05, n_steps=20)[0]).set_index("metric")["value"]
+    want_f7 = E.claims(E.support_experiment(movie, 0.02, n_steps=20)[0]).set_index("metric")
+    want = {**want_t1.to_dict(), **want_f7["value"].to_dict()}
+    expected = {
+        ("sppm.table1_education_after.across", "delta=0.05"),
+        ("sppm.movie_support_max.across", "delta=0.02"),
+        ("sppm.movie_support_frac_le10.across", "delta=0.02"),
+    }
+    assert set(zip(rows["metric"], rows["parameters"], strict=True)) == expected
+    for row in rows.itertuples():
+        assert row.value == pytest.approx(want[row.metric.removesuffix(".across")], abs=1e-12)
+    table = E.across_values(got, ["movie_support_max", "movie_support_frac_le10"], "delta", 0.1)
+    assert list(table.index) == [0.02, 0.1]
+    assert table.loc[0.02, "movie_support_max"] == want["sppm.movie_support_max"]
+    assert E.table1_across(census, [0.1], 0.1).empty
+    E.clear_cache()
+
+
+def test_timing_keeps_the_fits_memoized_before_it():
+    """Fig. 6 times fresh fits but leaves the others memoized, so that Fig. 7's across budgets
+    reuse Fig. 4's mappings (fitted before Fig. 6 in the notebook)."""
+    E.clear_cache()
+    problem = E.synthetic(2)
+    fit = E._fit("sppm", problem, 1.0, n_steps=3)[0]
+    E.timing_experiment([2], (3,), delta_per_point=0.25, exact_max_n=0)
+    assert E._fit("sppm", problem, 1.0, n_steps=3)[0] is fit
+    E.clear_cache()
+
+
+def test_across_parameters_are_checked():
+    with pytest.raises(ValueError, match="census_encoding_range"):
+        E.PARAMETERS["census_encoding_range"].check("census_encoding_range", ["age_decades"])
+    assert E.PARAMETERS["census_encoding_range"].check("census_encoding_range", "age_exact") == [
+        "age_exact"
+    ]

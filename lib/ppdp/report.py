@@ -550,7 +550,7 @@ def evaluate(
                 low, high = _interval(frame, claim.id, hit["value"].to_numpy(float))
                 holds = claim.check.holds_interval(measured, low, high)
                 verdict = "reproduced" if holds else "not reproduced"
-                others = frame[frame["metric"] == claim.id + ACROSS_SUFFIX]
+                others = frame[frame["metric"].str.startswith(claim.id + ACROSS_SUFFIX)]
                 if len(others):
                     across, flips = _across(claim, holds, others)
                     if flips:
@@ -583,14 +583,28 @@ def evaluate(
 
 def _across(claim: Claim, holds: bool, others: pd.DataFrame) -> tuple[str, str]:
     """A claim's values at the other plausible values of an unstated setting (``others``: its
-    ``<id>.across`` rows), as text, and where the verdict differs ("" if it never does).
+    ``<id>.across`` rows, and ``<id>.across.ci_low`` / ``.ci_high`` rows where the run gives the
+    interval there), as text, and where the verdict differs ("" if it never does).
 
-    The verdict at another value is the check on that value (one run each: no interval)."""
-    labels = others["parameters"].astype(str).str.replace("=", " = ").str.replace(";", ", ")
-    values = others["value"].to_numpy(float)
-    order = np.argsort(labels.to_numpy(), kind="stable")
-    shown = "; ".join(f"{labels.iloc[i]}: {_fmt(values[i])}" for i in order)
-    differ = [labels.iloc[i] for i in order if claim.check.holds(values[i]) != holds]
+    The verdict at another value is the claim's check on that value, on its interval where the
+    check's basis is the interval: a run that gives no interval there fails such a check, as the
+    profile's value would."""
+    metric = others["metric"].str.removeprefix(claim.id + ACROSS_SUFFIX)
+    keyed = others.assign(part=metric.replace({"": "value"}).str.lstrip("."))
+    wide = keyed.pivot_table(index="parameters", columns="part", values="value", aggfunc="mean")
+    wide = wide.reindex(columns=["value", "ci_low", "ci_high"]).dropna(subset=["value"])
+    wide = wide.loc[sorted(wide.index, key=_natural_key)]
+    labels = wide.index.astype(str).str.replace("=", " = ").str.replace(";", ", ")
+    parts = []
+    differ = []
+    for label, (value, low, high) in zip(labels, wide.to_numpy(float), strict=True):
+        shown = _fmt(value)
+        if math.isfinite(low) and math.isfinite(high):
+            shown += f" [{_fmt(low)}, {_fmt(high)}]"
+        parts.append(f"{label}: {shown}")
+        if claim.check.holds_interval(value, low, high) != holds:
+            differ.append(label)
+    shown = "; ".join(parts)
     if not differ:
         return shown, ""
     here = "holds" if holds else "fails"
@@ -598,6 +612,12 @@ def _across(claim: Claim, holds: bool, others: pd.DataFrame) -> tuple[str, str]:
         shown,
         f"{here} at this profile's value, {'fails' if holds else 'holds'} at " + ", ".join(differ),
     )
+
+
+def _natural_key(text: str) -> list:
+    """Sort key that orders numbers inside labels by value ("k=25" before "k=100")."""
+    parts = re.split(r"(-?\d+(?:\.\d+)?)", str(text))
+    return [(0, float(p), "") if i % 2 else (1, 0.0, p) for i, p in enumerate(parts)]
 
 
 def check_complete(table: pd.DataFrame, *, allow_unmeasured: Iterable[str] = ()) -> None:

@@ -264,13 +264,29 @@ def rank_correlation(x: Any, y: Any) -> float:
 
     Fewer than two points, or a constant side, mean no trend: 0 rather than nan, so that a claim
     "y falls as x grows" reads as not holding.
+
+    Values of a side that agree to ``TIE_DIGITS`` decimals of its largest magnitude are ties. Equal
+    means computed in another order (a matrix product's kernel, a CSV round trip) differ in their
+    last bits, and ranking those bits would turn a flat curve into a trend of either sign.
     """
     from scipy.stats import spearmanr
 
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    x, y = _snap_ties(x), _snap_ties(y)
     if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return 0.0
     return float(spearmanr(x, y).statistic)
+
+
+#: Decimals, relative to a side's largest magnitude, below which :func:`rank_correlation` sees ties.
+TIE_DIGITS = 9
+
+
+def _snap_ties(values: Any) -> np.ndarray:
+    values = np.asarray(values, dtype=float)
+    scale = np.max(np.abs(values), initial=0.0, where=np.isfinite(values))
+    if not scale > 0:
+        return values
+    return np.round(values / scale, TIE_DIGITS) * scale
 
 
 def _round_value(value: float) -> float:

@@ -37,6 +37,7 @@ from ppdp.experiments.common import (
     Param,
     concat_tidy,
     expand_parameters,
+    format_parameters,
     mean_halfwidth,
     rank_correlation,
     tidy_frame,
@@ -55,6 +56,7 @@ from ppdp.utility.recommendation import activity_map, cf_rmse
 
 __all__ = [
     "AUTHORS_DEFAULTS",
+    "CONSTRAINT_SWEEPS",
     "DATASET_DEFAULTS",
     "METHODS",
     "PARAMETERS",
@@ -62,13 +64,16 @@ __all__ = [
     "TABLE_II",
     "Population",
     "Split",
+    "across_table",
     "check_parameters",
     "claims",
     "cluster_count_sweep",
+    "constraint_across",
     "constraint_sweep",
     "convergence",
     "decomposition",
     "feasible_seeds",
+    "grid_label",
     "group_count_sweep",
     "load_population",
     "make_split",
@@ -877,6 +882,133 @@ def constraint_sweep(
     )
 
 
+#: Per sweep of :func:`constraint_sweep`: (figure, lower bound, upper bound).
+CONSTRAINT_SWEEPS = {"k_alpha": ("fig8", "k", "alpha"), "l_beta": ("fig9", "l", "beta")}
+#: Metric suffix of a claim on another grid of Figs. 8/9 (the report's ``ACROSS_SUFFIX``).
+ACROSS = ".across"
+
+
+def _grid_points(grid: Mapping[str, Any], low: str, high: str) -> tuple[tuple[int, int], ...]:
+    """The (lower, upper) bound pairs of one grid ``{low: [...], high: [...]}`` (their product)."""
+    if set(grid) != {low, high}:
+        raise ValueError(f"a grid needs exactly the keys {low!r} and {high!r}; got {dict(grid)!r}")
+    lows, highs = (sorted({int(v) for v in np.atleast_1d(grid[key])}) for key in (low, high))
+    return tuple((a, b) for a in lows for b in highs)
+
+
+def grid_label(points, low: str, high: str) -> str:
+    """A grid's name, e.g. ``"k 20/40/60/80 alpha 150/200"`` (no ``;`` nor ``=``: a parameter)."""
+    lows = "/".join(str(v) for v in sorted({int(p[0]) for p in points}))
+    highs = "/".join(str(v) for v in sorted({int(p[1]) for p in points}))
+    return f"{low} {lows} {high} {highs}"
+
+
+def constraint_across(
+    pop,
+    seeds,
+    grids,
+    pairs,
+    which: str,
+    budget: float,
+    *,
+    base: pd.DataFrame | None = None,
+    n_draws=1,
+    overrides=None,
+    models=("rf",),
+    scenarios=("I",),
+    progress=False,
+    n_jobs=1,
+) -> pd.DataFrame:
+    """Fig. 8 or Fig. 9 on the other grids of bounds the paper may have used (it states none).
+
+    ``grids`` are dicts ``{"k": [...], "alpha": [...]}`` (Fig. 8, ``which="k_alpha"``) or
+    ``{"l": [...], "beta": [...]}`` (Fig. 9), each meaning every pair of their values; ``pairs`` is
+    the profile's own grid (``k_alpha_list`` / ``l_beta_list``), and a grid of the same pairs is
+    skipped: its claim is the plain one. Every point is one HyObscure fit per seed, as in
+    :func:`constraint_sweep` (same seeds, budget and settings), and each is fitted once however
+    many grids hold it; the points of ``base`` (that sweep's frame, run with the same arguments)
+    are taken from it instead of fitted again. Rows as :func:`constraint_sweep`'s, experiment
+    ``fig8_across`` / ``fig9_across``, one copy of a point's rows per grid that holds it, the
+    parameter ``grid`` (:func:`grid_label`) telling the grids apart.
+    """
+    if which not in CONSTRAINT_SWEEPS:
+        raise ValueError(f"which must be 'k_alpha' or 'l_beta'; got {which!r}")
+    name, low, high = CONSTRAINT_SWEEPS[which]
+    seeds = [int(s) for s in seeds]
+    profile = {(int(a), int(b)) for a, b in pairs}
+    chosen: dict[str, tuple[tuple[int, int], ...]] = {}
+    for grid in grids or ():
+        points = _grid_points(grid, low, high)
+        if set(points) != profile:
+            chosen.setdefault(grid_label(points, low, high), points)
+    if not chosen:
+        return tidy_frame([])
+
+    knob = KNOB["HyObscure"]
+    have = tidy_frame([])
+    if base is not None and len(base):
+        have = base[(base["experiment"] == name) & (base["method"] == "HyObscure")]
+    have = expand_parameters(have, [low, high, knob])
+    have = have[np.isclose(have[knob].astype(float), budget) & have["seed"].isin(seeds)]
+    # a point of the base sweep is reused when the sweep ran it on every seed
+    ran = have.groupby([have[low].astype(int), have[high].astype(int)])["seed"].nunique()
+    wanted = {p for points in chosen.values() for p in points}
+    missing = sorted(p for p in wanted if ran.get(p, 0) < len(set(seeds)))
+    fitted = tidy_frame([])
+    if missing:
+        fitted = constraint_sweep(
+            pop,
+            seeds,
+            missing,
+            which,
+            budget,
+            n_draws=n_draws,
+            overrides=overrides,
+            models=models,
+            scenarios=scenarios,
+            progress=progress,
+            n_jobs=n_jobs,
+        )
+        fitted = expand_parameters(fitted, [low, high, knob])
+    reused = have[[(a, b) not in missing for a, b in zip(have[low], have[high], strict=True)]]
+    pool = pd.concat([f for f in (reused, fitted) if len(f)], ignore_index=True)
+    at = list(zip(pool[low].astype(int), pool[high].astype(int), strict=True))
+    frames = []
+    for label, points in chosen.items():
+        block = pool[[p in points for p in at]]
+        params = [
+            format_parameters({low: a, high: b, knob: budget, "grid": label})
+            for a, b in zip(block[low].astype(int), block[high].astype(int), strict=True)
+        ]
+        frames.append(block.assign(experiment=f"{name}_across", parameters=params))
+    return concat_tidy(frames)
+
+
+def across_table(claim_rows: pd.DataFrame, k_alpha_list=None, l_beta_list=None) -> pd.DataFrame:
+    """Figs. 8/9's rank correlations on every grid, from :func:`claims` rows: index (claim,
+    grid), columns ``value``, ``ci_low`` and ``ci_high``. The profile's own grid (the plain claim
+    rows) is named from ``k_alpha_list`` / ``l_beta_list`` when given, and marked ``(profile)``."""
+    sel = claim_rows[claim_rows["metric"].str.contains(r"_fig[89]_rank_correlation", regex=True)]
+    sel = expand_parameters(sel, ["grid"])
+    metric = sel["metric"]
+    bound = metric.str.extract(r"\.(ci_low|ci_high)$")[0].fillna("value")
+    claim = metric.str.replace(r"\.(ci_low|ci_high)$", "", regex=True)
+    profile = {"fig8": k_alpha_list, "fig9": l_beta_list}
+    grids = []
+    for label, name in zip(sel["grid"], claim, strict=True):
+        fig = "fig8" if "_fig8_" in name else "fig9"
+        _, low, high = CONSTRAINT_SWEEPS["k_alpha" if fig == "fig8" else "l_beta"]
+        if name.endswith(ACROSS):
+            grids.append(label)
+        else:
+            pairs = profile[fig]
+            grids.append(
+                ("" if pairs is None else grid_label(pairs, low, high) + " ") + "(profile)"
+            )
+    table = sel.assign(claim=claim.str.removesuffix(ACROSS), grid=grids, bound=bound.to_numpy())
+    return table.pivot_table(index=["claim", "grid"], columns="bound", values="value")
+
+
 def convergence(pop, seed: int, budget: float, *, overrides=None) -> pd.DataFrame:
     """Fig. 11: the leakage after every O-problem and every accepted G move of one fit."""
     cfg = _config(pop, overrides)
@@ -1012,8 +1144,9 @@ class _Bootstrap:
         self.n_boot = n_boot
         self.seed = seed
 
-    def rows(self, claim_id: str, method: str, stat) -> list[dict]:
-        """Claim rows: the estimate ``stat(w)`` at equal weights plus ``.ci_low``/``.ci_high``."""
+    def rows(self, claim_id: str, method: str, stat, parameters=None) -> list[dict]:
+        """Claim rows: the estimate ``stat(w)`` at equal weights plus ``.ci_low``/``.ci_high``,
+        all with ``parameters`` (e.g. the setting of a claim's ``.across`` rows)."""
         from scipy import stats
 
         n = len(self.seeds)
@@ -1039,7 +1172,7 @@ class _Bootstrap:
             if np.isfinite(lo):
                 metrics[f"{claim_id}.ci_low"] = float(lo)
                 metrics[f"{claim_id}.ci_high"] = float(hi)
-        return tidy_rows("claims", method, metrics)
+        return tidy_rows("claims", method, metrics, parameters=parameters)
 
 
 def _tradeoff_curves(trade, metric, seeds):
@@ -1054,6 +1187,24 @@ def _tradeoff_curves(trade, metric, seeds):
     return out, u0[0]  # the reference's utility loss per seed
 
 
+def _bound_rank_rows(boot, claim_id, frame, key, metric, seeds, parameters=None) -> list[dict]:
+    """Figs. 8/9's claim on one grid: Spearman's correlation of HyObscure's protection (mean over
+    the upper bound and the seeds) with the lower bound ``key``; no rows when a point of the grid
+    is infeasible or the frame holds no protection."""
+    if frame is None or not len(frame) or "infeasible" in set(frame["metric"]):
+        return []
+    if not len(frame[(frame["metric"] == metric) & (frame["method"] == "HyObscure")]):
+        return []
+    # averaged over the upper bound and the seeds: the effect of the lower bound alone
+    v, keys = _by_seed(frame, "HyObscure", metric, seeds, key=key)
+    return boot.rows(
+        claim_id,
+        "HyObscure",
+        lambda w: rank_correlation(keys, v @ w),
+        parameters=parameters,
+    )
+
+
 def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.DataFrame:
     """Claims rows (``experiment == "claims"``) from the tidy rows of this notebook's experiments.
 
@@ -1063,6 +1214,12 @@ def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.D
     ``results`` holds the rows of ``tradeoff``, ``fig6``, ``fig8``, ``fig9``, ``fig10`` and
     ``fig11`` as written to the results CSV (other rows, claims included, are ignored), so the
     claims can be recomputed from a written run.
+
+    The paper states no grid of bounds behind Figs. 8 and 9, so their rank correlations are also
+    computed on every other grid of :func:`constraint_across` (rows ``fig8_across`` /
+    ``fig9_across``): metrics ``<id>.across``, ``<id>.across.ci_low`` and ``<id>.across.ci_high``
+    with the grid as the parameter ``grid`` (e.g. ``grid=k 20/40/60/80 alpha 150/200``), by the
+    same statistic and the same bootstrap resamples of the same seeds as the profile's grid.
 
     Every statistic is computed on the means over seeds (the curves of the figures) and comes with
     a 95% percentile interval from ``N_BOOTSTRAP`` resamples of the seeds (metrics ``<id>.ci_low``
@@ -1074,7 +1231,9 @@ def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.D
     metric = "privacy_rf_sI"
     trade = results.get("tradeoff")
     # every experiment of a notebook runs the same seeds; bootstrap them together
-    frames = [results.get(k) for k in ("tradeoff", "fig6", "fig8", "fig9")]
+    frames = [
+        results.get(k) for k in ("tradeoff", "fig6", "fig8", "fig9", "fig8_across", "fig9_across")
+    ]
     seeds = sorted({int(s) for f in frames if f is not None and len(f) for s in f["seed"]})
     boot = _Bootstrap(seeds)
     if trade is not None and len(trade):
@@ -1180,19 +1339,18 @@ def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.D
                     return float(np.min(h - best))
 
                 rows += boot.rows("hyobscure.fig6_min_margin", "HyObscure", min_margin)
-    for name, key in (("fig8", "k"), ("fig9", "l")):
-        fr = results.get(name)
-        if fr is None or not len(fr) or "infeasible" in set(fr["metric"]):
+    for name, key, _ in CONSTRAINT_SWEEPS.values():
+        claim_id = f"hyobscure.{name}_rank_correlation"
+        rows += _bound_rank_rows(boot, claim_id, results.get(name), key, metric, seeds)
+        # the same claim on the other grids (the paper states none): "<id>.across" rows
+        across = results.get(f"{name}_across")
+        if across is None or not len(across):
             continue
-        if not len(fr[(fr["metric"] == metric) & (fr["method"] == "HyObscure")]):
-            continue
-        # averaged over the upper bound and the seeds: the effect of the lower bound alone
-        v, keys = _by_seed(fr, "HyObscure", metric, seeds, key=key)
-        rows += boot.rows(
-            f"hyobscure.{name}_rank_correlation",
-            "HyObscure",
-            lambda w, v=v, keys=keys: rank_correlation(keys, v @ w),
-        )
+        labels = expand_parameters(across, ["grid"])["grid"].to_numpy()
+        for label, block in across.groupby(labels, sort=True):
+            rows += _bound_rank_rows(
+                boot, claim_id + ACROSS, block, key, metric, seeds, parameters={"grid": label}
+            )
     f10 = results.get("fig10")
     if f10 is not None and len(f10):
         sub = f10[f10["metric"] == "seconds_total"]
@@ -1407,6 +1565,13 @@ _KNOB_VALUE = Param("float")  # each mechanism checks the range of its own knob
 _CONSTRAINTS = ("n_groups", "k", "alpha", "l", "beta", "n_clusters")
 _PAIR = Param("list", item=Param("int", low=1), length=2)
 
+
+def _grid_param(low: str, high: str) -> Param:
+    """A grid of Fig. 8 or 9: ``{low: [...], high: [...]}``, every pair of their values."""
+    bounds = Param("list", item=Param("int", low=1))
+    return Param("dict", keys=(low, high), required=(low, high), item=bounds)
+
+
 #: The parameters of notebooks/hyobscure.ipynb.
 PARAMETERS: dict[str, Param] = {
     **COMMON_PARAMETERS,
@@ -1449,6 +1614,9 @@ PARAMETERS: dict[str, Param] = {
     "clusters_list": Param("list", item=Param("int", low=1)),
     "k_alpha_list": Param("list", item=_PAIR),
     "l_beta_list": Param("list", item=_PAIR),
+    # Figs. 8/9 again on other grids of bounds (the paper states none); None: no other grid
+    "k_alpha_grids": Param("list", item=_grid_param("k", "alpha"), none=True),
+    "l_beta_grids": Param("list", item=_grid_param("l", "beta"), none=True),
     "scaling_users": Param("list", item=Param("int", low=1)),
     "overrides": Param("dict"),
     "n_jobs": Param("int", low=1),

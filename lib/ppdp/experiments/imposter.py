@@ -7,6 +7,8 @@ Each function runs the grid points of one figure or table and returns a tidy fra
   Eq. (7) value, Pearson, and the detection result at ``theta``.
 - :func:`run_table1`: accuracy and F1 of XGBoost, GBDT, RF, MLP and LR predicting ``sex`` and
   ``income`` from the implicit-privacy attributes, Settings A, B and C.
+- :func:`run_table1_across`: Table 1's Setting B again at the other plausible ``lambda`` (the
+  paper does not state the one of Table 1), for the claims' ``.across`` rows.
 - :func:`run_fig7`: k-RR on the implicit-privacy attributes for a grid of epsilons, GBDT trained
   and tested on the perturbed table (the paper's protocol) and tested on real records.
 - :func:`run_table2`: XGBoost, Settings A and B, for several ``theta``.
@@ -52,11 +54,13 @@ from ppdp.mechanisms.randomized_response import KaryRandomizedResponse
 from ppdp.published import published_value
 
 __all__ = [
+    "ACROSS_CLAIMS",
     "LABEL",
     "PARAMETERS",
     "PRIVATE",
     "SCORE_INDEX",
     "SCORE_KEYS",
+    "across_table",
     "check_parameters",
     "claims",
     "detection_scores",
@@ -76,6 +80,7 @@ __all__ = [
     "run_fig7",
     "run_fig8",
     "run_table1",
+    "run_table1_across",
     "run_table2",
     "score_table",
     "selected_counts",
@@ -283,6 +288,50 @@ def run_table1(
         )
         histories.append(history)
     return tidy_frame(rows), pd.concat(histories, ignore_index=True)
+
+
+def run_table1_across(
+    df: pd.DataFrame,
+    lambdas: Sequence[float],
+    base_lam: float,
+    *,
+    seeds: Sequence[int] = (0,),
+    theta: float = 0.01,
+    classifiers: Sequence[str] = CLASSIFIERS,
+    imposter_params: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    """Table 1's Setting B at the ``lambda`` values the paper leaves open (experiment
+    ``table1_across``, the parameter ``lambda`` telling them apart).
+
+    The paper does not state the ``lambda`` of Table 1, so the claims read from its Setting B are
+    judged at every value of ``lambdas`` besides the profile's ``base_lam`` (skipped when
+    ``lambdas`` holds it). Only ``lambda`` changes: the same data, split, seeds, features,
+    generator training (``imposter_params``) and classifiers as :func:`run_table1`. Setting A does
+    not depend on ``lambda`` and is not rerun; nor is Setting C, which no claim reads. The
+    generator of a (``lambda``, seed) pair that :func:`run_fig8` (or Table 2) already trained in
+    this process is reused (:func:`imposter_release` memoizes it), so with ``lambdas`` inside
+    Fig. 8's only the classifiers are fitted again.
+    """
+    features = _features(df, theta)
+    positives = _positives(df)
+    rows = []
+    for lam in sorted({float(v) for v in lambdas} - {float(base_lam)}):
+        for seed in seeds:
+            train, _ = _split(df, seed)
+            release, _ = imposter_release(
+                train, features, lam=lam, seed=seed, n=len(df), imposter_params=imposter_params
+            )
+            rows += _score(
+                "table1_across",
+                "",
+                {"B": _split(release, seed)},
+                features,
+                classifiers,
+                seed,
+                positives,
+                {"theta": theta, "lambda": lam},
+            )
+    return tidy_frame(rows)
 
 
 def run_fig7(
@@ -620,6 +669,10 @@ def krr_matched_income(fig7: pd.DataFrame, gender_accuracy: float) -> tuple[floa
 #: resamples of the seeds behind every claim's interval
 N_BOOTSTRAP = 1000
 
+#: The claims on Table 1's Setting B that are judged again at every other ``lambda`` of
+#: :func:`run_table1_across` (``<id>.across`` rows): the paper does not state Table 1's lambda.
+ACROSS_CLAIMS = ("imposter.gender_accuracy_b", "imposter.min_income_accuracy_b")
+
 
 def claims(results: pd.DataFrame, n_boot: int = N_BOOTSTRAP) -> pd.DataFrame:
     """The values the paper's claims are judged on, as tidy rows (``experiment == "claims"``).
@@ -656,6 +709,11 @@ def claims(results: pd.DataFrame, n_boot: int = N_BOOTSTRAP) -> pd.DataFrame:
         ``<id>.ci_high``) from ``n_boot`` resamples of the seeds: a seed redraws the split, the
         generator's training and the k-RR draws, so the interval covers all of them. A resample
         recomputes the claim from the rows of the drawn seeds, a seed drawn twice counting twice.
+
+        The claims of :data:`ACROSS_CLAIMS` are computed the same way (value and interval) from
+        the ``table1_across`` rows of every other ``lambda`` (:func:`run_table1_across`; the
+        paper states no lambda for Table 1), as ``<id>.across``, ``<id>.across.ci_low`` and
+        ``<id>.across.ci_high`` rows with the parameter ``lambda``.
     """
     frame = results[~results["experiment"].isin(DERIVED_EXPERIMENTS)]
     values = _claim_values(frame)
@@ -664,7 +722,36 @@ def claims(results: pd.DataFrame, n_boot: int = N_BOOTSTRAP) -> pd.DataFrame:
     for metric, value in values.items():
         method = "kRR" if "krr_income" in metric else "IMPOSTER"
         rows += tidy_rows("claims", method, {metric: value, **intervals.get(metric, {})})
+    # the Table 1 claims at the other lambdas (unstated): "<id>.across" rows, one set per lambda
+    across = _expand(_rows(frame, "table1_across"), ["lambda"])
+    for lam, block in across.groupby("lambda", sort=True):
+        at = block[list(frame.columns)].assign(experiment="table1")
+        point = {c: v for c, v in _claim_values(at).items() if c in ACROSS_CLAIMS}
+        bounds = _seed_intervals(at, point, n_boot)
+        for claim, value in point.items():
+            metrics = {f"{claim}.across": value}
+            for key, bound in bounds.get(claim, {}).items():
+                metrics[f"{claim}.across{key.removeprefix(claim)}"] = bound
+            rows += tidy_rows("claims", "IMPOSTER", metrics, parameters={"lambda": float(lam)})
     return tidy_frame(rows)
+
+
+def across_table(claims_rows: pd.DataFrame, base_lam: float) -> pd.DataFrame:
+    """The claims of :data:`ACROSS_CLAIMS` at every lambda: index ``lambda`` (float, sorted; the
+    profile's ``base_lam`` for the plain rows), a column per claim (without the ``imposter.``
+    prefix) and per interval bound, from :func:`claims` rows."""
+    rows = _expand(_rows(claims_rows, "claims"), ["lambda"])
+    name = rows["metric"].str.replace(".across", "", regex=False)
+    claim = name.str.removesuffix(".ci_low").str.removesuffix(".ci_high")
+    keep = claim.isin(ACROSS_CLAIMS)
+    table = pd.DataFrame(
+        {
+            "lambda": rows.loc[keep, "lambda"].fillna(float(base_lam)),
+            "claim": name[keep].str.removeprefix("imposter."),
+            "value": rows.loc[keep, "value"],
+        }
+    ).pivot_table(index="lambda", columns="claim", values="value", sort=True)
+    return table[sorted(table.columns)]
 
 
 def _seed_intervals(
@@ -1040,6 +1127,7 @@ PARAMETERS: dict[str, Param] = {
     "theta": Param("float", low=0, high=1),
     "thetas": Param("list", item=Param("float", low=0, high=1)),
     "lambdas": Param("list", item=Param("float", low=0)),
+    "lam_range": Param("list", item=Param("float", low=0)),
     "epsilons": Param("list", item=Param("float", low=0, open_low=True)),
     "classifiers": Param("list", item=Param("str", choices=CLASSIFIERS)),
 }

@@ -9,10 +9,13 @@ so differences between methods are not sampling noise of the workload.
 Tidy rows (``experiment``, ``method``, ``parameters``, ``seed``, ``metric``, ``value``):
 
 * ``fig3``/``fig4``/``fig5``: ``identity_disclosure`` and ``attribute_disclosure`` per run, with
-  parameters ``delta``, ``l``, ``p_match`` (MutualCover: fig3 and fig4; Mondrian: fig5);
+  parameters ``delta``, ``l``, ``p_match`` (MutualCover: fig3 and fig4; Mondrian: fig5), and
+  Mondrian's ``mean_group_size`` (fig5, parameter ``l``);
 * ``fig6``: ``iloss`` (total) and ``iloss_per_tuple``; MutualCover per delta, Mondrian per l;
 * ``fig7``: ``relative_error`` (mean over the queries) for MutualCover, Mondrian and Anatomy;
 * ``fig8``: ``iloss`` and ``relative_error`` of MutualCover at ``delta = 1/6`` per ``l``;
+* ``mondrian_groups`` (:func:`mondrian_group_sizes`): Fig. 5's attack on Mondrians with other
+  group sizes;
 * ``claims``: see :func:`claims`.
 """
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Mapping, Sequence
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -63,6 +67,13 @@ P_MATCH = (0.3, 0.5, 0.7, 0.8, 0.9, 1.0)
 METHOD_MC = "MutualCover"
 METHOD_MONDRIAN = "Mondrian"
 METHOD_ANATOMY = "Anatomy"
+#: A Mondrian group size of :func:`mondrian_variants`: l-diverse groups of ``l`` (or ``l + 1``)
+#: tuples, as small as l-diversity allows (the authors' refinement, MutualCover's own partition).
+MINIMAL = "minimal"
+#: Mondrian group sizes the comparisons with Fig. 5's Mondrian are also judged at (the paper gives
+#: its Mondrian l only): the minimal l-diverse groups, and a minimum group size ``k`` from l up to
+#: the groups the paper's own l sweep gives Mondrian (about 280 tuples at l = 20).
+MONDRIAN_K_RANGE = (MINIMAL, 10, 25, 50, 100, 200)
 
 
 #: Fig. 1(a): ages of the ten records of the paper's running example.
@@ -298,6 +309,12 @@ def run_experiments(
                 seed=r,
             )
         if lv == l:
+            rows += tidy_rows(
+                "fig5",
+                METHOD_MONDRIAN,
+                {"mean_group_size": n / baselines[lv].n_groups_},
+                parameters={"l": lv},
+            )
             for p in p_match:
                 for r in range(n_runs):
                     ident, attr = disclosure_generalized(data, gen, SENSITIVE, conditions[(p, r)])
@@ -402,6 +419,12 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
 
     ``results`` holds the tidy rows of the notebook's experiments, as written to its results CSV
     (claims rows in it are ignored), so the claims can be recomputed from a written run.
+
+    The two comparisons with Fig. 5's Mondrian (``identity_below_mondrian_fraction``,
+    ``attribute_below_mondrian_fraction``) are also made with every Mondrian of another group size
+    among the ``mondrian_groups`` rows (:func:`mondrian_group_sizes` of :func:`mondrian_variants`),
+    as ``<id>.across`` rows with the parameter ``mondrian_k`` (``"minimal"`` or ``k``): the paper
+    gives its Mondrian only ``l``.
     """
     frame = results
     rows: list[dict] = []
@@ -455,6 +478,26 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
             float((mc_at[common] < mo_at[common]).mean()),
             METHOD_MC,
         )
+        # the same at the Mondrian group sizes the paper leaves open (mondrian_group_sizes' rows):
+        # "<id>.across" rows, one per size, parameter mondrian_k ("minimal" or k); Fig. 5's own
+        # Mondrian is the plain rows above
+        for _, size, mondrian in _mondrian_baselines(frame):
+            if size is None:
+                continue
+            values = {
+                "identity_below_mondrian_fraction": _below_share(
+                    mc_id, _by_p_match(mondrian, "identity_disclosure")
+                ),
+                "attribute_below_mondrian_fraction": _below_share(
+                    mc_at, _by_p_match(mondrian, "attribute_disclosure")
+                ),
+            }
+            rows += tidy_rows(
+                "claims",
+                METHOD_MC,
+                {f"mutual_cover.{c}.across": v for c, v in values.items() if not np.isnan(v)},
+                parameters={"mondrian_k": size},
+            )
     # Fig. 6: information loss rises as delta falls; far below Mondrian's
     mc6 = f6[f6.method == METHOD_MC].groupby("delta")["value"].mean().sort_index(ascending=False)
     if len(mc6) > 1:
@@ -489,6 +532,53 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
     return tidy_frame(rows)
 
 
+def mondrian_variants(
+    l: int,  # noqa: E741 (the paper's l)
+    sizes: Sequence[int | str] = MONDRIAN_K_RANGE,
+) -> list[dict[str, Any]]:
+    """The Mondrians of the group sizes ``sizes`` other than Fig. 5's, as keyword arguments of
+    :class:`~ppdp.mechanisms.mondrian.Mondrian` (the ``variants`` of :func:`mondrian_group_sizes`).
+
+    Fig. 5's Mondrian is l-diverse with no other bound on its groups; the paper gives no other.
+    A size is :data:`MINIMAL` (``"minimal"``: the groups refined into groups of ``l`` or ``l + 1``
+    tuples, the smallest l-diversity allows, as MutualCover's own partition) or an integer ``k``:
+    l-diverse groups of at least ``k`` tuples. An l-diverse group holds at least ``l`` tuples, so
+    ``k <= l`` is Fig. 5's Mondrian itself: it is left out, as are repeats. Order: ``"minimal"``,
+    then rising ``k``.
+    """
+    minimal, ks = False, set()
+    for size in sizes:
+        if size == MINIMAL:
+            minimal = True
+        elif isinstance(size, Integral) and not isinstance(size, bool) and size >= 1:
+            if size > l:
+                ks.add(int(size))
+        else:
+            raise ValueError(
+                f"a Mondrian group size is {MINIMAL!r} or an integer k >= 1, got {size!r}"
+            )
+    out = [{"l": l, "refine": "anatomy"}] if minimal else []
+    return out + [{"l": l, "k": k} for k in sorted(ks)]
+
+
+def mondrian_size(variant: Mapping[str, Any], l: float) -> int | str | None:  # noqa: E741
+    """The group size (as in :func:`mondrian_variants`) of a ``mondrian_groups`` row's Mondrian,
+    from its parameters ``variant`` (``l``, ``k``, ``refine``; a missing one is absent or nan);
+    ``None`` when it is Fig. 5's Mondrian at ``l`` (or one of another ``l``, or a combination
+    :func:`mondrian_variants` does not make)."""
+
+    def given(key):
+        value = variant.get(key)
+        return value is not None and not pd.isna(value)
+
+    if not given("l") or not np.isclose(float(variant["l"]), l):
+        return None
+    k = int(float(variant["k"])) if given("k") else None
+    if (variant["refine"] if given("refine") else "none") == "anatomy":
+        return MINIMAL if k is None else None
+    return k if k is not None and k > l else None
+
+
 def mondrian_group_sizes(
     data: pd.DataFrame,
     *,
@@ -504,24 +594,30 @@ def mondrian_group_sizes(
     seed: int = 0,
     distance: str = "ordinal",
 ) -> pd.DataFrame:
-    """Fig. 5's Mondrian at other group sizes: its identity disclosure per ``P_match``.
+    """Fig. 5's Mondrian at other group sizes: its identity and attribute disclosure per
+    ``P_match``.
 
-    Mutual Cover's identity-disclosure claim compares it with one l-diverse Mondrian; how its groups
-    are sized is the paper's choice, not Mondrian's. Each variant (keyword arguments of
-    :class:`~ppdp.mechanisms.mondrian.Mondrian`: ``l``, ``k``, ``refine``) is attacked with the same
-    match conditions as :func:`run_experiments` with the same ``seed`` and ``n_runs``, so its rows
-    compare directly with that run's ``fig3`` rows.
+    Mutual Cover's disclosure claims compare it with one l-diverse Mondrian; how its groups are
+    sized is the paper's choice, not Mondrian's. Each variant (keyword arguments of
+    :class:`~ppdp.mechanisms.mondrian.Mondrian`: ``l``, ``k``, ``refine``; see
+    :func:`mondrian_variants`) is attacked with the same match conditions as
+    :func:`run_experiments` with the same ``seed`` and ``n_runs``, so its rows compare directly with
+    that run's ``fig3`` and ``fig4`` rows.
 
     Returns
     -------
     DataFrame
         Tidy rows of experiment ``"mondrian_groups"``: method ``Mondrian(l=10, k=50)`` etc., metrics
-        ``identity_disclosure`` per run and ``P_match`` (parameter ``p_match``), and
-        ``mean_group_size`` (tuples per group).
+        ``identity_disclosure`` and ``attribute_disclosure`` per run and ``P_match`` (parameter
+        ``p_match``), and ``mean_group_size`` (tuples per group).
     """
     categorical = categorical_columns(distance)
     qi = list(QI)
     n = len(data)
+    for variant in variants:
+        unknown = set(variant) - {"l", "k", "refine"}
+        if unknown:
+            raise ValueError(f"variants may set l, k and refine only; got {sorted(unknown)}")
     conditions = {
         (p, r): draw_match_conditions(n, len(qi), p, _rng(seed, "match", p, r))
         for p in p_match
@@ -529,9 +625,6 @@ def mondrian_group_sizes(
     }
     rows = []
     for variant in variants:
-        unknown = set(variant) - {"l", "k", "refine"}
-        if unknown:
-            raise ValueError(f"variants may set l, k and refine only; got {sorted(unknown)}")
         name = "Mondrian(" + ", ".join(f"{k}={v}" for k, v in variant.items()) + ")"
         model = Mondrian(qi, SENSITIVE, categorical=categorical, **variant).fit(data)
         rows += tidy_rows(
@@ -539,44 +632,83 @@ def mondrian_group_sizes(
         )
         for p in p_match:
             for r in range(n_runs):
-                ident, _ = disclosure_generalized(
+                ident, attr = disclosure_generalized(
                     data, model.generalized_, SENSITIVE, conditions[(p, r)]
                 )
                 rows += tidy_rows(
                     "mondrian_groups",
                     name,
-                    {"identity_disclosure": ident.mean()},
+                    {"identity_disclosure": ident.mean(), "attribute_disclosure": attr.mean()},
                     parameters={**variant, "p_match": p},
                     seed=r,
                 )
     return tidy_frame(rows)
 
 
-def identity_ordering(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per Mondrian variant: its mean group size and the share of ``P_match`` values at which
-    MutualCover's mean identity disclosure (``fig3``, over deltas and runs) is below the variant's
-    (the reading of ``mutual_cover.identity_below_mondrian_fraction``), from the rows of
-    :func:`run_experiments` and :func:`mondrian_group_sizes`."""
-    d3 = frame[(frame["experiment"] == "fig3") & (frame["metric"] == "identity_disclosure")]
-    mc_id = expand_parameters(d3, keys=("p_match",)).groupby("p_match")["value"].mean()
-    mc_id.index = mc_id.index.astype(float)
+def _by_p_match(rows: pd.DataFrame, metric: str) -> pd.Series:
+    """Mean ``value`` of ``metric`` per ``p_match`` (float index) of tidy rows."""
+    sub = rows[rows["metric"] == metric]
+    sub = expand_parameters(sub, keys=("p_match",))
+    return sub.groupby(sub["p_match"].astype(float))["value"].mean()
+
+
+def _below_share(mc: pd.Series, mondrian: pd.Series) -> float:
+    """Share of the common ``P_match`` values at which MutualCover's mean is below Mondrian's."""
+    common = mc.index.intersection(mondrian.index)
+    return float((mc[common] < mondrian[common]).mean()) if len(common) else np.nan
+
+
+def _mondrian_baselines(frame: pd.DataFrame):
+    """Fig. 5's Mondrian and every ``mondrian_groups`` variant of the tidy ``frame``, as
+    ``(name, size, rows)``: ``size`` is ``None`` for Fig. 5's own (and variants of the same group
+    size or another ``l``, see :func:`mondrian_size`), ``rows`` the Mondrian's tidy rows."""
+    d5 = frame[(frame["experiment"] == "fig5") & (frame["method"] == METHOD_MONDRIAN)]
+    if d5.empty:
+        return
+    l5 = float(expand_parameters(d5, keys=("l",))["l"].dropna().iloc[0])
+    yield f"Mondrian(l={l5:g}) (Fig. 5)", None, d5
     sub = frame[frame["experiment"] == "mondrian_groups"]
-    out = []
     for name, block in sub.groupby("method", sort=False):
-        size = block.loc[block["metric"] == "mean_group_size", "value"].mean()
-        ident = expand_parameters(
-            block[block["metric"] == "identity_disclosure"], keys=("p_match",)
-        )
-        mo = ident.groupby(ident["p_match"].astype(float))["value"].mean()
-        common = mc_id.index.intersection(mo.index)
+        sizes = block[block["metric"] == "mean_group_size"]
+        if not len(sizes):
+            yield name, None, block
+            continue
+        variant = expand_parameters(sizes[["parameters"]].iloc[:1], ("l", "k", "refine"))
+        yield name, mondrian_size(variant.iloc[0].to_dict(), l5), block
+
+
+def mondrian_ordering(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per Mondrian, Fig. 5's first and then the variants of :func:`mondrian_group_sizes` by rising
+    mean group size: the share of ``P_match`` values at which MutualCover's mean identity
+    (``fig3``) and attribute (``fig4``) disclosure, over deltas and runs, is below the Mondrian's
+    (the readings of ``mutual_cover.identity_below_mondrian_fraction`` and
+    ``mutual_cover.attribute_below_mondrian_fraction``), and the Mondrian's largest gap between its
+    mean attribute and identity disclosure over ``P_match`` (the paper finds them identical).
+    ``mondrian_k`` is the size of the variant's ``.across`` rows (``"minimal"`` or ``k``; empty for
+    Fig. 5's Mondrian and for variants that are not an other size of it)."""
+    mc_id = _by_p_match(frame[frame["experiment"] == "fig3"], "identity_disclosure")
+    mc_at = _by_p_match(frame[frame["experiment"] == "fig4"], "attribute_disclosure")
+    out = []
+    for name, size, rows in _mondrian_baselines(frame):
+        mo_id = _by_p_match(rows, "identity_disclosure")
+        mo_at = _by_p_match(rows, "attribute_disclosure")
+        gap = (mo_at - mo_id).dropna()
         out.append(
             {
                 "variant": name,
-                "mean group size": size,
-                "MutualCover below (share of P_match)": float((mc_id[common] < mo[common]).mean()),
+                "mondrian_k": "" if size is None else str(size),
+                "mean group size": rows.loc[rows["metric"] == "mean_group_size", "value"].mean(),
+                "identity: MutualCover below (share of P_match)": _below_share(mc_id, mo_id),
+                "attribute: MutualCover below (share of P_match)": _below_share(mc_at, mo_at),
+                "attribute - identity (largest)": float(gap.max()) if len(gap) else np.nan,
             }
         )
-    return pd.DataFrame(out)
+    # Fig. 5's Mondrian first, then the variants from the smallest groups up
+    table = pd.DataFrame(out)
+    if len(table) > 1:
+        order = [0, *(table["mean group size"].iloc[1:].sort_values(kind="stable").index)]
+        table = table.loc[order].reset_index(drop=True)
+    return table
 
 
 def delta_influence(frame: pd.DataFrame, spread: float = 0.25, alpha: float = 0.05) -> pd.DataFrame:
@@ -775,6 +907,11 @@ PARAMETERS: dict[str, Param] = {
     "distance": Param("str", choices=("ordinal", "zero_one")),
     "refine": Param("str", choices=("anatomy", "none")),
     "solver": Param("str", choices=("ipm", "simplex")),
+    # Fig. 5's Mondrian at other group sizes: "minimal" or a minimum group size k
+    "mondrian_k_range": Param(
+        "list",
+        item=Param("any", alternatives=(Param("int", low=1), Param("str", choices=(MINIMAL,)))),
+    ),
 }
 
 

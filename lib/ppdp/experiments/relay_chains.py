@@ -15,6 +15,11 @@ Data choices (see the notebook for the full list):
   sensitive attribute.
 * Weights: ``"uniform"`` (the paper's default) or ``"inverse_variance"`` (``w_k`` proportional to
   ``1 / var_k``, i.e. distances on standardized attributes).
+
+The paper states neither the QI weights, nor Fig. 4's grid of thresholds, nor Fig. 6's threshold:
+the claims read from Figs. 4 and 6 (:data:`ACROSS_CLAIMS`) are also judged at other values of these
+settings (:data:`ACROSS_SETTINGS`; parameters ``weighting_range``, ``deltas_range``,
+``fig6_delta_range`` of :func:`run_experiment`), as ``<id>.across`` claim rows.
 """
 
 from __future__ import annotations
@@ -39,11 +44,15 @@ from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms.relay import METHODS, RelayChain, RelayWarning, reuse_units
 
 __all__ = [
+    "ACROSS_CLAIMS",
+    "ACROSS_SETTINGS",
     "ADULT_QIS",
     "ADULT_SENSITIVE",
     "GERMAN_SENSITIVE",
     "METHOD_LABELS",
     "PARAMETERS",
+    "across_table",
+    "across_values",
     "adult_table",
     "all_rows",
     "chain_points",
@@ -54,6 +63,7 @@ __all__ = [
     "fig2_tables",
     "figure_rows",
     "german_credit_table",
+    "grid_label",
     "make_weights",
     "mean_over_seeds",
     "plot_fig4",
@@ -459,6 +469,138 @@ def chain_points(
     return sorted(points)
 
 
+# ---------------------------------------------------------------------------------------------------
+# the settings the paper leaves open
+
+#: The settings of the German Credit figures that the paper does not state, across which the claims
+#: of :data:`ACROSS_CLAIMS` are also judged (``<id>.across`` rows): the QI weighting of the distance
+#: and the utility loss, Fig. 4's threshold grid and Fig. 6's fixed threshold step.
+ACROSS_SETTINGS = ("weighting", "deltas", "fig6_delta")
+
+#: The claims judged across :data:`ACROSS_SETTINGS`, by the figure they are read from. Fig. 4's
+#: claims move with the weighting and the grid, Fig. 6's with the weighting and ``fig6_delta``.
+ACROSS_CLAIMS = {
+    "fig4": ("bua_loses_most", "loss_rises_sharply"),
+    "fig6": (
+        "fla_least_along_chains",
+        "bua_most_along_chains",
+        "fla_slowest_growth",
+        "bua_fastest_growth",
+    ),
+}
+
+#: The experiments of the figure rows at the other values of :data:`ACROSS_SETTINGS`.
+ACROSS_EXPERIMENTS = ("fig4_across", "fig6_across")
+
+
+def _grid(deltas) -> tuple[float, ...]:
+    """A threshold grid in canonical form: sorted distinct values, as written to the results."""
+    return tuple(sorted({float(f"{float(d):.12g}") for d in deltas}))
+
+
+def grid_label(deltas, others=()) -> str:
+    """A short name of a Fig. 4 threshold grid: ``"lo-hi"`` (``"0.01-0.1"``), or every value
+    (``"0.01,0.02,0.04"``) where another grid of ``others`` has the same ends."""
+    grid = _grid(deltas)
+    short = f"{grid[0]:g}-{grid[-1]:g}"
+    if any(_grid(o) != grid and f"{_grid(o)[0]:g}-{_grid(o)[-1]:g}" == short for o in others):
+        return ",".join(f"{d:g}" for d in grid)
+    return short
+
+
+def across_values(
+    *,
+    weighting: str,
+    deltas: Sequence[float],
+    fig6_delta: float,
+    weighting_range: Sequence[str] = (),
+    deltas_range: Sequence[Sequence[float]] = (),
+    fig6_delta_range: Sequence[float] = (),
+) -> dict[str, list]:
+    """The other values of each setting of :data:`ACROSS_SETTINGS`: the profile's own value (which
+    the ranges may contain) and repeats are skipped.
+
+    Returns
+    -------
+    dict
+        ``"weighting"``: weightings; ``"deltas"``: ``(label, grid)`` pairs (:func:`grid_label`);
+        ``"fig6_delta"``: threshold steps.
+    """
+    for w in weighting_range:
+        if w not in WEIGHTINGS:
+            raise ValueError(f"weighting_range: {w!r} is not one of {WEIGHTINGS}")
+    grids = [_grid(g) for g in deltas_range]
+    short = [g for g in grids if len(g) < 2]
+    if short:
+        raise ValueError(
+            f"deltas_range: every grid needs two thresholds or more (Fig. 4's claims compare the "
+            f"smallest with the largest); got {list(short[0])}"
+        )
+    base = _grid(deltas)
+    everything = [base, *grids]
+    other_grids = list(dict.fromkeys(g for g in grids if g != base))
+    base_step = float(f"{float(fig6_delta):.12g}")
+    steps = dict.fromkeys(float(f"{float(d):.12g}") for d in fig6_delta_range)
+    return {
+        "weighting": [w for w in dict.fromkeys(weighting_range) if w != weighting],
+        "deltas": [(grid_label(g, everything), g) for g in other_grids],
+        "fig6_delta": [d for d in steps if not np.isclose(d, base_step, rtol=1e-9, atol=0)],
+    }
+
+
+def _at_points(chains: pd.DataFrame, points: Iterable[tuple[int, float]]) -> pd.DataFrame:
+    """The rows of ``chains`` of the chains at ``points`` (``(hops, delta)``), in order."""
+    wanted = {(int(h), float(f"{float(d):.12g}")) for h, d in points}
+    where = expand_parameters(chains[["parameters"]], ["hops", "delta"])
+    keys = zip(where["hops"].astype(int), where["delta"].astype(float), strict=True)
+    keep = np.array([(h, float(f"{d:.12g}")) in wanted for h, d in keys], dtype=bool)
+    return chains[keep].reset_index(drop=True)
+
+
+def _loss_rows(
+    chains: pd.DataFrame,
+    *,
+    setting: str,
+    value,
+    fig4_hops: int | None = None,
+    fig4_deltas: Sequence[float] | None = None,
+    fig6_delta: float | None = None,
+    max_hops: int | None = None,
+) -> list[dict]:
+    """Fig. 4 (``fig4_across``) and Fig. 6 (``fig6_across``) rows, as :func:`figure_rows`
+    computes ``fig4`` and ``fig6``, with the varied ``setting = value`` among their parameters."""
+    w = wide(chains)
+    rows: list[dict] = []
+    if w.empty:
+        return rows
+    if fig4_deltas is not None:
+        on = np.isclose(w["delta"].to_numpy()[:, None], np.asarray(fig4_deltas, float)[None, :])
+        g4 = w[(w["hops"] == fig4_hops) & on.any(axis=1)]
+        loss = g4.groupby(["dataset", "method", "seed", "delta"])["utility_loss"].mean()
+        for (dataset, method, seed, delta), v in loss.items():
+            params = {"dataset": dataset, "delta": float(delta), "hops": int(fig4_hops)}
+            rows += tidy_rows(
+                "fig4_across",
+                method,
+                {"mean_utility_loss": v},
+                parameters={**params, setting: value},
+                seed=seed,
+            )
+    if fig6_delta is not None:
+        g6 = w[np.isclose(w["delta"], fig6_delta) & (w["hops"] <= int(max_hops))]
+        loss = g6.groupby(["dataset", "method", "seed", "hops"])["utility_loss"].mean()
+        for (dataset, method, seed, hops), v in loss.items():
+            params = {"dataset": dataset, "delta": float(fig6_delta), "hops": int(hops)}
+            rows += tidy_rows(
+                "fig6_across",
+                method,
+                {"mean_utility_loss": v},
+                parameters={**params, setting: value},
+                seed=seed,
+            )
+    return rows
+
+
 def run_experiment(
     *,
     seed: int = 0,
@@ -475,11 +617,25 @@ def run_experiment(
     adult_weighting: str = "inverse_variance",
     methods: Sequence[str] = METHODS,
     progress: bool = False,
+    weighting_range: Sequence[str] = (),
+    deltas_range: Sequence[Sequence[float]] = (),
+    fig6_delta_range: Sequence[float] = (),
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """All chain runs of the notebook on German Credit and Adult; returns (chains, figure rows).
 
     Seed ``seed + s`` (``s < n_seeds``) draws the row subsample of each data set; with the full
     German table (``german_rows=None``) the German runs do not depend on the seed.
+
+    ``weighting_range``, ``deltas_range`` (a list of Fig. 4 grids) and ``fig6_delta_range`` are the
+    values of the settings the paper leaves open (:data:`ACROSS_SETTINGS`) at which its German
+    Credit claims are also judged, one setting varied at a time, the others at the profile's
+    values, on the same subsamples; the profile's own values are skipped (:func:`across_values`).
+    Their figure rows are added to the figure rows as experiments ``fig4_across`` (the weighting,
+    the grid) and ``fig6_across`` (the weighting, ``fig6_delta``), with the varied setting among
+    their parameters; the chain rows and the other figure rows do not change. The chains at the
+    profile's weighting are run together with the profile's own, so the work on each table they
+    share is done once (:func:`ppdp.mechanisms.relay.reuse_units`); another weighting runs Fig. 4's
+    and Fig. 6's chains again.
     """
     if isinstance(n_seeds, bool) or not isinstance(n_seeds, int | np.integer) or n_seeds < 1:
         raise ValueError(f"n_seeds must be an integer >= 1; got {n_seeds!r}")
@@ -491,21 +647,66 @@ def run_experiment(
         max_hops=max_hops,
         fig6_top=fig6_top,
     )
-    frames = []
+    other = across_values(
+        weighting=weighting,
+        deltas=deltas,
+        fig6_delta=fig6_delta,
+        weighting_range=weighting_range,
+        deltas_range=deltas_range,
+        fig6_delta_range=fig6_delta_range,
+    )
+    fig6_hops = range(1, int(max_hops) + 1)
+    # the chains of the other grids and fig6_delta values, at the profile's weighting
+    extra = {(int(hops), d) for _, grid in other["deltas"] for d in grid}
+    extra |= {(h, d) for d in other["fig6_delta"] for h in fig6_hops}
+    own = {(h, float(f"{d:.12g}")) for h, d in points}
+    extra = {(h, d) for h, d in extra if (h, d) not in own}  # the profile's chains run as today
+    # Fig. 4's and Fig. 6's chains at the profile's grid and fig6_delta, for the other weightings
+    reweighted = sorted(
+        {(int(hops), float(d)) for d in deltas} | {(h, fig6_delta) for h in fig6_hops}
+    )
+    frames, across = [], []
     for s in range(int(seed), int(seed) + int(n_seeds)):
         german = german_credit_table(german_rows, seed=s)
-        frames.append(
-            run_chains(
+        runs = run_chains(
+            german,
+            sorted(set(points) | extra),
+            sensitive=GERMAN_SENSITIVE,
+            dataset="german",
+            methods=methods,
+            weights=make_weights(german, GERMAN_SENSITIVE, weighting),
+            seed=s,
+            progress=progress,
+        )
+        frames.append(_at_points(runs, points) if extra else runs)
+        for label, grid in other["deltas"]:
+            across += _loss_rows(
+                runs, setting="deltas", value=label, fig4_hops=hops, fig4_deltas=grid
+            )
+        for d in other["fig6_delta"]:
+            across += _loss_rows(
+                runs, setting="fig6_delta", value=d, fig6_delta=d, max_hops=max_hops
+            )
+        for w in other["weighting"]:
+            alt = run_chains(
                 german,
-                points,
+                reweighted,
                 sensitive=GERMAN_SENSITIVE,
                 dataset="german",
                 methods=methods,
-                weights=make_weights(german, GERMAN_SENSITIVE, weighting),
+                weights=make_weights(german, GERMAN_SENSITIVE, w),
                 seed=s,
                 progress=progress,
             )
-        )
+            across += _loss_rows(
+                alt,
+                setting="weighting",
+                value=w,
+                fig4_hops=hops,
+                fig4_deltas=deltas,
+                fig6_delta=fig6_delta,
+                max_hops=max_hops,
+            )
         if adult_rows != 0:
             adult = adult_table(adult_rows, seed=s)
             frames.append(
@@ -529,6 +730,8 @@ def run_experiment(
         fig6_top=fig6_top,
         deltas=deltas,
     )
+    if across:
+        figs = concat_tidy([figs, tidy_frame(across)])
     return chains, figs
 
 
@@ -550,6 +753,39 @@ def mean_over_seeds(
     return w.groupby([key, "method"])[metric].mean().unstack("method")
 
 
+def _fig4_claims(f4: pd.DataFrame) -> list[tuple[str, float, str]]:
+    """Fig. 4's claims (name, value, method) from its curves (:func:`mean_over_seeds`)."""
+    if f4.empty:
+        return []
+    avg = f4.mean(axis=0)
+    loose, strict = f4.index.max(), f4.index.min()
+    gap = abs(f4.loc[loose, "fla"] - f4.loc[loose, "tda"]) / f4.loc[loose, "tda"]
+    return [
+        ("bua_loses_most", float(avg.idxmax() == "bua"), "bua"),
+        ("loss_rises_sharply", float(f4.loc[strict].mean() / f4.loc[loose].mean()), ""),
+        ("tda_fla_close_loose", 100.0 * float(gap), "fla"),
+    ]
+
+
+def _fig6_claims(f6: pd.DataFrame) -> list[tuple[str, float, str]]:
+    """Fig. 6's claims (name, value, method) from its curves (:func:`mean_over_seeds`)."""
+    if f6.empty:
+        return []
+    avg = f6.mean(axis=0)
+    out = [
+        ("fla_least_along_chains", float(avg.idxmin() == "fla"), "fla"),
+        ("bua_most_along_chains", float(avg.idxmax() == "bua"), "bua"),
+    ]
+    if len(f6.index) > 1:
+        growth = f6.loc[f6.index.max()] - f6.loc[f6.index.min()]
+        out += [
+            ("loss_grows_with_hops", float((growth > 0).all()), ""),
+            ("fla_slowest_growth", float(growth.idxmin() == "fla"), "fla"),
+            ("bua_fastest_growth", float(growth.idxmax() == "bua"), "bua"),
+        ]
+    return out
+
+
 def claims(
     results: pd.DataFrame, dataset: str = "german", extension: str = "adult"
 ) -> pd.DataFrame:
@@ -557,12 +793,18 @@ def claims(
 
     Orderings are 1 (holds) or 0 (does not); see ``claims.yaml`` for the statements.
 
+    The claims of :data:`ACROSS_CLAIMS` are also given at every other value of the settings the
+    paper leaves open that :func:`run_experiment` ran (rows ``fig4_across``, ``fig6_across``), as
+    ``<id>.across`` rows whose parameter names the setting and its value (``weighting``,
+    ``deltas``: the grid's label, ``fig6_delta``); each claim only across the settings of its
+    figure.
+
     Parameters
     ----------
     results : DataFrame
         The tidy rows of the notebook's experiments (``chains``, ``fig2``, ``fig4``, ``fig5``,
-        ``fig6``, ``fig6b``), as written to its results CSV; claims rows in it are ignored, so the
-        claims can be recomputed from a written run.
+        ``fig6``, ``fig6b``, ``fig4_across``, ``fig6_across``), as written to its results CSV;
+        claims rows in it are ignored, so the claims can be recomputed from a written run.
     dataset, extension : str
         The paper's dataset and the extension dataset (Adult).
     """
@@ -575,23 +817,34 @@ def claims(
         rows.extend(tidy_rows("claims", method, {f"relay_chains.{claim}": value}))
 
     f4 = mean_over_seeds(figs, "fig4", "mean_utility_loss", dataset, "delta")
-    if not f4.empty:
-        avg = f4.mean(axis=0)
-        add("bua_loses_most", float(avg.idxmax() == "bua"), "bua")
-        loose, strict = f4.index.max(), f4.index.min()
-        add("loss_rises_sharply", float(f4.loc[strict].mean() / f4.loc[loose].mean()))
-        gap = abs(f4.loc[loose, "fla"] - f4.loc[loose, "tda"]) / f4.loc[loose, "tda"]
-        add("tda_fla_close_loose", 100.0 * float(gap), "fla")
     f6 = mean_over_seeds(figs, "fig6", "mean_utility_loss", dataset, "hops")
-    if not f6.empty:
-        avg = f6.mean(axis=0)
-        add("fla_least_along_chains", float(avg.idxmin() == "fla"), "fla")
-        add("bua_most_along_chains", float(avg.idxmax() == "bua"), "bua")
-        if len(f6.index) > 1:
-            growth = f6.loc[f6.index.max()] - f6.loc[f6.index.min()]
-            add("loss_grows_with_hops", float((growth > 0).all()))
-            add("fla_slowest_growth", float(growth.idxmin() == "fla"), "fla")
-            add("bua_fastest_growth", float(growth.idxmax() == "bua"), "bua")
+    for claim, value, method in _fig4_claims(f4) + _fig6_claims(f6):
+        add(claim, value, method)
+    # the same claims at the other values of the settings the paper leaves open: "<id>.across"
+    # rows, one per value, the varied setting as their parameter
+    wanted = {c for claims_of in ACROSS_CLAIMS.values() for c in claims_of}
+    across = results[results["experiment"].isin(ACROSS_EXPERIMENTS)]
+    if not across.empty:
+        keyed = expand_parameters(across, keys=ACROSS_SETTINGS)
+        for setting in ACROSS_SETTINGS:
+            varied = keyed[keyed[setting].notna()]
+            for value, index in varied.groupby(setting, sort=True).groups.items():
+                block = across.loc[index]
+                found = _fig4_claims(
+                    mean_over_seeds(block, "fig4_across", "mean_utility_loss", dataset, "delta")
+                ) + _fig6_claims(
+                    mean_over_seeds(block, "fig6_across", "mean_utility_loss", dataset, "hops")
+                )
+                for claim, v, method in found:
+                    if claim in wanted:
+                        rows.extend(
+                            tidy_rows(
+                                "claims",
+                                method,
+                                {f"relay_chains.{claim}.across": v},
+                                parameters={setting: value},
+                            )
+                        )
     f6b = mean_over_seeds(figs, "fig6b", "mean_utility_loss", dataset, "hops")
     if len(f6b.index) > 1:
         growth = f6b.loc[f6b.index.max()] - f6b.loc[f6b.index.min()]
@@ -623,6 +876,48 @@ def claims(
                 r["method"],
             )
     return tidy_frame(rows)
+
+
+#: The figures whose claims each setting of :data:`ACROSS_SETTINGS` changes.
+_SETTING_FIGURES = {"weighting": ("fig4", "fig6"), "deltas": ("fig4",), "fig6_delta": ("fig6",)}
+
+
+def across_table(
+    claims_rows: pd.DataFrame, *, weighting: str, deltas: Sequence[float], fig6_delta: float
+) -> pd.DataFrame:
+    """The claims of :data:`ACROSS_CLAIMS` at the profile's value of each setting (``weighting``,
+    ``deltas``, ``fig6_delta``, the run's parameters) and at every other value it was run at.
+
+    Returns
+    -------
+    DataFrame
+        Index (``setting``, ``value``), a column per claim (without the ``relay_chains.`` prefix;
+        empty where the setting does not change the claim) and ``profile`` (True on the profile's
+        own value), from :func:`claims` rows.
+    """
+    name = claims_rows["metric"].str.removeprefix("relay_chains.")
+    plain = dict(zip(name, claims_rows["value"], strict=True))
+    profile = {"weighting": weighting, "deltas": grid_label(deltas), "fig6_delta": fig6_delta}
+    records = []
+    settings = expand_parameters(claims_rows[["parameters"]], ACROSS_SETTINGS)
+    for setting in ACROSS_SETTINGS:
+        names = [c for f in _SETTING_FIGURES[setting] for c in ACROSS_CLAIMS[f]]
+        own = {c: plain[c] for c in names if c in plain}
+        records.append({"setting": setting, "value": profile[setting], "profile": True, **own})
+        mine = claims_rows[name.str.endswith(".across") & settings[setting].notna()]
+        for value, block in mine.groupby(settings[setting], sort=False):
+            values = dict(
+                zip(
+                    block["metric"].str.removeprefix("relay_chains.").str.removesuffix(".across"),
+                    block["value"],
+                    strict=True,
+                )
+            )
+            records.append({"setting": setting, "value": value, "profile": False, **values})
+    columns = ["setting", "value", "profile", *(c for f in ACROSS_CLAIMS.values() for c in f)]
+    table = pd.DataFrame.from_records(records).reindex(columns=columns)
+    table["value"] = table["value"].astype(str)
+    return table.set_index(["setting", "value"])
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -756,6 +1051,9 @@ PARAMETERS: dict[str, Param] = {
     "fig6_top": _STEP,
     "weighting": Param("str", choices=WEIGHTINGS),
     "adult_weighting": Param("str", choices=WEIGHTINGS),
+    "weighting_range": Param("list", item=Param("str", choices=WEIGHTINGS)),
+    "deltas_range": Param("list", item=Param("list", item=_STEP)),
+    "fig6_delta_range": Param("list", item=_STEP),
 }
 
 

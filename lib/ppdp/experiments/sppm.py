@@ -121,6 +121,31 @@ def _alphabet_problem(name, codes_all, label, top, features, categories) -> Prob
 
 AGE_BINS = {"decade": 10, "5y": 5, "20y": 20, "raw": 1}
 MISSING = ("drop", "category")
+SPLITS = ("all", "train")
+
+
+def encoding_label(age_bins: str = "decade", missing: str = "drop", split: str = "all") -> str:
+    """The name of a Census encoding in the across rows: ``age_<bins>`` (``exact`` for ``"raw"``),
+    then ``_missing_kept`` when "?" is a category and ``_train_rows`` for ``adult.data`` only."""
+    age = "exact" if age_bins == "raw" else age_bins
+    return (
+        f"age_{age}"
+        + ("_missing_kept" if missing == "category" else "")
+        + ("_train_rows" if split == "train" else "")
+    )
+
+
+#: Every Census encoding :func:`census_problem` offers for a given ``top``, by name
+#: (:func:`encoding_label`) -> its ``age_bins``, ``missing`` and ``split``; the notebook parameter
+#: ``census_encoding_range`` picks from them.
+CENSUS_ENCODINGS: dict[str, dict[str, str]] = {
+    encoding_label(a, m, s): {"age_bins": a, "missing": m, "split": s}
+    for a in AGE_BINS
+    for m in MISSING
+    for s in SPLITS
+}
+#: The encoding of :func:`census_problem`'s defaults, the one the experiments use.
+CENSUS_DEFAULT_ENCODING = encoding_label()
 
 
 def census_problem(
@@ -379,6 +404,7 @@ def tradeoff(
     n_steps=(100,),
     optimal_max_n: int | None = None,
     warm_start: bool = True,
+    parameters: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
     """Leakage ``I(A; B^)`` and expected distortion of each method over a grid of budgets.
 
@@ -389,8 +415,10 @@ def tradeoff(
     ``I(A; B)``. With ``warm_start``, SPPM at each budget starts from its own mapping at the next
     smaller budget of ``deltas`` (Algorithm 1 leaves ``X_0`` open), so its curve never goes up,
     and the optimum from the smaller budget's support; without, every budget starts afresh.
+    ``parameters`` are added to every row's ``delta`` and ``n`` (e.g. the Census encoding).
     """
     rows = []
+    extra = dict(parameters or {})
     for delta in deltas:
         delta = float(delta)
         for method in methods:
@@ -424,7 +452,10 @@ def tradeoff(
                     metrics["lower_bound"] = model.lower_bound_
                     metrics["relative_gap"] = model.relative_gap_
                 rows += tidy_rows(
-                    experiment, name, metrics, parameters={"delta": delta, "n": problem.n}
+                    experiment,
+                    name,
+                    metrics,
+                    parameters={**extra, "delta": delta, "n": problem.n},
                 )
     return tidy_frame(rows)
 
@@ -462,15 +493,79 @@ def synthetic_across(
     return concat_tidy(frames) if frames else tidy_frame([])
 
 
+def census_across(
+    encodings,
+    deltas,
+    *,
+    base: str = CENSUS_DEFAULT_ENCODING,
+    top: int = 300,
+    n_steps: int = 100,
+    optimal_max_n: int | None = None,
+) -> pd.DataFrame:
+    """Fig. 2 (middle) under the Census encodings the paper leaves open.
+
+    The paper gives neither the age binning nor the handling of missing values nor the rows of its
+    Census alphabet, so its claims on SPPM's Census curve (the distortion it needs to reach 0.07
+    bits and its gap to the optimum) are judged under every encoding of ``encodings`` (names of
+    :data:`CENSUS_ENCODINGS`) besides the profile's ``base``, which is skipped. Each encoding gets
+    the curves of SPPM (L = ``n_steps``) and the certified optimum over ``deltas`` exactly as
+    :func:`tradeoff` fits the profile's (ExpMec is not needed for these claims). Rows of experiment
+    ``fig2_census_across`` with the parameter ``encoding``.
+    """
+    unknown = [e for e in encodings if e not in CENSUS_ENCODINGS]
+    if unknown:
+        raise ValueError(f"unknown Census encodings {unknown}; known: {sorted(CENSUS_ENCODINGS)}")
+    frames = []
+    for label in dict.fromkeys(e for e in encodings if e != base):
+        frames.append(
+            tradeoff(
+                census_problem(top, **CENSUS_ENCODINGS[label]),
+                deltas,
+                experiment="fig2_census_across",
+                methods=("sppm", "optimal"),
+                n_steps=(n_steps,),
+                optimal_max_n=optimal_max_n,
+                parameters={"encoding": label},
+            )
+        )
+    return concat_tidy(frames) if frames else tidy_frame([])
+
+
+def across_values(claims_rows: pd.DataFrame, names, key: str, base) -> pd.DataFrame:
+    """Claims at the profile's value of an unstated setting and at every other one.
+
+    Parameters
+    ----------
+    claims_rows : DataFrame
+        Rows of :func:`claims`: the plain ``<id>`` rows (at the profile's value) and the
+        ``<id>.across`` rows (parameter ``key``).
+    names : iterable of str
+        Claim ids without the ``sppm.`` prefix.
+    key : str
+        The setting (``"m"``, ``"encoding"``, ``"delta"``).
+    base
+        The profile's value of the setting (the plain rows').
+
+    Returns
+    -------
+    DataFrame
+        Index ``key`` (its values, ``base`` among them), one column per claim of ``names``.
+    """
+    metric = claims_rows["metric"].str.removeprefix("sppm.").str.removesuffix(".across")
+    rows = claims_rows.assign(claim=metric)[metric.isin(list(names))]
+    plain = ~rows["metric"].str.endswith(".across")
+    values = expand_parameters(rows, [key])[key].astype(object).where(~plain.to_numpy(), base)
+    kind = int if isinstance(base, int | np.integer) else float if isinstance(base, float) else str
+    rows = rows.assign(**{key: values.map(kind).to_numpy()})
+    return rows.pivot_table(index=key, columns="claim", values="value")
+
+
 def across_table(claims_rows: pd.DataFrame, base_m: int) -> pd.DataFrame:
     """The synthetic claims at every alphabet: index ``m``, a column per claim (without the
     ``sppm.`` prefix), from :func:`claims` rows of ``fig2_synthetic`` and
     ``fig2_synthetic_across``."""
     names = ("synthetic_L100_gap", "synthetic_L500_gain", "synthetic_more_steps_better")
-    metric = claims_rows["metric"].str.removeprefix("sppm.").str.removesuffix(".across")
-    rows = claims_rows.assign(claim=metric)[metric.isin(names)]
-    m = expand_parameters(rows, ["m"])["m"].fillna(base_m).astype(int)
-    return rows.assign(m=m.to_numpy()).pivot_table(index="m", columns="claim", values="value")
+    return across_values(claims_rows, names, "m", int(base_m))
 
 
 def distortion_to_reach(curve: pd.DataFrame, method: str, target: float) -> float:
@@ -515,11 +610,14 @@ def feature_leakage(problem: Problem, mapping) -> dict:
     return out
 
 
-def table1(problem: Problem, delta: float, n_steps: int = 100, path=None):
+def table1(
+    problem: Problem, delta: float, n_steps: int = 100, path=None, *, experiment: str = "table1"
+):
     """Table 1: ``I(A; F)`` per feature before and after SPPM at budget ``delta``.
 
     ``path``: the budget grid SPPM is warm-started along (see :func:`tradeoff`); pass the curve's
-    grid to reuse its mappings. ``None`` starts from the nearest-point mapping.
+    grid to reuse its mappings. ``None`` starts from the nearest-point mapping. ``experiment``
+    names the rows (:func:`table1_across` uses ``"table1_across"``).
     """
     model = _fit("sppm", problem, delta, n_steps=n_steps, path=path)[0]
     before = feature_leakage(problem, None)
@@ -527,13 +625,13 @@ def table1(problem: Problem, delta: float, n_steps: int = 100, path=None):
     rows = []
     for feat in problem.features:
         rows += tidy_rows(
-            "table1",
+            experiment,
             "sppm",
             {f"before_{feat}": before[feat], f"after_{feat}": after[feat]},
             parameters={"delta": delta},
         )
     rows += tidy_rows(
-        "table1",
+        experiment,
         "sppm",
         {
             "leakage_before": infotheory.mutual_information(problem.p_ab),
@@ -542,6 +640,23 @@ def table1(problem: Problem, delta: float, n_steps: int = 100, path=None):
         parameters={"delta": delta},
     )
     return tidy_frame(rows), model
+
+
+def _other_budgets(deltas, base_delta) -> list[float]:
+    """The budgets of ``deltas`` other than the profile's ``base_delta``, once each, in order."""
+    return sorted({float(d) for d in deltas} - {float(base_delta)})
+
+
+def table1_across(problem: Problem, deltas, base_delta: float, n_steps: int = 100) -> pd.DataFrame:
+    """Table 1 at the budgets the paper leaves open: :func:`table1` (from the nearest-point
+    mapping, as the profile's) at every budget of ``deltas`` but the profile's ``base_delta``,
+    as rows of experiment ``table1_across``. The fits are memoized, so a budget that Fig. 3 fits
+    from the same start (:func:`roc_experiment` without ``path``) is fitted once."""
+    frames = [
+        table1(problem, d, n_steps=n_steps, experiment="table1_across")[0]
+        for d in _other_budgets(deltas, base_delta)
+    ]
+    return concat_tidy(frames) if frames else tidy_frame([])
 
 
 # ------------------------------------------------------------------------------------------------
@@ -699,8 +814,18 @@ def timing_experiment(
     """Fig. 6: seconds to compute each mapping on the synthetic data, ``delta = c |B|``.
 
     The budget grows in proportion to the alphabet (Sec. 4.3, "Scalability"); ``c`` is
-    ``delta_per_point``. Times are minima over ``repeats`` runs; machine-dependent.
+    ``delta_per_point``. Times are minima over ``repeats`` runs; machine-dependent. Every fit is
+    fresh; the fits memoized before the call are kept (Fig. 7's across budgets reuse Fig. 4's).
     """
+    saved = dict(_FIT_CACHE)
+    try:
+        return _timing_rows(ms, n_steps, delta_per_point, exact_max_n, repeats)
+    finally:
+        clear_cache()
+        _FIT_CACHE.update(saved)
+
+
+def _timing_rows(ms, n_steps, delta_per_point, exact_max_n, repeats) -> pd.DataFrame:
     rows = []
     for m in ms:
         problem = synthetic(int(m))
@@ -739,12 +864,15 @@ def support_sizes(mapping) -> np.ndarray:
     return np.diff(M.indptr)
 
 
-def support_experiment(problem: Problem, delta: float, n_steps: int = 100, path=None):
+def support_experiment(
+    problem: Problem, delta: float, n_steps: int = 100, path=None, *, experiment: str = "fig7"
+):
     """Fig. 7: histogram of the support sizes of SPPM's ``p(. | b)`` (weighted by profile count
     and unweighted).
 
     ``path``: the budget grid SPPM is warm-started along (see :func:`tradeoff`); pass the curve's
-    grid to reuse its mappings. ``None`` starts from the nearest-point mapping.
+    grid to reuse its mappings. ``None`` starts from the nearest-point mapping. ``experiment``
+    names the rows (:func:`support_across` uses ``"fig7_across"``).
     """
     model = _fit("sppm", problem, delta, n_steps=n_steps, path=path)[0]
     sizes = support_sizes(model.mapping_)
@@ -753,10 +881,13 @@ def support_experiment(problem: Problem, delta: float, n_steps: int = 100, path=
     for size, count in enumerate(counts):
         if count:
             rows += tidy_rows(
-                "fig7", "sppm", {"profiles": count}, parameters={"delta": delta, "support": size}
+                experiment,
+                "sppm",
+                {"profiles": count},
+                parameters={"delta": delta, "support": size},
             )
     rows += tidy_rows(
-        "fig7",
+        experiment,
         "sppm",
         {
             "support_max": sizes.max(),
@@ -770,6 +901,18 @@ def support_experiment(problem: Problem, delta: float, n_steps: int = 100, path=
         parameters={"delta": delta},
     )
     return tidy_frame(rows), model
+
+
+def support_across(problem: Problem, deltas, base_delta: float, n_steps: int = 100) -> pd.DataFrame:
+    """Fig. 7 at the budgets the paper leaves open: :func:`support_experiment` (from the
+    nearest-point mapping, as the profile's) at every budget of ``deltas`` but the profile's
+    ``base_delta``, as rows of experiment ``fig7_across``. The fits are memoized: a budget of
+    Fig. 4 (:func:`roc_experiment` without ``path``, same steps) reuses Fig. 4's mapping."""
+    frames = [
+        support_experiment(problem, d, n_steps=n_steps, experiment="fig7_across")[0]
+        for d in _other_budgets(deltas, base_delta)
+    ]
+    return concat_tidy(frames) if frames else tidy_frame([])
 
 
 # ------------------------------------------------------------------------------------------------
@@ -789,6 +932,27 @@ def _synthetic_claims(curve: pd.DataFrame) -> dict[str, float]:
     if {"sppm_L3", "sppm_L100"} <= set(lk.columns):
         ordered = float((lk["sppm_L3"] >= lk["sppm_L100"] - 1e-9).all())
         out["sppm.synthetic_more_steps_better"] = ordered
+    return out
+
+
+#: Census target of Sec. 4.3 (bits): the leakage SPPM's distortion is read at.
+CENSUS_TARGET = 0.07
+
+
+def _census_curve_claims(curve: pd.DataFrame) -> dict[str, float]:
+    """The claims on SPPM's Census curve that :func:`census_across` judges under other encodings
+    (rows of one encoding): the distortion SPPM (L = 100) needs to reach 0.07 bits and its largest
+    gap above the certified optimum, each where its curves are present."""
+    out = {}
+    methods = set(curve["method"])
+    if "sppm_L100" in methods:
+        out["sppm.census_sppm_distortion"] = distortion_to_reach(curve, "sppm_L100", CENSUS_TARGET)
+    lk = curve[curve["metric"] == "leakage"].pivot_table(
+        index="delta", columns="method", values="value"
+    )
+    if {"sppm_L100", "optimal"} <= set(lk.columns):
+        both = lk[["sppm_L100", "optimal"]].dropna()
+        out["sppm.census_gap_to_optimal"] = float((both["sppm_L100"] - both["optimal"]).max())
     return out
 
 
@@ -819,13 +983,18 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
       above the optimum; on the synthetic data the largest gap of ``L = 100`` above the optimum,
       the largest gain of ``L = 500`` over ``L = 100`` and whether ``L = 3`` never beats
       ``L = 100``; the same three at every other alphabet of :func:`synthetic_across` as
-      ``<id>.across`` rows with the parameter ``m`` (the paper states no ``m``).
+      ``<id>.across`` rows with the parameter ``m`` (the paper states no ``m``). SPPM's Census
+      distortion to 0.07 bits and its gap to the optimum under every other encoding of
+      :func:`census_across` as ``<id>.across`` rows with the parameter ``encoding``.
     * Table 1: education before and after, and whether education, marital status and occupation
-      are the three features with the most leakage before and with the largest reduction.
+      are the three features with the most leakage before and with the largest reduction;
+      education after at every other budget of :func:`table1_across` as ``<id>.across`` rows
+      with the parameter ``delta`` (the paper states no budget).
     * Figs. 3-4: SPPM's AUC below ExpMec's at every budget (means over seeds) and SPPM's AUC at the
       largest budget.
     * Fig. 6: exact over SPPM time at the largest alphabet both were run on.
-    * Fig. 7: the largest support and the share of supports of at most 10.
+    * Fig. 7: the largest support and the share of supports of at most 10; both at every other
+      budget of :func:`support_across` as ``<id>.across`` rows with the parameter ``delta``.
     """
     frame = results[~results["experiment"].isin(DERIVED_EXPERIMENTS)]
     frame = expand_parameters(frame, keys=("delta", "n"))
@@ -897,6 +1066,13 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
         m = int(n).bit_length() - 1  # n = 2^m
         values = {f"{claim}.across": v for claim, v in _synthetic_claims(block).items()}
         rows += tidy_rows("claims", "", values, parameters={"m": m})
+    # SPPM's Census curve under the other encodings (unstated): one row per claim and encoding
+    across = frame[frame["experiment"] == "fig2_census_across"]
+    if not across.empty:
+        label = expand_parameters(across, ["encoding"])["encoding"].astype(str)
+        for encoding, block in across.groupby(label.to_numpy()):
+            values = {f"{claim}.across": v for claim, v in _census_curve_claims(block).items()}
+            rows += tidy_rows("claims", "", values, parameters={"encoding": encoding})
 
     t1 = frame[frame["experiment"] == "table1"]
     if not t1.empty:
@@ -924,6 +1100,15 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
                 "sppm.table1_top3_before": paper_top3(before),
                 "sppm.table1_top3_reduction": paper_top3(reduction),
             },
+        )
+    # Table 1 at the other budgets (unstated): education after, one row per budget
+    t1x = frame[(frame["experiment"] == "table1_across") & (frame["metric"] == "after_education")]
+    for delta, block in t1x.groupby("delta"):
+        rows += tidy_rows(
+            "claims",
+            "",
+            {"sppm.table1_education_after.across": float(block["value"].mean())},
+            parameters={"delta": float(delta)},
         )
 
     for exp, name in (("fig3", "census"), ("fig4", "movie")):
@@ -960,6 +1145,19 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
                 "sppm.movie_support_max": get("fig7", "sppm", "support_max"),
                 "sppm.movie_support_frac_le10": get("fig7", "sppm", "support_frac_le10"),
             },
+        )
+    # Fig. 7 at the other budgets (unstated): one row per claim and budget
+    f7x = frame[frame["experiment"] == "fig7_across"]
+    for delta, block in f7x.groupby("delta"):
+        stats = block.groupby("metric")["value"].mean()
+        rows += tidy_rows(
+            "claims",
+            "sppm",
+            {
+                "sppm.movie_support_max.across": stats["support_max"],
+                "sppm.movie_support_frac_le10.across": stats["support_frac_le10"],
+            },
+            parameters={"delta": float(delta)},
         )
 
     f6 = frame[(frame["experiment"] == "fig6") & (frame["metric"] == "seconds")]
@@ -1475,6 +1673,7 @@ PARAMETERS: dict[str, Param] = {
     "synthetic_m_range": Param("list", item=Param("int", low=1)),
     "census_top": Param("int", low=2),
     "census_deltas": Param("list", item=_BUDGET),
+    "census_encoding_range": Param("list", item=Param("str", choices=tuple(CENSUS_ENCODINGS))),
     "movie_top": Param("int", low=2, none=True),
     "movie_deltas": Param("list", item=_BUDGET),
     "n_steps": Param("int", low=1),
@@ -1483,12 +1682,14 @@ PARAMETERS: dict[str, Param] = {
     "movie_roc_deltas": Param("list", item=_BUDGET),
     "roc_seeds": Param("list", item=Param("int", low=0)),
     "table1_delta": _BUDGET,
+    "table1_delta_range": Param("list", item=_BUDGET),
     "fig5_m": Param("int", low=1),
     "fig5_delta": _BUDGET,
     "fig6_ms": Param("list", item=Param("int", low=1)),
     "fig6_steps": _STEPS,
     "fig6_exact_max_n": Param("int", low=0),
     "fig7_delta": _BUDGET,
+    "fig7_delta_range": Param("list", item=_BUDGET),
 }
 
 
