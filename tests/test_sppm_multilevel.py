@@ -4,7 +4,7 @@ back, interpolating a posterior, and the certificate of the full problem they le
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ppdp import infotheory
@@ -110,6 +110,9 @@ def _random_line(seed: int, n: int):
     n=st.integers(128, 160),
     budget=st.floats(0.002, 0.08),
 )
+# a certificate that stops at a relative gap of 5.5e-4 (< gap_tol) with its mapping 1.2e-4 bits
+# above the optimum: within the certificate, beyond an absolute 1e-4
+@example(seed=2007, n=131, budget=0.0039062346480707427)
 def test_multilevel_bounds_bracket_the_optimum_on_random_lines(seed, n, budget):
     p, d = _random_line(seed, n)
     exact = S.ExactMapping(budget).fit(p, d)
@@ -123,7 +126,9 @@ def test_multilevel_bounds_bracket_the_optimum_on_random_lines(seed, n, budget):
     # near a zero optimum the bound can stay loose once no pair prices out (e.g. 1.4e-4 bits
     # against 1.3e-4 of gap); the mapping is then optimal up to Clarabel's accuracy
     assert cert.converged_ or cert.stop_reason_ == "no column prices out"
-    assert cert.leakage_ <= exact.leakage_ + 1e-4
+    # the certificate promises upper - lower <= gap_tol * upper, so the mapping may sit that far
+    # above the optimum; Clarabel's accuracy bounds it where the optimum is near zero
+    assert cert.leakage_ <= exact.leakage_ + max(cert.gap_tol * cert.leakage_, 1e-4)
 
 
 def test_a_random_line_is_certified_from_its_coarse_grid():
