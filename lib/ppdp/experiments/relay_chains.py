@@ -371,6 +371,26 @@ def wide(frame: pd.DataFrame) -> pd.DataFrame:
     ).reset_index()
 
 
+def _mean_loss_rows(
+    chains: pd.DataFrame, experiment: str, key: str, fixed: Mapping[str, Any]
+) -> list[dict]:
+    """Rows of ``mean_utility_loss`` (average UL per table) of the wide ``chains``, one per
+    dataset, method, seed and value of ``key`` (``"delta"`` for Fig. 4, ``"hops"`` for Fig. 6),
+    with ``fixed`` (the other coordinate and any varied setting) among the parameters."""
+    loss = chains.groupby(["dataset", "method", "seed", key])["utility_loss"].mean()
+    rows: list[dict] = []
+    for (dataset, method, seed, at), v in loss.items():
+        at = float(at) if key == "delta" else int(at)
+        rows += tidy_rows(
+            experiment,
+            method,
+            {"mean_utility_loss": v},
+            parameters={"dataset": dataset, key: at, **fixed},
+            seed=seed,
+        )
+    return rows
+
+
 def figure_rows(
     chains: pd.DataFrame,
     *,
@@ -403,15 +423,7 @@ def figure_rows(
                 )
             ]
         )
-        for delta, part in grid.groupby("delta"):
-            params = {"dataset": dataset, "delta": float(delta), "hops": fig4_hops}
-            rows += tidy_rows(
-                "fig4",
-                method,
-                {"mean_utility_loss": part["utility_loss"].mean()},
-                parameters=params,
-                seed=seed,
-            )
+        rows += _mean_loss_rows(grid, "fig4", "delta", {"hops": fig4_hops})
         g5 = g4[np.isclose(g4["delta"], fig5_delta)]
         for _, r in g5.iterrows():
             params = {
@@ -428,15 +440,7 @@ def figure_rows(
                 seed=seed,
             )
         g6 = group[np.isclose(group["delta"], fig6_delta)]
-        for hops, part in g6.groupby("hops"):
-            params = {"dataset": dataset, "delta": fig6_delta, "hops": int(hops)}
-            rows += tidy_rows(
-                "fig6",
-                method,
-                {"mean_utility_loss": part["utility_loss"].mean()},
-                parameters=params,
-                seed=seed,
-            )
+        rows += _mean_loss_rows(g6, "fig6", "hops", {"delta": fig6_delta})
         if fig6_top is not None:
             for hops, part in group.groupby("hops"):
                 part = part[np.isclose(part["delta"], fig6_top / hops)]
@@ -576,28 +580,12 @@ def _loss_rows(
     if fig4_deltas is not None:
         on = np.isclose(w["delta"].to_numpy()[:, None], np.asarray(fig4_deltas, float)[None, :])
         g4 = w[(w["hops"] == fig4_hops) & on.any(axis=1)]
-        loss = g4.groupby(["dataset", "method", "seed", "delta"])["utility_loss"].mean()
-        for (dataset, method, seed, delta), v in loss.items():
-            params = {"dataset": dataset, "delta": float(delta), "hops": int(fig4_hops)}
-            rows += tidy_rows(
-                "fig4_across",
-                method,
-                {"mean_utility_loss": v},
-                parameters={**params, setting: value},
-                seed=seed,
-            )
+        fixed = {"hops": int(fig4_hops), setting: value}
+        rows += _mean_loss_rows(g4, "fig4_across", "delta", fixed)
     if fig6_delta is not None:
         g6 = w[np.isclose(w["delta"], fig6_delta) & (w["hops"] <= int(max_hops))]
-        loss = g6.groupby(["dataset", "method", "seed", "hops"])["utility_loss"].mean()
-        for (dataset, method, seed, hops), v in loss.items():
-            params = {"dataset": dataset, "delta": float(fig6_delta), "hops": int(hops)}
-            rows += tidy_rows(
-                "fig6_across",
-                method,
-                {"mean_utility_loss": v},
-                parameters={**params, setting: value},
-                seed=seed,
-            )
+        fixed = {"delta": float(fig6_delta), setting: value}
+        rows += _mean_loss_rows(g6, "fig6_across", "hops", fixed)
     return rows
 
 
