@@ -4,6 +4,7 @@ cluster-mean budget, the authors' utility metric and the gain decomposition."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -129,7 +130,7 @@ def test_greedy_step_accepts_the_last_dominating_candidate(seed):
     authors' order lowers both further (their incumbent walk)."""
     gen, counts, mappings, model = _fitted_state(seed)
     new, records = hy.greedy_generalization(
-        gen, counts, mappings, model, k=10, l=2, scope="cluster_mean"
+        gen, counts, mappings, model, k=10, l=2, scope="cluster_mean", score="leakage"
     )
 
     def score(labels):
@@ -511,3 +512,190 @@ def test_kmeans_clusters_are_redrawn_for_every_seed():
     np.testing.assert_array_equal(hx.protocol_population(pop, cfg, 2).clusters, by_seed[2])
     tree = {"cluster_on": "hierarchical", "n_clusters": 4}
     assert hx.protocol_population(pop, tree, 0) is hx.protocol_population(pop, tree, 5)
+
+
+# ------------------------------------------------------------------------------------------------
+# the authors' protocol point by point (their main.py / funcs.py / obfuscations.py)
+
+
+def test_decomposition_in_both_orders_and_the_final_reference(authors_run):
+    """Obfuscation first credits XObf's gain (ObfOnly) and leaves the rest to regrouping; the
+    authors' reference point is GenOnly, the unobscured features under the final groups."""
+    fr = authors_run
+    dec = hx.decomposition(fr).set_index("parameters")
+
+    def value(method, params):
+        pick = fr[
+            (fr["method"] == method)
+            & (fr["parameters"] == params)
+            & (fr["metric"] == "privacy_rf_sI")
+        ]
+        return pick["value"].item()
+
+    ref = fr[(fr["method"] == "Original") & (fr["metric"] == "privacy_rf_sI")]["value"].item()
+    for params in dec.index:
+        hy_value, gen, obf = (value(m, params) for m in ("HyObscure", "GenOnly", "ObfOnly"))
+        # ObfOnly is XObf at the same knob and pp, drawn the same way
+        knob_pp = fr[(fr["method"] == "ObfOnly") & (fr["parameters"] == params)]
+        assert set(knob_pp["metric"]) == {"privacy_rf_sI", "utility_loss"}
+        row = dec.loc[params]
+        assert row["obfuscation_alone"] == pytest.approx(obf - ref)
+        assert row["regrouping_after"] == pytest.approx(hy_value - obf)
+        assert row["obfuscation_alone"] + row["regrouping_after"] == pytest.approx(row["total"])
+        assert row["final_reference_pct"] == pytest.approx(100 * (hy_value - gen) / gen)
+
+
+def test_obfonly_is_xobf_at_the_same_point():
+    pop = _toy_population()
+    overrides = {"protocol": "authors", "k": 10, "n_clusters": 3, "n_estimators": 10}
+    knobs = {"HyObscure": [[0.6, 0.5]], "XObf": [[0.6, 0.5]]}
+    fr = hx.tradeoff(
+        pop,
+        [0],
+        knobs,
+        n_draws=2,
+        overrides=overrides,
+        models=("rf",),
+        scenarios=("I",),
+        decompose=True,
+    )
+    pick = fr[fr["metric"].isin(["privacy_rf_sI", "utility_loss"])]
+    xobf = pick[pick["method"] == "XObf"].set_index("metric")["value"]
+    alone = pick[pick["method"] == "ObfOnly"].set_index("metric")["value"]
+    pd.testing.assert_series_equal(xobf.sort_index(), alone.sort_index())
+
+
+def _fig3a_frame(hyobscure, genonly, obfonly, original=(1.0, 10.0)):
+    """A tradeoff frame of one seed: (utility loss, privacy) per point of each method."""
+    rows = [("Original", "", *original)]
+    for method, points in (("HyObscure", hyobscure), ("GenOnly", genonly), ("ObfOnly", obfonly)):
+        rows += [(method, f"budget=0.48;pp={pp}", u, p) for pp, (u, p) in points.items()]
+    rows += [("Random", "p_rand=0.1", 1.001, 10.01), ("Random", "p_rand=0.2", 1.01, 10.05)]
+    out = []
+    for method, params, u, p in rows:
+        for metric, v in (("utility_loss", u), ("privacy_rf_sI", p)):
+            out.append(
+                {
+                    "experiment": "tradeoff",
+                    "method": method,
+                    "parameters": params,
+                    "metric": metric,
+                    "value": v,
+                    "seed": 0,
+                }
+            )
+    return pd.DataFrame(out)
+
+
+def test_fig3a_under_both_reference_points_against_a_direct_reading():
+    """The gain at 0.2% RMSE loss read against the starting groups and against the final groups
+    (the authors' "ori"), each interpolated from (0, 0) through the points, and the regrouping's
+    share in both orders."""
+    hyo = {0.8: (1.004, 11.0), 0.0: (1.01, 12.0)}  # +0.4% / +1% utility; +10% / +20% privacy
+    gen = {0.8: (1.0, 10.8), 0.0: (1.0, 10.8)}  # final groups, nobody obfuscated
+    obf = {0.8: (1.004, 10.1), 0.0: (1.01, 10.4)}
+    rows = hx.claims(_fig3a_frame(hyo, gen, obf), "movielens", protocol="authors")
+    got = rows.set_index("metric")["value"]
+    prefix = "hyobscure.movielens_authors_"
+    # against the starting groups: (0, 0) -> (0.4, 10): 5% at 0.2
+    assert got[prefix + "fig3a_mae_gain"] == pytest.approx(5.0)
+    # against the final groups: (0, 0) -> (0.4, 100 * (11 - 10.8) / 10.8)
+    assert got[prefix + "fig3a_mae_gain_final_reference"] == pytest.approx(0.5 * 100 * 0.2 / 10.8)
+    # regrouping first: GenOnly's 8% of the 5% read at 0.2 (4%) -> 80%
+    assert got[prefix + "fig3a_generalization_share"] == pytest.approx(80.0)
+    # obfuscation first: ObfOnly's 1% at 0.4 -> 0.5% at 0.2, regrouping the other 4.5 of 5
+    assert got[prefix + "fig3a_generalization_share_obfuscation_first"] == pytest.approx(90.0)
+    context = rows[rows["experiment"] == "claim_context"].set_index("metric")["value"]
+    assert context[prefix + "fig3a_lowest_point_utility_change"] == pytest.approx(0.4)
+    assert context[prefix + "fig3a_lowest_point_mae_gain"] == pytest.approx(10.0)
+    # the paper's protocol writes neither reading of the authors'
+    paper = hx.claims(_fig3a_frame(hyo, gen, obf), "movielens")
+    assert not paper["metric"].str.contains("final_reference|obfuscation_first").any()
+
+
+def _config_blocks(name):
+    import yaml
+
+    root = Path(__file__).resolve().parents[1]
+    runs = yaml.safe_load((root / "config" / f"{name}.yaml").read_text())["runs"]
+    return {k: v["parameters"] for k, v in runs.items() if k.startswith("hyobscure_")}
+
+
+@pytest.mark.parametrize("profile", ["default", "paper", "smoke"])
+def test_authors_runs_use_only_their_pp_lists(profile):
+    """Their main.py: HyObscure pp_list [0.8, 0.7, 0.5, 0.3, 0.2, 0] at deltaX 0.48 and deltaX
+    [0.5, 0.56] at pp 0 (MovieLens); pp_list [0.9 ... 0.2] at deltaX 0.6 (Foursquare); no
+    pp = 1 point, which would anchor the curve at zero utility loss."""
+    theirs = {
+        "movielens": {(0.48, pp) for pp in (0.8, 0.7, 0.5, 0.3, 0.2, 0)} | {(0.5, 0), (0.56, 0)},
+        "foursquare": {(0.6, pp / 10) for pp in range(2, 10)},
+    }
+    for name, params in _config_blocks(profile).items():
+        if params.get("protocol") != "authors":
+            continue
+        for method, values in params["knobs"].items():
+            pairs = [v for v in values if isinstance(v, list)]
+            assert all(pp < 1 for _, pp in pairs), (name, method)
+        points = {tuple(v) for v in params["knobs"]["HyObscure"]}
+        assert points <= theirs[params["dataset"]], name
+        if profile != "smoke":
+            assert points == theirs[params["dataset"]], name
+
+
+@pytest.mark.parametrize("profile", ["default", "paper"])
+def test_authors_runs_use_their_trees_and_draws(profile):
+    """Their funcs.train_rf_model: 100 trees; main.py: 100 draws (MovieLens), 50 (Foursquare)."""
+    for name, params in _config_blocks(profile).items():
+        if params.get("protocol") != "authors":
+            continue
+        assert params["n_estimators"] == 100, name
+        assert params["n_draws"] == {"movielens": 100, "foursquare": 50}[params["dataset"]], name
+
+
+def test_authors_movie_filter_is_their_item_user_selection():
+    """Movies rated by users of at least 2 distinct ages among all 943 users (their
+    item_user_selection counts nonzero rows of the per-age sums plus their sum row, < 3 dropped),
+    counted here directly from the raw ratings; the users are the 802 aged 18 to 50."""
+    from ppdp import datasets
+
+    ml = datasets.load_movielens_100k()
+    age = dict(zip(ml.users["user_id"], ml.users["age"], strict=True))
+    ages_of = {}
+    for user, item in zip(ml.ratings["user_id"], ml.ratings["item_id"], strict=True):
+        ages_of.setdefault(item, set()).add(age[user])
+    theirs = sorted(item for item, ages in ages_of.items() if len(ages) >= 2)
+    pop = hx.load_population("movielens", "authors")
+    assert pop.X.shape == (802, len(theirs)) == (802, 1538)
+    assert ((pop.y >= 18) & (pop.y <= 50)).all()
+    paper = hx.load_population("movielens")
+    assert paper.X.shape == (802, 1445)
+    np.testing.assert_array_equal(paper.y, pop.y)
+
+
+def test_authors_count_k_and_l_on_every_user():
+    """Their age_group_adjust_greedy(df_item_age_uid, ..., k_threshold=100, log(4)) counts all
+    users, attackers included; the fitted HyObscure counts the same users."""
+    pop = _toy_population()
+    cfg = hx._config(pop, {"protocol": "authors", "k": 10, "n_clusters": 3})
+    assert hx.AUTHORS_DEFAULTS["movielens"]["k"] == 100
+    assert hx.AUTHORS_DEFAULTS["movielens"]["l"] == 4
+    assert cfg["constraints_on"] == "population"
+    ctx = hx._Context(pop, 0, cfg)
+    np.testing.assert_array_equal(ctx.population, ctx.pop.y)
+    hx.run_point(ctx, "HyObscure", 0.6, cfg, 1, ("rf",), ("I",))
+    (mech,) = [m for key, m in ctx._fits.items() if key[0] == "HyObscure"]
+    domain = mech.generalization_.domain
+    direct = np.array([(ctx.pop.y == v).sum() for v in domain.values])
+    np.testing.assert_array_equal(mech.value_counts_, direct)
+    assert direct.sum() == len(pop.y) > len(ctx.yp)
+    four = hx.Population("foursquare", pop.X, pop.y, "grid", "classification", "map")
+    assert hx._config(four, {"protocol": "authors"})["constraints_on"] == "published"
+
+
+def test_authors_score_reads_the_mapping_transposed_unless_fixed():
+    pop = _toy_population()
+    cfg = hx._config(pop, {"protocol": "authors"})
+    assert cfg["greedy_score"] == "transposed"
+    assert hx._build("HyObscure", 0.5, cfg).greedy_score == "transposed"
+    fixed = hx._config(pop, {"protocol": "authors", "greedy_score": "leakage"})
+    assert hx._build("HyObscure", 0.5, fixed).greedy_score == "leakage"

@@ -118,22 +118,27 @@ TABLE_II = {
 PROTOCOLS = ("paper", "authors")
 
 #: The authors' settings (``age_tradeoff_scenario_I`` / ``checkin_tradeoff_scenario_I``). Their
-#: MovieLens ``k_threshold = 100`` counts all 802 users, whose last band (45-50) holds exactly 100;
-#: here k counts the published half (about 400 users, 43-57 of them in that band), so ``k = 40``
-#: keeps their start feasible on every seed. ``alpha`` and ``beta`` are not enforced by their
-#: G-step (here: no bound). Budgets (their ``deltaX``) are in nats of
-#: mean pairwise Jensen-Shannon divergence, an unweighted mean over clusters per group, an
-#: absent cluster costing one nat (``HyObscure.m``).
+#: MovieLens code counts ``k_threshold = 100`` and the entropy ``l_threshold = 4`` of the greedy
+#: G-step on all 802 users, attackers and published alike (``constraints_on="population"``); their
+#: last band (45-50) holds exactly 100 of them, so it can never give ages away. ``alpha`` and
+#: ``beta`` are not enforced by their G-step (here: no bound). Their G-step scores candidates with
+#: the mapping read transposed (``greedy_score="transposed"``, their ``Mean_KL_div``; ``"leakage"``
+#: fixes it). Budgets (their ``deltaX``) are in nats of mean pairwise Jensen-Shannon divergence,
+#: an unweighted mean over clusters per group, an absent cluster costing one nat
+#: (``HyObscure.m``). Movies: those rated by users of at least 2 distinct ages among all 943
+#: users (``movie_filter="distinct_ages"``, their ``item_user_selection``: 1,538 movies).
 AUTHORS_DEFAULTS = {
     "movielens": {
         "n_groups": 4,
-        "k": 40,
+        "k": 100,
         "alpha": 10**6,
         "l": 4,
         "beta": 10**6,
         "n_clusters": 10,
         "bands": [25, 35, 45],
         "g_step": "greedy",
+        "greedy_score": "transposed",
+        "constraints_on": "population",
         "max_iter": 5,
         "distance": "mean_pairwise_js",
         "budget_scope": "cluster_mean",
@@ -151,6 +156,8 @@ AUTHORS_DEFAULTS = {
         "n_clusters": 8,
         "areas": 4,
         "g_step": "greedy",
+        "greedy_score": "transposed",
+        "constraints_on": "published",
         "max_iter": 3,
         "distance": "mean_pairwise_js",
         "budget_scope": "cluster_mean",
@@ -178,16 +185,32 @@ class Population:
     clusters: np.ndarray | None = None
 
 
-def load_population(dataset: str) -> Population:
-    """MovieLens-100K (ages 18-50, movies with >= 3 raters) or Foursquare NYC ("3users")."""
+def load_population(dataset: str, protocol: str = "paper") -> Population:
+    """MovieLens-100K (users aged 18-50) or Foursquare NYC ("3users") as a protocol prepares it.
+
+    MovieLens movies: under the paper's protocol those rated by at least 3 of the users aged 18 to
+    50 (1,445 movies); under the authors', their ``item_user_selection``: those rated by users of
+    at least 2 distinct ages among all 943 users, before the age filter (1,538 movies).
+    Foursquare is the same under both."""
     from ppdp import datasets
 
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {PROTOCOLS}; got {protocol!r}")
     if dataset == "movielens":
         ml = datasets.load_movielens_100k()
-        users = ml.users[(ml.users["age"] >= 18) & (ml.users["age"] <= 50)]
+        in_range = (ml.users["age"] >= 18) & (ml.users["age"] <= 50)
+        users = ml.users[in_range]
         ratings = ml.ratings[ml.ratings["user_id"].isin(users["user_id"])]
         mat = ratings.pivot_table(index="user_id", columns="item_id", values="rating", fill_value=0)
-        mat = mat.loc[:, (mat > 0).sum(axis=0) >= 3].sort_index().sort_index(axis=1)
+        if protocol == "authors":
+            ages = ml.ratings.merge(ml.users[["user_id", "age"]], on="user_id")
+            distinct = ages.groupby("item_id")["age"].nunique()
+            kept = distinct.index[distinct >= 2]
+            # a kept movie that only users outside 18-50 rated stays as a column of zeros
+            mat = mat.reindex(columns=kept, fill_value=0)
+        else:
+            mat = mat.loc[:, (mat > 0).sum(axis=0) >= 3]
+        mat = mat.sort_index().sort_index(axis=1)
         ages = users.set_index("user_id").loc[mat.index, "age"].to_numpy(np.int64)
         return Population(
             "movielens", mat.to_numpy(np.float64), ages, "interval", "regression", "rmse"
@@ -375,6 +398,7 @@ def _build(method: str, knob: float, cfg: dict[str, Any]):
         budget_scope=cfg.get("budget_scope", "global"),
         threshold=cfg.get("threshold", 1e-4),
         g_step=cfg.get("g_step", "boundary"),
+        greedy_score=cfg.get("greedy_score", "transposed"),
         max_iter=cfg.get("max_iter", 20),
     )
     if method in _BUDGET_METHODS and cfg.get("budget_unit", "bits") == "nats":
@@ -398,9 +422,13 @@ def _build(method: str, knob: float, cfg: dict[str, Any]):
     raise ValueError(f"method must be one of {METHODS}; got {method!r}")
 
 
-def _fit(mech, X, y, clusters, gen0, rng):
+def _fit(mech, X, y, clusters, gen0, rng, population=None):
+    """Fit a method on the published users; ``population``: the exact values HyObscure and its
+    variants count k and l on (``None``: the published users)."""
     if isinstance(mech, hy.HyObscure):
-        return mech.fit(X, y, rng=rng, clusters=clusters, generalization=gen0)
+        return mech.fit(
+            X, y, rng=rng, clusters=clusters, generalization=gen0, population=population
+        )
     return mech.fit(X, y, generalization=gen0, clusters=clusters, rng=rng)
 
 
@@ -449,6 +477,13 @@ class _Context:
         self.Xa = pop.X[np.ix_(s.attacker, s.known)]
         self.ya = pop.y[s.attacker]
         self.cp = _relabel(s.clusters[s.published])
+        constraints_on = cfg.get("constraints_on", "published")
+        if constraints_on not in ("published", "population"):
+            raise ValueError(
+                f"constraints_on must be 'published' or 'population'; got {constraints_on!r}"
+            )
+        #: the exact values k and l are counted on (None: the published users')
+        self.population = pop.y if constraints_on == "population" else None
         self._gen0: dict[tuple, hy.Generalization] = {}
         self._fits: dict[tuple, Any] = {}
         self._alone: dict[tuple, dict[str, float]] = {}
@@ -470,7 +505,9 @@ class _Context:
         bands, areas = self.cfg.get("bands"), self.cfg.get("areas")
         key = (n_groups, k, alpha, l, beta, None if bands is None else tuple(bands), areas)
         if key not in self._gen0:
-            domain = hy.private_domain(self.yp, self.pop.kind)
+            # counted on the population, the domain holds every value of it
+            values = self.yp if self.population is None else self.population
+            domain = hy.private_domain(values, self.pop.kind)
             if bands is not None:
                 self._gen0[key] = hy.band_generalization(domain, bands)
             elif areas is not None:
@@ -580,7 +617,7 @@ def run_point(
         fit_rng = np.random.default_rng(
             np.random.SeedSequence([ctx.seed, 303, METHODS.index(method)])
         )
-        _fit(mech, ctx.Xp, ctx.yp, ctx.cp, gen0, fit_rng)
+        _fit(mech, ctx.Xp, ctx.yp, ctx.cp, gen0, fit_rng, ctx.population)
         ctx._fits[key] = mech
     mech = ctx._fits[key]
     releases = []
@@ -663,9 +700,11 @@ def tradeoff(
 
     A knob value may be a pair ``[knob, pp]``: the method at ``knob`` with each user left
     unobfuscated with probability ``pp`` (the authors' low-utility-loss points). With
-    ``decompose``, every HyObscure point also yields a ``GenOnly`` row at the same parameters:
-    the unobscured features under HyObscure's final groups, the gain of re-generalization alone
-    (see :func:`decomposition`), and HyObscure's rows record whether those groups meet Table II.
+    ``decompose``, every HyObscure point also yields, at the same parameters, a ``GenOnly`` row
+    (the unobscured features under HyObscure's final groups: re-generalization alone, which is
+    also the reference point of the authors' code) and an ``ObfOnly`` row (XObf at the same knob
+    and pp: HyObscure's first O-step on the starting groups, obfuscation alone; see
+    :func:`decomposition`), and HyObscure's rows record whether its groups meet Table II.
     Scenario I scores all ``n_draws`` releases of a point with one attack; Scenario II trains an
     attack per release, so it costs a fit per draw: ``scenario_ii_draws`` limits it to the first
     draws (``None``: all; Scenario I's scores do not depend on it).
@@ -708,6 +747,25 @@ def tradeoff(
                 rows += tidy_rows(experiment, method, metrics, parameters=params, seed=seed)
                 if alone:
                     rows += tidy_rows(experiment, "GenOnly", alone, parameters=params, seed=seed)
+                if split_off:
+                    # the other order: obfuscation alone is HyObscure's first O-step, XObf
+                    first = run_point(
+                        ctx,
+                        "XObf",
+                        knob,
+                        cfg,
+                        n_draws,
+                        models,
+                        scenarios,
+                        keep=keep,
+                        scenario_ii_draws=scenario_ii_draws,
+                    )
+                    first = {
+                        name: value
+                        for name, value in first.items()
+                        if name == "utility_loss" or name.startswith("privacy_")
+                    }
+                    rows += tidy_rows(experiment, "ObfOnly", first, parameters=params, seed=seed)
         return rows
 
     per_seed = _map_seeds(one, seeds, n_jobs, experiment, progress)
@@ -1205,6 +1263,56 @@ def _bound_rank_rows(boot, claim_id, frame, key, metric, seeds, parameters=None)
     )
 
 
+def _authors_fig3a_rows(boot, curves, anchored) -> list[dict]:
+    """Fig. 3a read the authors' way and in the other order of the decomposition.
+
+    * ``fig3a_mae_gain_final_reference``: HyObscure's MAE gain at 0.2% RMSE loss against their
+      code's reference point, the unobscured features under HyObscure's final groups
+      (``GenOnly``), which nobody obfuscated: the curve runs through (0, 0) there.
+    * ``fig3a_generalization_share_obfuscation_first``: the share of the gain (against the
+      starting groups) left to re-generalization once obfuscation alone (``ObfOnly``, XObf at the
+      same knob and pp) is credited first, both read at HyObscure's utility change.
+    * context rows: the utility change of the authors' lowest-loss point and both gains there, to
+      show how much the reading at 0.2% rests on the interpolation from the reference point.
+    """
+    rows: list[dict] = []
+    hy_u, hy_p = curves["HyObscure"][0], curves["HyObscure"][1]
+    if "GenOnly" in curves:
+        gen_u, gen_p = curves["GenOnly"][0], curves["GenOnly"][1]
+        du_final = 100 * (hy_u - gen_u) / gen_u
+        dp_final = 100 * (hy_p - gen_p) / gen_p
+
+        def final_gain(w):
+            du, dp = anchored(du_final @ w, dp_final @ w)
+            return _interp(du, dp, 0.2)
+
+        rows += boot.rows("hyobscure.fig3a_mae_gain_final_reference", "HyObscure", final_gain)
+        lowest = int(np.argmin(curves["HyObscure"][2].mean(axis=1)))
+        context = {
+            "hyobscure.fig3a_lowest_point_utility_change": float(
+                curves["HyObscure"][2][lowest].mean()
+            ),
+            "hyobscure.fig3a_lowest_point_mae_gain": float(curves["HyObscure"][3][lowest].mean()),
+            "hyobscure.fig3a_lowest_point_mae_gain_final_reference": float(dp_final[lowest].mean()),
+        }
+        rows += tidy_rows("claim_context", "HyObscure", context)
+    if "ObfOnly" in curves:
+
+        def regroup_after_share(w):
+            du, dp, do = anchored(
+                curves["HyObscure"][2] @ w, curves["HyObscure"][3] @ w, curves["ObfOnly"][3] @ w
+            )
+            total, alone = _interp(du, dp, 0.2), _interp(du, do, 0.2)
+            return 100 * (total - alone) / total if total > 0 else float("nan")
+
+        rows += boot.rows(
+            "hyobscure.fig3a_generalization_share_obfuscation_first",
+            "HyObscure",
+            regroup_after_share,
+        )
+    return rows
+
+
 def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.DataFrame:
     """Claims rows (``experiment == "claims"``) from the tidy rows of this notebook's experiments.
 
@@ -1241,8 +1349,8 @@ def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.D
         base = [m for m in BASELINES if m in curves]
         if dataset == "movielens":
             # Fig. 3a: privacy gain at about 0.2% utility loss, curves through the reference
-            # (0, 0) unless a point of their own costs no utility at all: the authors' pp = 1
-            # (HyObscure's groups, nobody obfuscated) publishes the reference's features
+            # (0, 0) unless a point of their own costs no utility at all (a pp = 1 point, nobody
+            # obfuscated, which the authors' lists do not hold)
             def anchored(du, *ys):
                 if (du == 0).any():
                     return (du, *ys)
@@ -1277,6 +1385,8 @@ def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.D
                     return 100 * alone / total if total > 0 else float("nan")
 
                 rows += boot.rows("hyobscure.fig3a_generalization_share", "HyObscure", gen_share)
+            if protocol == "authors":
+                rows += _authors_fig3a_rows(boot, curves, anchored)
         else:
             # Fig. 4a: utility loss above the reference at equal privacy, HyObscure vs best baseline
             hy_priv = curves["HyObscure"][1].mean(axis=1)
@@ -1455,7 +1565,8 @@ def plot_tradeoff(
 def plot_decomposition(dec: pd.DataFrame, dataset: str, protocol: str = "paper"):
     """HyObscure's privacy gain per point, stacked: re-generalization alone and obfuscation on
     top (means over seeds, % of the reference's privacy), with the utility change and whether the
-    final groups meet Table II under each bar. ``dec`` is :func:`decomposition`'s frame."""
+    final groups meet Table II under each bar; a diamond marks obfuscation alone (the other
+    order), when the frame holds it. ``dec`` is :func:`decomposition`'s frame."""
     import matplotlib.pyplot as plt
 
     from ppdp.plotting import PALETTE
@@ -1468,6 +1579,9 @@ def plot_decomposition(dec: pd.DataFrame, dataset: str, protocol: str = "paper")
     ax.bar(x, gen, color=PALETTE[0], label="generalization only")
     ax.bar(x, obf, bottom=np.where(obf >= 0, gen, 0), color=PALETTE[1], label="obfuscation on top")
     ax.plot(x, summ["total_pct"], "k_", ms=14, mew=2, label="total")
+    if summ["obfuscation_alone_pct"].notna().any():
+        # the other order: obfuscation alone on the starting groups (XObf at the same point)
+        ax.plot(x, summ["obfuscation_alone_pct"], "D", color="0.2", ms=4, label="obfuscation alone")
     ax.axhline(0, color="0.5", lw=0.6)
     labels = []
     for params, row in summ.iterrows():
@@ -1651,9 +1765,7 @@ def feasible_seeds(
         gen0 = ctx.gen0(cfg["n_groups"], cfg["k"], cfg["alpha"], cfg["l"], cfg["beta"])
         mech = _build("XObf", budget, cfg)
         try:
-            mech.fit(
-                ctx.Xp, ctx.yp, rng=np.random.default_rng(0), clusters=ctx.cp, generalization=gen0
-            )
+            _fit(mech, ctx.Xp, ctx.yp, ctx.cp, gen0, np.random.default_rng(0), ctx.population)
         except ValueError as exc:
             if "budget" not in str(exc):
                 raise
@@ -1670,37 +1782,52 @@ def feasible_seeds(
 def decomposition(frame: pd.DataFrame, metric: str = "privacy_rf_sI") -> pd.DataFrame:
     """Split every HyObscure point's privacy gain into re-generalization and obfuscation.
 
-    From the tidy rows of :func:`tradeoff` run with ``decompose=True``: per seed and point,
-    ``total`` is HyObscure's privacy minus the reference's (``Original``), ``generalization`` the
-    same for ``GenOnly`` (the unobscured features under HyObscure's final groups) and
-    ``obfuscation`` the rest, so that the two parts add up to the total. Gains are in the
-    metric's units and in % of the reference (``*_pct``); ``table2_met`` says whether the final
-    groups meet Table II.
+    From the tidy rows of :func:`tradeoff` run with ``decompose=True``, per seed and point
+    (``*_pct`` columns: % of the reference's privacy):
+
+    * ``total``: HyObscure's privacy minus the reference's (``Original``, the starting groups);
+    * regrouping first: ``generalization``, the same for ``GenOnly`` (the unobscured features
+      under HyObscure's final groups), and ``obfuscation`` the rest;
+    * obfuscation first: ``obfuscation_alone``, the same for ``ObfOnly`` (XObf at the same knob
+      and pp: the obfuscation on the starting groups), and ``regrouping_after`` the rest;
+    * ``final_reference_pct``: HyObscure's gain against ``GenOnly``, the reference point of the
+      authors' code (their "ori" scores the unobscured features under each method's final
+      groups); it equals ``obfuscation`` in % of ``GenOnly``'s privacy.
+
+    The attribution depends on the order; both orders add up to the total.
 
     Returns
     -------
     DataFrame
-        One row per (seed, parameters) with ``total``, ``generalization``, ``obfuscation``,
-        their ``*_pct``, ``utility_change_pct`` and ``table2_met``.
+        One row per (seed, parameters) with the columns above, ``utility_change_pct`` and
+        ``table2_met`` (whether the final groups meet Table II); the obfuscation-first columns are
+        NaN when the rows hold no ``ObfOnly``.
     """
     sub = frame[frame["metric"].isin([metric, "utility_loss", "table2_met"])]
     ref = sub[(sub["method"] == "Original")].pivot_table(
         index="seed", columns="metric", values="value"
     )
-    out = []
-    hy_rows = sub[sub["method"] == "HyObscure"]
-    alone = sub[sub["method"] == "GenOnly"]
-    if not len(alone):
+
+    def by_point(method):
+        rows = sub[sub["method"] == method]
+        if not len(rows):
+            return None
+        return rows.pivot_table(index=["seed", "parameters"], columns="metric", values="value")
+
+    hy_p, al_p, ob_p = by_point("HyObscure"), by_point("GenOnly"), by_point("ObfOnly")
+    if al_p is None:
         raise ValueError("no GenOnly rows: run tradeoff(..., decompose=True)")
-    hy_p = hy_rows.pivot_table(index=["seed", "parameters"], columns="metric", values="value")
-    al_p = alone.pivot_table(index=["seed", "parameters"], columns="metric", values="value")
     joined = hy_p.merge(
         al_p, left_index=True, right_index=True, how="inner", suffixes=("", "_genonly")
     )
+    out = []
     for (seed, params), row in joined.iterrows():
         p0, u0 = ref.loc[seed, metric], ref.loc[seed, "utility_loss"]
         total = row[metric] - p0
         gen = row[f"{metric}_genonly"] - p0
+        first = np.nan
+        if ob_p is not None and (seed, params) in ob_p.index:
+            first = ob_p.loc[(seed, params), metric] - p0
         out.append(
             {
                 "seed": seed,
@@ -1708,9 +1835,14 @@ def decomposition(frame: pd.DataFrame, metric: str = "privacy_rf_sI") -> pd.Data
                 "total": total,
                 "generalization": gen,
                 "obfuscation": total - gen,
+                "obfuscation_alone": first,
+                "regrouping_after": total - first,
                 "total_pct": 100 * total / p0,
                 "generalization_pct": 100 * gen / p0,
                 "obfuscation_pct": 100 * (total - gen) / p0,
+                "obfuscation_alone_pct": 100 * first / p0,
+                "regrouping_after_pct": 100 * (total - first) / p0,
+                "final_reference_pct": 100 * (total - gen) / row[f"{metric}_genonly"],
                 "utility_change_pct": 100 * (row["utility_loss"] - u0) / u0,
                 "table2_met": row.get("table2_met", np.nan),
             }

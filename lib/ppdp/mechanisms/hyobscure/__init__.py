@@ -86,6 +86,7 @@ from .leakage import (
     hybrid_leakage,
     repair_budget,
     solve_obfuscation,
+    transposed_leakage,
 )
 from .release import Release, keep_own, sample_cluster_release
 from .table import TableObfuscation
@@ -123,4 +124,5 @@ __all__ = [
     "repair_budget",
     "sample_cluster_release",
     "solve_obfuscation",
+    "transposed_leakage",
 ]

@@ -4,8 +4,8 @@ The authors' check-in experiments (their repository scottshufe/HyObscure,
 ``code/python/checkin_tradeoff_scenario_I``) do not solve the I-problem for home cells: they
 cut the occupied cells of the 60-column grid into a fixed layout of rectangular-ish areas
 (``main.area_initiate``) and then, in every round of ``obfuscations.HyObscure``, shift whole runs
-of cells at the edge of an area into a neighbouring area when that lowers both the leakage and
-the utility loss under the current obfuscation. This module reproduces both steps:
+of cells at the edge of an area into a neighbouring area when that lowers both their privacy
+score and the utility loss under the current obfuscation. This module reproduces both steps:
 
 * :func:`area_generalization`: the initial layout of ``n_areas`` areas;
 * :func:`area_reducibility` and :func:`area_target`: the directions in which an area may give
@@ -31,9 +31,9 @@ import numpy as np
 
 from ppdp.mechanisms._validation import check_params
 
-from .checks import BUDGET_SCOPE, POSITIVE_INT
+from .checks import BUDGET_SCOPE, GREEDY_SCORE, POSITIVE_INT, check_value_counts
 from .domain import Generalization, PrivateDomain, entropy_reach
-from .leakage import DistanceModel, expected_distance, hybrid_leakage
+from .leakage import GREEDY_SCORES, DistanceModel, expected_distance
 
 #: The four directions of the authors' G-step, in the order of their reducibility flags.
 DIRECTIONS = ("left", "right", "up", "down")
@@ -223,6 +223,8 @@ def greedy_area_generalization(
     rng: np.random.Generator,
     *,
     scope: str = "cluster_mean",
+    score: str = "transposed",
+    value_counts: np.ndarray | None = None,
 ) -> tuple[Generalization, list[dict]]:
     """One pass of the authors' area G-step for home cells (``obfuscations.HyObscure``).
 
@@ -239,10 +241,14 @@ def greedy_area_generalization(
        recomputed for the area as it now stands, the last ``i`` cells of the line (left, down)
        or the first ``i`` (right, up) are tried for ``i = 1 ... change_range``. A move is
        considered only if the area keeps at least ``k`` users; it is scored by the utility loss
-       ``mean(expected_distance(..., scope))`` (their ``Mean_JSD``) and the leakage
-       :func:`hybrid_leakage` (their ``Mean_KL_div``). The first ``i`` with both strictly below
+       ``mean(expected_distance(..., scope))`` (their ``Mean_JSD``) and the privacy ``score``
+       (their ``Mean_KL_div``, ``"transposed"``). The first ``i`` with both strictly below
        the incumbent's is accepted (it becomes the incumbent) and the pass goes on to the next
        line.
+
+    The entropy ``H`` and the users of steps 2 and 4 are counted on ``value_counts``, by default
+    the users of ``counts_cy`` (the authors' check-in code counts its published users,
+    ``df_test``); the score and the loss are always those of ``counts_cy``.
 
     Unlike Algorithm 3 (:func:`~ppdp.mechanisms.hyobscure.boosting.improve_generalization`),
     contiguity, ``alpha`` and ``beta`` are not enforced: the receiving area may grow without
@@ -281,6 +287,15 @@ def greedy_area_generalization(
         Order of the areas and the directions.
     scope : {"cluster_mean", "group", "global"}
         Loss scope of :func:`expected_distance` (the authors': ``"cluster_mean"``).
+    score : {"transposed", "leakage"}
+        Privacy score of the incumbent and of every move: ``"transposed"``, the authors'
+        ``Mean_KL_div`` with the mapping read transposed
+        (:func:`~ppdp.mechanisms.hyobscure.leakage.transposed_leakage`), or ``"leakage"``, the
+        leakage ``I(Y; C^, Y~)`` of the mapping as released
+        (:func:`~ppdp.mechanisms.hyobscure.leakage.hybrid_leakage`).
+    value_counts : ndarray, shape (V,), optional
+        Users per cell on which ``k`` and the entropy ``l`` are counted, e.g. those of a whole
+        population; by default ``counts_cy.sum(axis=0)``.
 
     Returns
     -------
@@ -288,17 +303,19 @@ def greedy_area_generalization(
         The areas after the pass (the input when nothing was accepted).
     records : list of dict
         One per accepted move, in order: ``"values"`` (moved cell ids, ascending), ``"from"``,
-        ``"to"``, ``"leakage"`` (bits) and ``"utility_loss"`` after the move.
+        ``"to"``, ``"leakage"`` (the ``score`` after the move, bits) and ``"utility_loss"``
+        after the move.
 
     Raises
     ------
     ValueError
-        When the domain is not a grid, ``k``, ``l`` or ``scope`` are invalid, or ``mappings``
-        does not have one (C, C) matrix per area.
+        When the domain is not a grid, ``k``, ``l``, ``scope`` or ``score`` are invalid,
+        ``mappings`` does not have one (C, C) matrix per area, or ``value_counts`` does not hold
+        one count per cell.
     """
     check_params(
-        {"k": k, "l": l, "scope": scope},
-        {"k": POSITIVE_INT, "l": POSITIVE_INT, "scope": BUDGET_SCOPE},
+        {"k": k, "l": l, "scope": scope, "score": score},
+        {"k": POSITIVE_INT, "l": POSITIVE_INT, "scope": BUDGET_SCOPE, "score": GREEDY_SCORE},
         "greedy_area_generalization",
     )
     domain = generalization.domain
@@ -320,13 +337,14 @@ def greedy_area_generalization(
     width = int(domain.grid_width)
     cell_row = domain.values // width
     cell_col = domain.values % width
-    value_counts = counts_cy.sum(axis=0)
+    value_counts = check_value_counts(value_counts, counts_cy)
+    privacy = GREEDY_SCORES[score]
 
     def loss(lab: np.ndarray, dist: np.ndarray) -> float:
         return float(np.mean(expected_distance(counts_cy, lab, mappings, dist, scope)))
 
     distances = distance_model.all_groups(labels)
-    best_I = hybrid_leakage(counts_cy, labels, mappings)
+    best_I = privacy(counts_cy, labels, mappings)
     best_Q = loss(labels, distances)
     records: list[dict] = []
     for area in rng.permutation(K).tolist():
@@ -358,7 +376,7 @@ def greedy_area_generalization(
                 Qc = loss(cand, cand_d)
                 if not Qc < best_Q:
                     continue
-                Ic = hybrid_leakage(counts_cy, cand, mappings)
+                Ic = privacy(counts_cy, cand, mappings)
                 if not Ic < best_I:
                     continue
                 labels, distances, best_I, best_Q = cand, cand_d, Ic, Qc

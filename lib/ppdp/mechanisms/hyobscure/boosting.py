@@ -6,8 +6,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ppdp.mechanisms._validation import check_params
+
+from .checks import GREEDY_SCORE, check_value_counts
 from .domain import Generalization, check_generalization, entropy_reach
-from .leakage import DistanceModel, expected_distance, hybrid_leakage, scalar_loss
+from .leakage import GREEDY_SCORES, DistanceModel, expected_distance, hybrid_leakage, scalar_loss
 
 # ------------------------------------------------------------------------------------------------
 # G-problem (Algorithm 3)
@@ -36,6 +39,7 @@ def improve_generalization(
     *,
     scope: str = "global",
     max_moves: int = 100,
+    value_counts: np.ndarray | None = None,
 ) -> tuple[Generalization, list[dict]]:
     """Solve the G-problem (Eqs. 19-22) by stochastic privacy-utility boosting (Algorithm 3).
 
@@ -46,11 +50,15 @@ def improve_generalization(
     acceptance the candidate list is rebuilt; the search stops when a full pass accepts nothing
     (no further improvement, line 10) or after ``max_moves`` acceptances.
 
+    ``value_counts`` (shape (V,)) gives the users per value on which (k, alpha)-uniqueness is
+    counted, e.g. those of a whole population; by default the users of ``counts_cy``. The
+    leakage and the loss are always those of ``counts_cy``.
+
     Returns the improved generalization and one record per accepted move.
     """
     domain = generalization.domain
     labels = generalization.labels.copy()
-    value_counts = counts_cy.sum(axis=0)
+    value_counts = check_value_counts(value_counts, counts_cy)
     K = mappings.shape[0]
     distances = distance_model.all_groups(labels)
     I0 = hybrid_leakage(counts_cy, labels, mappings)
@@ -166,37 +174,79 @@ def greedy_generalization(
     l: int,  # noqa: E741
     *,
     scope: str = "global",
+    score: str = "transposed",
+    value_counts: np.ndarray | None = None,
 ) -> tuple[Generalization, list[dict]]:
     """One G-step as the authors' code runs it (their ``main.py`` / ``obfuscations.HyObscure``).
 
     Every candidate of :func:`greedy_candidates` is scored under the fixed obfuscation; walking
-    the candidates in order, one replaces the incumbent when both its leakage and its utility loss
-    (the mean over groups of the per-group loss, their ``Mean_JSD``) are below the incumbent's.
-    At most one candidate (possibly moving several values) is accepted per call. Unlike
-    :func:`improve_generalization` (Algorithm 3), only ``k`` and the giving group's entropy ``l``
-    constrain a move, so groups can grow past ``alpha`` users and ``beta`` values.
+    the candidates in order, one replaces the incumbent when both its privacy score and its
+    utility loss (the mean over groups of the per-group loss, their ``Mean_JSD``) are strictly
+    below the incumbent's. At most one candidate (possibly moving several values) is accepted per
+    call. Unlike :func:`improve_generalization` (Algorithm 3), only ``k`` and the giving group's
+    entropy ``l`` constrain a move, so groups can grow past ``alpha`` users and ``beta`` values.
 
-    Returns the generalization and a list with one record when a candidate was accepted.
+    Parameters
+    ----------
+    generalization : Generalization
+        Current age groups (``kind="interval"``).
+    counts_cy : ndarray, shape (C, V)
+        Users per (cluster, value) being fitted; the score and the loss are computed on them.
+    mappings : ndarray, shape (K, C, C)
+        Fixed obfuscation mappings (from the O-problem).
+    distance_model : DistanceModel
+        Cluster distances inside each group.
+    k : int
+        Fewest users a giving group must keep.
+    l : int
+        Entropy threshold of the giving group (see :func:`greedy_candidates`).
+    scope : {"global", "group", "cluster_mean"}
+        Loss scope of :func:`expected_distance` (the authors': ``"cluster_mean"``).
+    score : {"transposed", "leakage"}
+        Privacy score of the incumbent and of every candidate: ``"transposed"``, the authors'
+        ``Mean_KL_div`` with the mapping read transposed
+        (:func:`~ppdp.mechanisms.hyobscure.leakage.transposed_leakage`), or ``"leakage"``, the
+        leakage ``I(Y; C^, Y~)`` of the mapping as released (:func:`hybrid_leakage`).
+    value_counts : ndarray, shape (V,), optional
+        Users per value on which ``k`` and the entropy ``l`` are counted (the authors count all
+        users of the population, attackers included); by default ``counts_cy.sum(axis=0)``.
+
+    Returns
+    -------
+    generalization : Generalization
+        The accepted candidate, or the input when none dominates it.
+    records : list of dict
+        Empty, or one record of the accepted move: ``"value"`` (first moved value), ``"values"``,
+        ``"from"``, ``"to"``, ``"leakage"`` (the candidate's ``score``, bits) and
+        ``"utility_loss"``.
+
+    Raises
+    ------
+    ValueError
+        When the domain is not ``"interval"``, ``score`` is not one of the options or
+        ``value_counts`` does not hold one count per value.
     """
+    check_params({"score": score}, {"score": GREEDY_SCORE}, "greedy_generalization")
     if generalization.domain.kind != "interval":
         raise ValueError(
             "the greedy G-step moves ends of age intervals; it needs domain='interval'"
         )
     domain = generalization.domain
     labels = generalization.labels
-    value_counts = counts_cy.sum(axis=0)
+    value_counts = check_value_counts(value_counts, counts_cy)
+    privacy = GREEDY_SCORES[score]
 
     def loss(lab, dist):
         return float(np.mean(expected_distance(counts_cy, lab, mappings, dist, scope)))
 
-    best_I = hybrid_leakage(counts_cy, labels, mappings)
+    best_I = privacy(counts_cy, labels, mappings)
     best_Q = loss(labels, distance_model.all_groups(labels))
     best = None
     for cand in greedy_candidates(labels, value_counts, k, l):
         Qc = loss(cand, distance_model.all_groups(cand))
         if not Qc < best_Q:
             continue
-        Ic = hybrid_leakage(counts_cy, cand, mappings)
+        Ic = privacy(counts_cy, cand, mappings)
         if Ic < best_I:
             best, best_I, best_Q = cand, Ic, Qc
     if best is None:

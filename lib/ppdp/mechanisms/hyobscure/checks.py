@@ -18,6 +18,7 @@ DISTANCE = [StrOptions(("centroid_js", "mean_pairwise_js")), callable]
 DOMAIN = [StrOptions(("interval", "grid"))]
 BUDGET_SCOPE = [StrOptions(("global", "group", "cluster_mean"))]
 G_STEP = [StrOptions(("boundary", "greedy"))]
+GREEDY_SCORE = [StrOptions(("transposed", "leakage"))]
 
 #: (k, alpha)-uniqueness (Definition 2) and (l, beta)-variety (Definition 3).
 BOUNDS = {"k": POSITIVE_INT, "alpha": POSITIVE_INT, "l": POSITIVE_INT, "beta": POSITIVE_INT}
@@ -63,13 +64,24 @@ def _reject_non_numeric(X: Any, name: str) -> None:
         )
 
 
-def as_private(y: Any, n: int | None = None) -> np.ndarray:
+def as_private(y: Any, n: int | None = None, name: str = "y") -> np.ndarray:
+    """Exact private values (ages, cell ids) as a non-empty 1-D int64 array.
+
+    Parameters
+    ----------
+    y : array_like
+        The values; integral floats are accepted, missing or non-integral entries are not.
+    n : int, optional
+        Required length (the rows of ``X``).
+    name : str
+        Name of the argument in the error messages.
+    """
     missing = _missing_mask(y)
     if missing is not None and missing.any():
         first = int(np.flatnonzero(missing)[0])
         raise ValueError(
-            f"y must hold an exact private value for every user; {int(missing.sum())} values are "
-            f"missing (first at position {first})"
+            f"{name} must hold an exact private value for every user; {int(missing.sum())} values "
+            f"are missing (first at position {first})"
         )
     arr = np.asarray(y)
     if arr.dtype == object:
@@ -77,11 +89,11 @@ def as_private(y: Any, n: int | None = None) -> np.ndarray:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError) as exc:
             raise TypeError(
-                "y must hold integer private values (ages, cell ids); got non-numeric entries"
+                f"{name} must hold integer private values (ages, cell ids); got non-numeric entries"
             ) from exc
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(
-            f"y must be a non-empty 1-D array of exact private values; got shape {arr.shape}"
+            f"{name} must be a non-empty 1-D array of exact private values; got shape {arr.shape}"
         )
     if not np.issubdtype(arr.dtype, np.integer):
         if (
@@ -92,10 +104,10 @@ def as_private(y: Any, n: int | None = None) -> np.ndarray:
             arr = arr.astype(np.int64)
         else:
             raise TypeError(
-                f"y must hold integer private values (ages, cell ids); got dtype {arr.dtype}"
+                f"{name} must hold integer private values (ages, cell ids); got dtype {arr.dtype}"
             )
     if n is not None and arr.size != n:
-        raise ValueError(f"y has {arr.size} entries but X has {n} rows")
+        raise ValueError(f"{name} has {arr.size} entries but X has {n} rows")
     return arr.astype(np.int64)
 
 
@@ -138,6 +150,36 @@ def check_clusters(clusters: Any, n: int, name: str = "clusters") -> np.ndarray:
             f"{name} must be labels in [0, n_clusters); {name}[{first}] = {int(arr[first])}"
         )
     return arr.astype(np.int64)
+
+
+def check_value_counts(value_counts: Any, counts_cy: np.ndarray) -> np.ndarray:
+    """Users per exact value on which k and l are counted: the fitted users' by default.
+
+    Parameters
+    ----------
+    value_counts : array_like, shape (V,), or None
+        Users per value of the domain (e.g. of a whole population); ``None`` for
+        ``counts_cy.sum(axis=0)``.
+    counts_cy : ndarray, shape (C, V)
+        Users per (cluster, value) being fitted.
+
+    Raises
+    ------
+    ValueError
+        When ``value_counts`` does not hold one finite, non-negative count per value.
+    """
+    counts_cy = np.asarray(counts_cy, dtype=np.float64)
+    if value_counts is None:
+        return counts_cy.sum(axis=0)
+    arr = np.asarray(value_counts, dtype=np.float64)
+    V = counts_cy.shape[1]
+    if arr.shape != (V,):
+        raise ValueError(
+            f"value_counts must hold one count per value of the domain ({V}); got shape {arr.shape}"
+        )
+    if not np.isfinite(arr).all() or (arr < 0).any():
+        raise ValueError("value_counts must hold finite, non-negative numbers of users")
+    return arr
 
 
 #: Largest deviation of a mapping row's sum from one accepted as rounding.

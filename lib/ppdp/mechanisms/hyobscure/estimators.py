@@ -21,6 +21,7 @@ from .checks import (
     DISTANCE,
     DOMAIN,
     G_STEP,
+    GREEDY_SCORE,
     NON_NEGATIVE,
     POSITIVE_INT,
     SOLVER,
@@ -46,6 +47,20 @@ from .release import Release, keep_own, sample_cluster_release
 
 # ------------------------------------------------------------------------------------------------
 # HyObscure (Algorithm 4) and variants
+
+
+def _population_index(domain, population: np.ndarray) -> np.ndarray:
+    """Position of each of the population's values in ``domain``; a value outside it raises a
+    ValueError naming ``population``."""
+    inside = np.isin(population, domain.values)
+    if not inside.all():
+        first = int(np.flatnonzero(~inside)[0])
+        raise ValueError(
+            f"population must hold values of the generalization's domain of "
+            f"{len(domain.values)} values ({int(domain.values[0])} to {int(domain.values[-1])}); "
+            f"population[{first}] = {int(population[first])} is not one of them"
+        )
+    return domain.index(population)
 
 
 class HyObscure:
@@ -80,6 +95,14 @@ class HyObscure:
         home cells one pass of line moves between areas
         (:func:`~ppdp.mechanisms.hyobscure.areas.greedy_area_generalization`). Set ``alpha``
         and ``beta`` to the number of users and values to declare what it enforces.
+    greedy_score : {"transposed", "leakage"}
+        Privacy score with which the greedy G-step compares candidates (read only with
+        ``g_step="greedy"``). ``"transposed"`` (the authors' code): their ``Mean_KL_div``, which
+        reads each group's mapping transposed
+        (:func:`~ppdp.mechanisms.hyobscure.leakage.transposed_leakage`); it equals the leakage
+        only for symmetric mappings. ``"leakage"``: the leakage ``I(Y; C^, Y~)`` of the mappings
+        as released (:func:`hybrid_leakage`). The O-problem and :attr:`leakage_` use the leakage
+        either way.
     threshold : float
         Stop when the leakage improves by less than this between iterations (paper: 1e-4).
     max_iter : int
@@ -99,11 +122,21 @@ class HyObscure:
     groups_ : ndarray (n,)
         Generalized value of each user.
     mappings_ : ndarray (K, C, C)
+    counts_ : ndarray (C, V)
+        Fitted users per (cluster, value of the generalization's domain).
+    value_counts_ : ndarray (V,)
+        Users per value on which k and l are counted (the G-steps and the (k, alpha) checks):
+        those of ``population`` when ``fit`` got one, else the fitted users',
+        ``counts_.sum(axis=0)``.
     leakage_ : float
         ``I(Y; C^, Y~)`` of the final pair, bits.
     utility_loss_ : float
     history_ : list of dict
-        One record per phase: ``iteration``, ``phase`` ("O" or "G"), ``leakage``, ``utility_loss``.
+        One record per phase: ``iteration``, ``phase`` ("O", "G", "move" or "undo"),
+        ``leakage``, ``utility_loss``. The ``leakage`` of a "move" record (one per accepted
+        G-move) is the score the G-step compared: with ``g_step="greedy"`` the
+        ``greedy_score``, which is not ``I(Y; C^, Y~)`` under ``"transposed"``; the other
+        phases record ``I(Y; C^, Y~)``.
     """
 
     _do_o = True
@@ -119,6 +152,7 @@ class HyObscure:
         "distance": DISTANCE,
         "budget_scope": BUDGET_SCOPE,
         "g_step": G_STEP,
+        "greedy_score": GREEDY_SCORE,
         "threshold": NON_NEGATIVE,
         "max_iter": POSITIVE_INT,
         "max_moves": [Interval(Integral, 0, None, closed="left")],
@@ -141,6 +175,7 @@ class HyObscure:
         distance: DistanceSpec = "centroid_js",
         budget_scope: str = "global",
         g_step: str = "boundary",
+        greedy_score: str = "transposed",
         threshold: float = 1e-4,
         max_iter: int = 20,
         max_moves: int = 100,
@@ -162,6 +197,7 @@ class HyObscure:
                 "distance": distance,
                 "budget_scope": budget_scope,
                 "g_step": g_step,
+                "greedy_score": greedy_score,
                 "threshold": threshold,
                 "max_iter": max_iter,
                 "max_moves": max_moves,
@@ -180,6 +216,7 @@ class HyObscure:
         self.distance = distance
         self.budget_scope = budget_scope
         self.g_step = g_step
+        self.greedy_score = greedy_score
         self.threshold = float(threshold)
         self.max_iter = int(max_iter)
         self.max_moves = int(max_moves)
@@ -199,9 +236,11 @@ class HyObscure:
             y, domain, self.n_groups, self.k, self.alpha, self.l, self.beta, rng, n_init=self.n_init
         )
 
-    def _prepare(self, X, y, clusters, generalization, rng):
+    def _prepare(self, X, y, clusters, generalization, rng, population=None):
         X = as_features(X)
         y = as_private(y, X.shape[0])
+        if population is not None:
+            population = as_private(population, name="population")
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
         if clusters is None:
@@ -218,12 +257,20 @@ class HyObscure:
         value_idx = domain.index(y)
         C = max(int(clusters.max()) + 1, 1)
         counts = cluster_value_counts(clusters, value_idx, C, len(domain.values))
+        if population is None:
+            value_counts = counts.sum(axis=0)
+        else:
+            value_counts = np.bincount(
+                _population_index(domain, population), minlength=len(domain.values)
+            ).astype(np.float64)
         dist_model = DistanceModel(X, clusters, value_idx, C, len(domain.values), self.distance)
         self.X_ = X
         self.y_ = y
         self.clusters_ = clusters
         self.initial_generalization_ = generalization
         self.counts_ = counts
+        self.value_counts_ = value_counts
+        self._on_population = population is not None
         self._value_idx = value_idx
         self._dist_model = dist_model
         return X, y, clusters, generalization, counts, dist_model
@@ -237,6 +284,7 @@ class HyObscure:
         clusters: Any = None,
         generalization: Generalization | None = None,
         mappings: np.ndarray | None = None,
+        population: Any = None,
         progress: bool = False,
     ) -> HyObscure:
         """Learn the generalization and the obfuscation.
@@ -255,11 +303,30 @@ class HyObscure:
             Start from this generalization instead of solving the I-problem.
         mappings : ndarray (K, C, C), optional
             Fixed obfuscation (used by :class:`YGen`; the O-problem is then skipped).
+        population : array_like of int, shape (N,), optional
+            Exact private values of every user of the population on which the group sizes and
+            entropies are counted (the authors count ``k`` and ``l`` on all users, those of the
+            attacker's half included); it need not contain the fitted users, but each of its
+            values must lie in the generalization's domain. The counts, :attr:`value_counts_`,
+            serve the G-steps (``k`` and the entropy ``l`` of the greedy step, ``k`` and
+            ``alpha`` of the boundary step) and the (k, alpha)-uniqueness checks; the leakage,
+            the utility loss and the O-problem stay those of the fitted users. Without
+            ``generalization`` the I-problem still counts the fitted users and builds the domain
+            from their values, which ``population`` must then stay within. By default the
+            fitted users are counted.
         progress : bool
             Show a progress bar over the cross-iterations.
+
+        Raises
+        ------
+        ValueError
+            Besides the checks of ``X``, ``y`` and the other arguments: when ``population`` is
+            empty, not 1-D, or holds a value outside the generalization's domain.
         """
         self._check_params()
-        X, y, clusters, gen, counts, dist_model = self._prepare(X, y, clusters, generalization, rng)
+        X, y, clusters, gen, counts, dist_model = self._prepare(
+            X, y, clusters, generalization, rng, population
+        )
         history: list[dict] = []
         iterator = range(self.max_iter)
         if progress:
@@ -354,11 +421,28 @@ class HyObscure:
     def _g_problem(self, gen, counts, mappings, dist_model, rng):
         if self.g_step == "greedy" and gen.domain.kind == "grid":
             return greedy_area_generalization(
-                gen, counts, mappings, dist_model, self.k, self.l, rng, scope=self.budget_scope
+                gen,
+                counts,
+                mappings,
+                dist_model,
+                self.k,
+                self.l,
+                rng,
+                scope=self.budget_scope,
+                score=self.greedy_score,
+                value_counts=self.value_counts_,
             )
         if self.g_step == "greedy":
             return greedy_generalization(
-                gen, counts, mappings, dist_model, self.k, self.l, scope=self.budget_scope
+                gen,
+                counts,
+                mappings,
+                dist_model,
+                self.k,
+                self.l,
+                scope=self.budget_scope,
+                score=self.greedy_score,
+                value_counts=self.value_counts_,
             )
         return improve_generalization(
             gen,
@@ -372,6 +456,7 @@ class HyObscure:
             rng,
             scope=self.budget_scope,
             max_moves=self.max_moves,
+            value_counts=self.value_counts_,
         )
 
     def _final_mappings(self, counts, labels, mappings):
@@ -392,7 +477,9 @@ class HyObscure:
           fitted groups, at most ``budget`` (over all users, or the worst group with
           a per-group ``budget_scope``);
         * ``k-uniqueness`` / ``alpha-uniqueness``: the fewest / most users in a group
-          (Definition 2), at least ``k`` / at most ``alpha``;
+          (Definition 2), at least ``k`` / at most ``alpha``, counted on :attr:`value_counts_`:
+          the users of the ``population`` given to ``fit`` when there was one (the check's
+          ``where`` then says so), else the fitted users;
         * ``l-variety`` / ``beta-variety``: the fewest / most exact values in a group
           (Definition 3), at least ``l`` / at most ``beta``;
         * ``contiguity``: the most connected pieces of a group, at most 1 (not declared by the
@@ -415,7 +502,7 @@ class HyObscure:
         checks = [GuaranteeCheck(name, "utility budget", self.budget, measured, "at_most", where)]
         labels = gen.labels
         K = gen.n_groups
-        users = np.bincount(labels, weights=self.counts_.sum(axis=0), minlength=K)
+        users = np.bincount(labels, weights=self.value_counts_, minlength=K)
         nvals = np.bincount(labels, minlength=K)
         pieces = np.zeros(K, dtype=np.int64)
         for g in range(K):
@@ -423,19 +510,20 @@ class HyObscure:
             if len(members):
                 sub = gen.domain.adjacency[members][:, members]
                 pieces[g] = connected_components(sub, directed=False)[0]
+        counted = ", users of the population" if getattr(self, "_on_population", False) else ""
         bounds = [
-            ("k-uniqueness (users per group)", users, self.k, "at_least"),
-            ("alpha-uniqueness (users per group)", users, self.alpha, "at_most"),
-            ("l-variety (values per group)", nvals, self.l, "at_least"),
-            ("beta-variety (values per group)", nvals, self.beta, "at_most"),
+            ("k-uniqueness (users per group)", users, self.k, "at_least", counted),
+            ("alpha-uniqueness (users per group)", users, self.alpha, "at_most", counted),
+            ("l-variety (values per group)", nvals, self.l, "at_least", ""),
+            ("beta-variety (values per group)", nvals, self.beta, "at_most", ""),
         ]
         if not (self.g_step == "greedy" and gen.domain.kind == "grid"):
             # the authors' area moves hand over runs of cells, not necessarily bordering ones
-            bounds.append(("contiguity (pieces per group)", pieces, 1, "at_most"))
-        for guarantee, values, bound, sense in bounds:
+            bounds.append(("contiguity (pieces per group)", pieces, 1, "at_most", ""))
+        for guarantee, values, bound, sense, note in bounds:
             g = int(np.argmin(values) if sense == "at_least" else np.argmax(values))
             checks.append(
-                GuaranteeCheck(name, guarantee, bound, float(values[g]), sense, f"group {g}")
+                GuaranteeCheck(name, guarantee, bound, float(values[g]), sense, f"group {g}{note}")
             )
         return checks
 
@@ -496,7 +584,18 @@ class YGen(HyObscure):
         )
         return repaired
 
-    def fit(self, X, y, *, rng, clusters=None, generalization=None, mappings=None, progress=False):
+    def fit(
+        self,
+        X,
+        y,
+        *,
+        rng,
+        clusters=None,
+        generalization=None,
+        mappings=None,
+        population=None,
+        progress=False,
+    ):
         self._check_params()
         self._from_privcheck = mappings is None
         if mappings is None:
@@ -515,5 +614,6 @@ class YGen(HyObscure):
             clusters=clusters,
             generalization=generalization,
             mappings=mappings,
+            population=population,
             progress=progress,
         )

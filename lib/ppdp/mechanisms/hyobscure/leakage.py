@@ -9,6 +9,7 @@ from typing import Any
 
 import cvxpy as cp
 import numpy as np
+from scipy.special import rel_entr, xlogy
 
 from ppdp.infotheory import mutual_information, pairwise_js_divergence
 from ppdp.mechanisms._validation import check_params
@@ -191,6 +192,87 @@ def hybrid_leakage(counts_cy: np.ndarray, labels: np.ndarray, mappings: np.ndarr
     return mutual_information(joint.reshape(joint.shape[0], -1))
 
 
+def transposed_leakage(counts_cy: np.ndarray, labels: np.ndarray, mappings: np.ndarray) -> float:
+    """The privacy score of the authors' greedy G-step (their ``funcs.Mean_KL_div``), in bits.
+
+    Their code stores a group's obfuscation as a matrix ``X[to, from]`` over the cells
+    ``(g, c) -> g + c * K`` whose *columns* sum to one (their O-problem's ``sum(X) == 1``; their
+    release draws a user's new cell from column ``from``, ``funcs.get_obf_X``), so
+    ``X[g + c^ K, g + c K] = mappings[g, c, c^]``. Their score multiplies the joint table
+    ``pgy[y, g + c K] = p(y, g, c)`` by ``X`` from the right, which sums over the *row* index
+    ``to``: it reads the mapping transposed, ``M'[g] = mappings[g].T``. Their O-problem
+    objective (``pgy' * X`` in ``HyObscure.m``) reads it the same way. This function computes
+    that score:
+
+    ``q(y, g, c^) = sum_c p(y, g, c) mappings[g, c^, c]`` (zero unless ``g = G(y)``),
+    ``p(y) = sum_{g, c} p(y, g, c)``, ``q(g, c^) = sum_y q(y, g, c^)``, and the generalized
+    Kullback-Leibler divergence
+
+    ``sum_{y, g, c^} [ q log(q / (p(y) q(g, c^))) - q + p(y) q(g, c^) ] / ln 2``,
+
+    with ``0 log 0 = 0``. Every term is non-negative. Because ``sum_y p(y) = 1`` the ``- q + p q``
+    terms add up to zero, so the score is ``sum q log(q / (p(y) q(g, c^)))`` over the cells with
+    ``q > 0``. A cell with ``q > 0`` has ``p(y) > 0`` and ``q(g, c^) >= q > 0``, so the ratio is
+    always finite (a zero denominator there would make the score ``inf``).
+
+    Relation to :func:`hybrid_leakage`: ``mappings`` have rows summing to one (``p(c^ | c, g)``);
+    their columns need not, so ``q`` is in general not a probability table (its total mass is
+    ``sum_{g, c, c^} p(g, c) mappings[g, c^, c]``) and the score is not a mutual information.
+    When the mappings are also column-stochastic (doubly stochastic), ``M'`` is itself a channel,
+    ``q`` is the joint ``p(y, y~, c^)`` of the release through ``M'`` and the score equals
+    ``hybrid_leakage(counts_cy, labels, mappings.transpose(0, 2, 1))``; for symmetric mappings
+    (``M' = M``) it equals ``hybrid_leakage(counts_cy, labels, mappings)``.
+
+    Their code keeps ``pgy`` at 1e-8 where no user sits (1e-7 for the ages of a group in a cluster
+    without users of that group, ``funcs.cal_pgy_withAgeGroup``) and ``X`` at 1e-8 between cells
+    of different groups, so that no ``log 0`` arises; those floors are not reproduced here: the
+    entries are exact zeros.
+
+    Parameters
+    ----------
+    counts_cy : ndarray, shape (C, V)
+        Number of users per (cluster, exact value).
+    labels : ndarray, shape (V,)
+        Group of each exact value.
+    mappings : ndarray, shape (K, C, C)
+        ``mappings[g, c, c^] = p(c^ | c, g)`` (rows sum to one).
+
+    Returns
+    -------
+    float
+        The score in bits (non-negative).
+
+    Raises
+    ------
+    ValueError
+        When ``mappings`` does not have shape (K, C, C) or ``counts_cy`` holds no user.
+    """
+    counts_cy = np.asarray(counts_cy, dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.int64)
+    mappings = np.asarray(mappings, dtype=np.float64)
+    C, V = counts_cy.shape
+    K = int(labels.max()) + 1
+    if mappings.shape != (K, C, C):
+        raise ValueError(f"mappings must have shape (K, C, C) = {(K, C, C)}; got {mappings.shape}")
+    total = counts_cy.sum()
+    if total <= 0:
+        raise ValueError("counts_cy must hold at least one user")
+    p = counts_cy / total
+    # q(y, c^) = sum_c p(c, y) mappings[G(y), c^, c]: the mapping of y's group read transposed
+    per_value = np.einsum("cy,ydc->yd", p, mappings[labels])
+    q = np.zeros((V, K, C))
+    q[np.arange(V), labels, :] = per_value
+    py = p.sum(axis=0)[:, None, None]  # p(y)
+    q_cell = q.sum(axis=0, keepdims=True)  # q(g, c^)
+    # q log(q / (p(y) q(g, c^))) split so that the product p(y) q(g, c^) cannot underflow to 0
+    kl = rel_entr(q, py) - xlogy(q, q_cell)
+    return float(np.sum(kl) + np.sum(py * q_cell - q)) / _LN2
+
+
+#: The privacy scores of the authors' greedy G-steps, by the name of their ``score`` option.
+GREEDY_SCORES = {"transposed": transposed_leakage, "leakage": hybrid_leakage}
+
+
 def expected_distance(
     counts_cy: np.ndarray,
     labels: np.ndarray,
@@ -334,13 +416,13 @@ def _min_budget(pcg: np.ndarray, distances: np.ndarray, scope: str) -> float | n
     per_group = np.zeros(K)
     for g in range(K):
         present = pcg[g] > 0
-        if present.any():
-            D = distances[g][np.ix_(present, present)]
-            if scope == "cluster_mean":
-                absent = (C - present.sum()) * ABSENT_CLUSTER_COST
-                per_group[g] = (D.min(axis=1).sum() + absent) / C
-            else:
-                per_group[g] = (pcg[g][present] * D.min(axis=1)).sum()
+        D = distances[g][np.ix_(present, present)]
+        if scope == "cluster_mean":
+            # every absent cluster costs its share, all C of them in a group without users
+            absent = (C - present.sum()) * ABSENT_CLUSTER_COST
+            per_group[g] = ((D.min(axis=1).sum() if present.any() else 0.0) + absent) / C
+        elif present.any():
+            per_group[g] = (pcg[g][present] * D.min(axis=1)).sum()
     if scope == "cluster_mean":
         return per_group
     if scope == "global":
