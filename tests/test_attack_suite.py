@@ -79,8 +79,9 @@ def mann_whitney_auc(y: np.ndarray, score: np.ndarray) -> float:
 
 def test_unprotected_release_is_attacked_in_both_scenarios(data):
     train, test, _, domains = data
+    # scenario II's attacker knows other people's records: the held-out ones
     out = attribute_inference(
-        train,
+        test,
         test,
         train,
         domains=domains,
@@ -120,7 +121,7 @@ def test_generalized_release_is_attacked_through_its_cells(data):
     train, test, _, domains = data
     released = generalize(train)
     out = attribute_inference(
-        train,
+        test,
         test,
         released,
         domains=domains,
@@ -150,7 +151,7 @@ def test_private_values_unseen_in_training_do_not_crash(data):
     # the release holds a value the real tables never had, and lacks nothing else
     released = train.assign(sick=np.where(train["sick"] == 1, "1", "maybe"))
     out = attribute_inference(
-        train,
+        test,
         test,
         released,
         domains=domains,
@@ -211,9 +212,24 @@ def test_attribute_inference_is_reproducible(data):
     train, test, _, domains = data
     released = generalize(train)
     kwargs = dict(domains=domains, features=FEATURES, private="sick", seed=3, n_estimators=20)
-    a = attribute_inference(train, test, released, released_truth=train["sick"], **kwargs)
-    b = attribute_inference(train, test, released, released_truth=train["sick"], **kwargs)
+    a = attribute_inference(test, test, released, released_truth=train["sick"], **kwargs)
+    b = attribute_inference(test, test, released, released_truth=train["sick"], **kwargs)
     pd.testing.assert_frame_equal(a, b)
+
+
+def test_scenario_two_never_trains_on_a_target(data):
+    """An attacker scored on its own training rows scores the same on every release: refused."""
+    train, test, _, domains = data
+    kwargs = dict(domains=domains, features=FEATURES, private="sick", models=("lr",))
+    with pytest.raises(ValueError, match="rows it trained on"):
+        attribute_inference(train, test, train, released_truth=train["sick"], **kwargs)
+    # one shared record is enough
+    aux = pd.concat([test, train.iloc[:1]])
+    with pytest.raises(ValueError, match="share 1 index labels"):
+        attribute_inference(aux, test, train, released_truth=train["sick"], **kwargs)
+    # without scenario II the same frames are fine (scenario I trains on the release)
+    out = attribute_inference(train, test, train, **kwargs)
+    assert set(out["scenario"]) == {"I"}
 
 
 # --------------------------------------------------------------------------------------------

@@ -70,8 +70,8 @@ def test_every_registered_mechanism_releases_the_input_columns(small, name):
         released, native = release(data, train, levels[-1], np.random.default_rng(0))
         assert isinstance(released, pd.DataFrame)
         assert list(released.columns) == list(train.columns)
-        if entry.keeps_records:
-            assert len(released) == len(train)
+        # the check every benchmark release passes: a record-keeping one keeps the index
+        bm._check_release(name, train, released, entry.keeps_records)
         assert all(np.isfinite(v) for v in native.values())
         # every released cell can be read over the original domain
         bm._attack_release(data, released, np.random.default_rng(1))
@@ -169,6 +169,63 @@ def test_a_release_with_other_columns_is_refused():
         bm._check_release("m", train, train[["b", "a"]], True)
     with pytest.raises(ValueError, match="keeps records"):
         bm._check_release("m", train, train.iloc[:1], True)
+
+
+def test_scenario_two_attacker_knows_only_people_outside_the_release(small, monkeypatch):
+    """The benchmark's Scenario II trains on held-out real records and is scored on the released
+    rows: no target is among its training rows, for a record-keeping release."""
+    import ppdp.attacks.suite as suite
+
+    seen = []
+    original = suite.attribute_inference
+
+    def spy(real_train, real_test, released, **kwargs):
+        seen.append((real_train.index, released.index, kwargs.get("released_truth")))
+        return original(real_train, real_test, released, **kwargs)
+
+    monkeypatch.setattr(suite, "attribute_inference", spy)
+    data, train, test = small["adult"]
+    queries = bm.benchmark_workload(data, train, 0, 5)
+    bm.evaluate_release(
+        data,
+        train,
+        test,
+        train.copy(),
+        keeps_records=True,
+        queries=queries,
+        seed=0,
+        n_estimators=5,
+        anonymeter=False,
+    )
+    assert seen
+    for aux, targets, truth in seen:
+        assert truth is not None
+        assert aux.intersection(targets).empty
+        assert targets.equals(train.index)
+
+
+def test_a_record_keeping_release_must_keep_the_index_row_for_row():
+    """The real table with its rows shuffled would publish every record unprotected and score as
+    near-perfect privacy under row-paired attacks: refused."""
+    train = pd.DataFrame({"a": range(6), "b": list("xyzxyz")}, index=[10, 11, 12, 13, 14, 15])
+    shuffled = train.sample(frac=1.0, random_state=1)
+    with pytest.raises(ValueError, match="keep the input's index row for row"):
+        bm._check_release("m", train, shuffled, True)
+    with pytest.raises(ValueError, match="index"):
+        bm._check_release("m", train, train.reset_index(drop=True), True)
+    bm._check_release("m", train, train.copy(), True)
+    # synthetic data keeps no records: any index
+    bm._check_release("m", train, shuffled.reset_index(drop=True), False)
+
+
+def test_a_release_that_returns_a_bare_frame_names_the_entry():
+    with pytest.raises(TypeError, match=r"Entry 'm': release must return \(released DataFrame"):
+        bm._unpack_release("m", pd.DataFrame({"a": [1]}))
+    with pytest.raises(TypeError, match="a tuple of 3"):
+        bm._unpack_release("m", (pd.DataFrame(), {}, 1))
+    released, native = bm._unpack_release("m", (pd.DataFrame({"a": [1]}), {"x": 1.0}))
+    assert list(released.columns) == ["a"]
+    assert native == {"x": 1.0}
 
 
 def _brute_front(points: pd.DataFrame, sign: int) -> set[int]:

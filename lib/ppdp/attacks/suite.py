@@ -263,13 +263,17 @@ def attribute_inference(
       on the released rows (``released[features]`` -> ``released[private]``) and predicts
       ``real_test[private]`` from ``real_test[features]``.
     * Scenario ``"II"`` (train on real records, apply to the release): the attacker fits each
-      model on ``real_train`` and predicts the true private value of each released row,
-      ``released_truth``, from its released features.
+      model on ``real_train``, auxiliary real records of other people than the released ones,
+      and predicts the true private value of each released row, ``released_truth``, from its
+      released features. Its targets are never among its training rows: ``real_train``'s index
+      labels must not meet ``released``'s (an attacker scored on the rows it trained on scores
+      the same on every release, however protected).
 
     Parameters
     ----------
     real_train : DataFrame
-        Real records the attacker knows entirely (scenario II's training set); its private column
+        Real records the attacker knows entirely (scenario II's training set), disjoint from the
+        released rows (no common index label); its private column
         also fixes the classes: with two, the AUC is that of the minority class (ties: the
         greater label as a string); with more, the macro average of the one-vs-rest AUCs of the
         classes present in the scored labels.
@@ -370,6 +374,13 @@ def attribute_inference(
         if pd.isna(truth).any():
             raise ValueError("released_truth has missing values")
         truth = truth.astype(str)
+        shared = real_train.index.intersection(released.index)
+        if len(shared):
+            raise ValueError(
+                f"real_train and released share {len(shared)} index labels (e.g. "
+                f"{list(shared[:3])}): scenario II would score the attacker on rows it trained on; "
+                "give it real records of other people than the released ones"
+            )
 
     y_real = real_train[private].astype(str).to_numpy()
     labels, counts = np.unique(y_real, return_counts=True)

@@ -158,8 +158,10 @@ def evaluate_release(
     attacked = _attack_release(data, released, rng)
     features = [c for c in data.columns if c not in data.private and c != data.task]
     for private in data.private:
+        # Scenario II's attacker knows the held-out real records, people other than the
+        # released ones it is scored on
         scores = attribute_inference(
-            train,
+            test,
             test,
             attacked,
             domains=data.domains,
@@ -343,8 +345,9 @@ def _run_one(data, train, test, name, level, seed, queries, options) -> list[dic
     rng = np.random.default_rng([seed, zlib.crc32(name.encode())])
     with threadpool_limits(limits=1):
         start = time.perf_counter()
-        released, native = entry.release(data, train, level, rng)
+        result = entry.release(data, train, level, rng)
         seconds = time.perf_counter() - start
+    released, native = _unpack_release(name, result)
     _check_release(name, train, released, entry.keeps_records)
     metrics = evaluate_release(
         data,
@@ -373,16 +376,47 @@ def _pick_levels(levels: Sequence, max_levels: int | None) -> list:
     return [levels[i] for i in idx]
 
 
+def _unpack_release(name: str, result) -> tuple[pd.DataFrame, dict]:
+    """An Entry's ``release`` result as ``(released, native)``, or a TypeError naming the Entry."""
+    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], Mapping)):
+        got = type(result).__name__
+        if isinstance(result, tuple):
+            got = f"a tuple of {len(result)}"
+        raise TypeError(
+            f"Entry {name!r}: release must return (released DataFrame, dict of native losses); "
+            f"got {got}"
+        )
+    return result[0], dict(result[1])
+
+
 def _check_release(name: str, train: pd.DataFrame, released: pd.DataFrame, keeps: bool) -> None:
+    """What every release must satisfy before it is scored.
+
+    A record-keeping release (``keeps_records``) pairs released row ``i`` with the input's row
+    ``i``: Scenario II and record linkage score it that way. So it must keep the input's index,
+    row for row; a release whose rows are shuffled would otherwise publish the real records
+    unprotected and score as near-perfect privacy."""
     if not isinstance(released, pd.DataFrame):
-        raise TypeError(f"{name}: release must return a DataFrame, got {type(released).__name__}")
+        raise TypeError(
+            f"Entry {name!r}: release must return a DataFrame, got {type(released).__name__}"
+        )
     if list(released.columns) != list(train.columns):
         raise ValueError(
-            f"{name}: released columns {list(released.columns)} differ from the input's "
+            f"Entry {name!r}: released columns {list(released.columns)} differ from the input's "
             f"{list(train.columns)}"
         )
-    if keeps and len(released) != len(train):
-        raise ValueError(f"{name}: keeps records but released {len(released)} of {len(train)} rows")
+    if not keeps:
+        return
+    if len(released) != len(train):
+        raise ValueError(
+            f"Entry {name!r}: keeps records but released {len(released)} of {len(train)} rows"
+        )
+    if not released.index.equals(train.index):
+        moved = int((released.index != train.index).sum())
+        raise ValueError(
+            f"Entry {name!r}: keeps records, so the release must keep the input's index row for "
+            f"row; {moved} of {len(train)} rows carry another row's label"
+        )
 
 
 # ------------------------------------------------------------------------------------------------

@@ -174,10 +174,13 @@ def load_dataset(name: str, n_rows: int | None, seed: int = 0) -> BenchmarkData:
 
 
 def split(data: BenchmarkData, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Stratified 70/30 split of the real rows into ``train`` (released) and ``test`` (held out)."""
+    """Stratified 70/30 split of the real rows into ``train`` (released) and ``test`` (held out).
+
+    Both keep the table's row labels, so a released row and a held-out one never share a label:
+    the attacks check by label that they score people their attacker did not train on."""
     from sklearn.model_selection import train_test_split
 
     train, test = train_test_split(
         data.table, test_size=0.3, stratify=data.table[data.protected], random_state=seed
     )
-    return train.sort_index().reset_index(drop=True), test.sort_index().reset_index(drop=True)
+    return train.sort_index(), test.sort_index()
