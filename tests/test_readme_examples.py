@@ -1,4 +1,4 @@
-"""The README's "Protecting your own table" examples run exactly as printed."""
+"""The "Protecting your own table" examples of the README and the user guide run exactly as printed."""
 
 from __future__ import annotations
 
@@ -9,35 +9,22 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+USER_GUIDE = ROOT / "docs" / "user-guide.md"
+NOTEBOOKS = ROOT / "docs" / "notebooks.md"
 SECTION = "## Protecting your own table"
 
 
-def section_blocks() -> list[str]:
-    text = README.read_text()
+def section_blocks(page: Path) -> list[str]:
+    text = page.read_text()
     start = text.index(SECTION)
     end = text.find("\n## ", start + len(SECTION))
     return re.findall(r"```python\n(.*?)```", text[start:end], flags=re.S)
 
 
-def test_the_section_shows_every_mechanism_family():
-    code = "\n".join(section_blocks())
-    for name in (
-        "Mondrian",
-        "Anatomy",
-        "MutualCover",
-        "KaryRandomizedResponse",
-        "RelayChain",
-        "TableMapping",
-        "TableObfuscation",
-        "Imposter",
-    ):
-        assert f"{name}(" in code, f"the README section shows no {name}"
-
-
-@pytest.mark.filterwarnings("ignore::UserWarning")
-def test_every_example_releases_a_table_like_its_input():
-    blocks = section_blocks()
+def run_examples(blocks: list[str]) -> int:
+    """Run the toy table, then each mechanism block; check what each releases; count them."""
     namespace: dict = {}
     exec(blocks[0], namespace)  # the toy table
     released_by = []
@@ -50,14 +37,43 @@ def test_every_example_releases_a_table_like_its_input():
         assert list(released.columns) == list(original.columns), block
         assert released.index.equals(original.index), block
         released_by.append(source)
-    assert len(released_by) == 9
+    return len(released_by)
+
+
+def test_the_guide_shows_every_mechanism_family():
+    code = "\n".join(section_blocks(USER_GUIDE))
+    for name in (
+        "Mondrian",
+        "Anatomy",
+        "MutualCover",
+        "KaryRandomizedResponse",
+        "RelayChain",
+        "TableMapping",
+        "TableObfuscation",
+        "Imposter",
+    ):
+        assert f"{name}(" in code, f"the user guide's section shows no {name}"
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_every_example_of_the_guide_releases_a_table_like_its_input():
+    assert run_examples(section_blocks(USER_GUIDE)) == 9
+
+
+def test_the_readme_example_releases_a_table_like_its_input():
+    blocks = section_blocks(README)
+    assert len(blocks) == 2, "the README shows the toy table and one mechanism"
+    assert run_examples(blocks) == 1
+    assert blocks == section_blocks(USER_GUIDE)[:2], (
+        "the README's examples are the user guide's first two"
+    )
 
 
 def test_the_written_run_example_recomputes_claims(tmp_path, monkeypatch):
-    """The "From a written run" example of "Reading and rerunning the notebooks", on a small CSV."""
+    """The "From a written run" example of docs/notebooks.md, on a small CSV."""
     from ppdp.experiments.common import tidy_rows, write_results
 
-    text = README.read_text()
+    text = NOTEBOOKS.read_text()
     start = text.index("- **From a written run, without rerunning**")
     block = textwrap.dedent(re.search(r"```python\n(.*?)```", text[start:], flags=re.S).group(1))
     rows = []

@@ -126,7 +126,7 @@ PROTOCOLS = ("paper", "authors")
 #: fixes it). Budgets (their ``deltaX``) are in nats of mean pairwise Jensen-Shannon divergence,
 #: an unweighted mean over clusters per group, an absent cluster costing one nat
 #: (``HyObscure.m``). Movies: those rated by users of at least 2 distinct ages among all 943
-#: users (``movie_filter="distinct_ages"``, their ``item_user_selection``: 1,538 movies).
+#: users (their ``item_user_selection``, ``load_population(dataset, "authors")``: 1,538 movies).
 AUTHORS_DEFAULTS = {
     "movielens": {
         "n_groups": 4,
@@ -198,8 +198,7 @@ def load_population(dataset: str, protocol: str = "paper") -> Population:
         raise ValueError(f"protocol must be one of {PROTOCOLS}; got {protocol!r}")
     if dataset == "movielens":
         ml = datasets.load_movielens_100k()
-        in_range = (ml.users["age"] >= 18) & (ml.users["age"] <= 50)
-        users = ml.users[in_range]
+        users = ml.users[(ml.users["age"] >= 18) & (ml.users["age"] <= 50)]
         ratings = ml.ratings[ml.ratings["user_id"].isin(users["user_id"])]
         mat = ratings.pivot_table(index="user_id", columns="item_id", values="rating", fill_value=0)
         if protocol == "authors":
