@@ -99,7 +99,7 @@ __all__ = [
 RISK_AXES = {
     "xgb_I": "XGBoost AUC, trained on the release (Scenario I)",
     "lr_I": "Logistic regression AUC, trained on the release (Scenario I)",
-    "xgb_II": "XGBoost AUC, trained on real rows, applied to the release (Scenario II)",
+    "xgb_II": "XGBoost AUC, trained on held-out real rows, applied to the release (Scenario II)",
     "anonymeter_inference": "anonymeter inference risk",
 }
 #: Short axis labels of the planes.
