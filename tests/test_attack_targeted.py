@@ -243,33 +243,23 @@ def test_channel_posterior_matches_brute_force_bayes(duplicates):
     released["dis"] = np.array(values, dtype=object)[draws]
     prior = rng.dirichlet(np.ones(3), len(everyone))
 
-    got = channel_posterior(
-        everyone,
-        released,
-        domains=domains,
-        qi=["age", "edu"],
-        private="dis",
-        channel=channel,
-        prior=prior,
-    )
-    want = brute_channel(everyone, released, ["age", "edu"], "dis", domains, channel, prior)
-    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
-    # the outsider matches no released row: his prior
-    np.testing.assert_allclose(got[-1], prior[-1])
-    # a skewed channel (not k-RR) and one prior shared by every target
+    # k-RR with one prior per target, then a skewed channel (not k-RR) with one prior for all
     skewed = np.array([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3], [0.25, 0.25, 0.5]])
     shared = np.array([0.5, 0.3, 0.2])
-    got = channel_posterior(
-        everyone,
-        released,
-        domains=domains,
-        qi=["age", "edu"],
-        private="dis",
-        channel=skewed,
-        prior=shared,
-    )
-    want = brute_channel(everyone, released, ["age", "edu"], "dis", domains, skewed, shared)
-    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+    for chan, belief in ((channel, prior), (skewed, shared)):
+        got = channel_posterior(
+            everyone,
+            released,
+            domains=domains,
+            qi=["age", "edu"],
+            private="dis",
+            channel=chan,
+            prior=belief,
+        )
+        want = brute_channel(everyone, released, ["age", "edu"], "dis", domains, chan, belief)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+        # the outsider matches no released row: his prior
+        np.testing.assert_allclose(got[-1], np.atleast_2d(belief)[-1])
 
 
 def test_channel_posterior_with_a_contradicted_prior_is_the_likelihood():

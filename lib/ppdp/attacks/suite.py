@@ -203,6 +203,17 @@ def _fit_predict(
     return classes, proba
 
 
+def minority_index(labels: Sequence, counts: np.ndarray) -> int:
+    """Position of the rarer of two classes in ``labels``; on a tie the greater label as a string.
+
+    The positive class whose AUC the attackers report (:func:`attribute_inference`,
+    :func:`ppdp.attacks.targeted.posterior_scores`)."""
+    counts = np.asarray(counts)
+    if counts[0] != counts[1]:
+        return int(np.argmin(counts))
+    return max(range(2), key=lambda i: str(labels[i]))
+
+
 def _binary_auc(y: np.ndarray, score: np.ndarray) -> float:
     """ROC AUC by the Mann-Whitney statistic on mid-ranks (ties count one half), the value of
     :func:`sklearn.metrics.roc_auc_score` without its per-call input checks, which cost more than
@@ -386,8 +397,7 @@ def attribute_inference(
     labels, counts = np.unique(y_real, return_counts=True)
     positive = None
     if labels.size == 2:
-        # the minority class; on a tie the greater label (np.unique sorts, argmin takes the first)
-        positive = str(labels[::-1][int(np.argmin(counts[::-1]))])
+        positive = str(labels[minority_index(labels, counts)])
 
     x_released = design_matrix(released, domains, features)
     rows = []

@@ -44,6 +44,7 @@ from ppdp.attacks.suite import (
     _check_has_columns,
     _check_names,
     _scores,
+    minority_index,
 )
 from ppdp.base import check_frame
 from ppdp.cells import cell_membership
@@ -107,26 +108,35 @@ def _target_codes(targets: pd.DataFrame, domains: Mapping[str, AttributeDomain],
     return codes
 
 
-def _check_prior(prior, n_targets: int, n_values: int, name: str) -> np.ndarray:
-    """``prior`` as an ``(n_targets, n_values)`` array of row-normalized probabilities."""
+def _probabilities(value, name: str, shapes: Sequence[tuple], shape_text: str) -> np.ndarray:
+    """``value`` as a float array of one of ``shapes`` holding finite non-negative entries; a
+    ValueError naming ``name`` otherwise (``shape_text`` says which shapes are allowed)."""
     try:
-        arr = np.asarray(prior, dtype=float)
+        arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         raise ValueError(
-            f"{name} must be an array of probabilities over the private domain, got "
-            f"{type(prior).__name__}"
+            f"{name} must be an array of probabilities, got {type(value).__name__}"
         ) from None
-    if arr.shape not in {(n_values,), (n_targets, n_values)}:
-        raise ValueError(
-            f"{name} must have shape ({n_values},) (one prior for every target) or "
-            f"({n_targets}, {n_values}) (one per target), got shape {arr.shape}"
-        )
+    if arr.shape not in set(shapes):
+        raise ValueError(f"{name} must have shape {shape_text}, got shape {arr.shape}")
     bad = ~np.isfinite(arr) | (arr < 0)
     if bad.any():
         at = tuple(int(i) for i in np.argwhere(bad)[0])
         raise ValueError(
-            f"{name} must hold finite non-negative probabilities, got {float(arr[at])!r} at {name}{list(at)}"
+            f"{name} must hold finite non-negative probabilities, got "
+            f"{name}{list(at)} = {float(arr[at])!r}"
         )
+    return arr
+
+
+def _check_prior(prior, n_targets: int, n_values: int, name: str) -> np.ndarray:
+    """``prior`` as an ``(n_targets, n_values)`` array of row-normalized probabilities."""
+    arr = _probabilities(
+        prior,
+        name,
+        [(n_values,), (n_targets, n_values)],
+        f"({n_values},) (one prior for every target) or ({n_targets}, {n_values}) (one per target)",
+    )
     arr = np.broadcast_to(arr, (n_targets, n_values))
     total = arr.sum(axis=1, keepdims=True)
     if (total <= 0).any():
@@ -136,26 +146,14 @@ def _check_prior(prior, n_targets: int, n_values: int, name: str) -> np.ndarray:
 
 
 def _check_channel(channel, n_values: int, private: str) -> np.ndarray:
-    """``channel`` as a checked ``(n_values, n_values)`` row-stochastic float array."""
-    try:
-        arr = np.asarray(channel, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"channel must be a ({n_values}, {n_values}) matrix of probabilities, got "
-            f"{type(channel).__name__}"
-        ) from None
-    if arr.shape != (n_values, n_values):
-        raise ValueError(
-            f"channel must have shape ({n_values}, {n_values}), one row and one column per value "
-            f"of domains[{private!r}], got shape {arr.shape}"
-        )
-    bad = ~np.isfinite(arr) | (arr < 0)
-    if bad.any():
-        s, r = (int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(
-            "channel must hold finite non-negative probabilities P(released | true), got "
-            f"channel[{s}, {r}] = {float(arr[s, r])!r}"
-        )
+    """``channel`` as a checked ``(n_values, n_values)`` row-stochastic float array of
+    ``P(released | true)``."""
+    arr = _probabilities(
+        channel,
+        "channel",
+        [(n_values, n_values)],
+        f"({n_values}, {n_values}), one row and one column per value of domains[{private!r}]",
+    )
     gap = np.abs(arr.sum(axis=1) - 1.0)
     if (gap > _STOCHASTIC_TOL).any():
         row = int(np.argmax(gap))
@@ -602,10 +600,5 @@ def posterior_scores(posterior, truth, private_domain_values, positive=None) -> 
             )
         pos_code = int(hit[0])
     elif len(values) == 2:
-        counts = np.bincount(codes, minlength=2)
-        if counts[0] != counts[1]:
-            pos_code = int(np.argmin(counts))
-        else:
-            # on a tie the greater label as a string
-            pos_code = max(range(2), key=lambda i: str(values[i]))
+        pos_code = minority_index(values, np.bincount(codes, minlength=2))
     return _scores(np.arange(len(values)), post, codes, pos_code)

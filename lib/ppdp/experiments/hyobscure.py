@@ -721,12 +721,13 @@ def tradeoff(
 
     def one(seed) -> list[dict]:
         ctx = _Context(pop, seed, cfg)
-        rows = []
-        for method in ["Original", *knobs]:
-            for value in [None] if method == "Original" else knobs[method]:
-                knob, keep, params = _knob_point(method, value)
-                split_off = decompose and method == "HyObscure"
-                metrics = run_point(
+        scored: dict[tuple, dict[str, float]] = {}
+
+        def point(method, knob, keep, split_off) -> dict[str, float]:
+            # XObf's points are also HyObscure's ObfOnly rows: draw and score each once
+            key = (method, knob, keep, split_off)
+            if key not in scored:
+                scored[key] = run_point(
                     ctx,
                     method,
                     knob,
@@ -738,6 +739,14 @@ def tradeoff(
                     decompose=split_off,
                     scenario_ii_draws=scenario_ii_draws,
                 )
+            return dict(scored[key])
+
+        rows = []
+        for method in ["Original", *knobs]:
+            for value in [None] if method == "Original" else knobs[method]:
+                knob, keep, params = _knob_point(method, value)
+                split_off = decompose and method == "HyObscure"
+                metrics = point(method, knob, keep, split_off)
                 alone = {
                     name[len("genonly_") :]: metrics.pop(name)
                     for name in list(metrics)
@@ -748,20 +757,9 @@ def tradeoff(
                     rows += tidy_rows(experiment, "GenOnly", alone, parameters=params, seed=seed)
                 if split_off:
                     # the other order: obfuscation alone is HyObscure's first O-step, XObf
-                    first = run_point(
-                        ctx,
-                        "XObf",
-                        knob,
-                        cfg,
-                        n_draws,
-                        models,
-                        scenarios,
-                        keep=keep,
-                        scenario_ii_draws=scenario_ii_draws,
-                    )
                     first = {
                         name: value
-                        for name, value in first.items()
+                        for name, value in point("XObf", knob, keep, False).items()
                         if name == "utility_loss" or name.startswith("privacy_")
                     }
                     rows += tidy_rows(experiment, "ObfOnly", first, parameters=params, seed=seed)
@@ -1262,7 +1260,7 @@ def _bound_rank_rows(boot, claim_id, frame, key, metric, seeds, parameters=None)
     )
 
 
-def _authors_fig3a_rows(boot, curves, anchored) -> list[dict]:
+def _authors_fig3a_rows(boot, curves, anchored, gains_at) -> list[dict]:
     """Fig. 3a's claims at the other reading of the authors' protocol, as ``.across`` rows.
 
     * ``fig3a_mae_gain.across`` at ``reference=final_groups``: HyObscure's MAE gain at 0.2% RMSE
@@ -1280,8 +1278,7 @@ def _authors_fig3a_rows(boot, curves, anchored) -> list[dict]:
     """
     rows: list[dict] = []
     if "GenOnly" in curves:
-        hy_u, hy_p = curves["HyObscure"][0], curves["HyObscure"][1]
-        gen_u, gen_p = curves["GenOnly"][0], curves["GenOnly"][1]
+        (hy_u, hy_p), (gen_u, gen_p) = curves["HyObscure"][:2], curves["GenOnly"][:2]
         du_final = 100 * (hy_u - gen_u) / gen_u
         dp_final = 100 * (hy_p - gen_p) / gen_p
 
@@ -1305,10 +1302,7 @@ def _authors_fig3a_rows(boot, curves, anchored) -> list[dict]:
     if "ObfOnly" in curves:
 
         def regroup_after_share(w):
-            du, dp, do = anchored(
-                curves["HyObscure"][2] @ w, curves["HyObscure"][3] @ w, curves["ObfOnly"][3] @ w
-            )
-            total, alone = _interp(du, dp, 0.2), _interp(du, do, 0.2)
+            total, alone = gains_at("ObfOnly", w)
             return 100 * (total - alone) / total if total > 0 else float("nan")
 
         rows += boot.rows(
@@ -1380,20 +1374,24 @@ def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.D
                 "HyObscure",
                 lambda w: gain("HyObscure", w) - max(gain(m, w) for m in base),
             )
+
+            def gains_at(part, w):
+                """HyObscure's gain and ``part``'s (GenOnly, ObfOnly), both read at 0.2% of
+                HyObscure's utility change."""
+                du, dp, dq = anchored(
+                    curves["HyObscure"][2] @ w, curves["HyObscure"][3] @ w, curves[part][3] @ w
+                )
+                return _interp(du, dp, 0.2), _interp(du, dq, 0.2)
+
             if "GenOnly" in curves:
-                # GenOnly's gain attached to HyObscure's utility change: both read at 0.2%
+
                 def gen_share(w):
-                    du, dp, dg = anchored(
-                        curves["HyObscure"][2] @ w,
-                        curves["HyObscure"][3] @ w,
-                        curves["GenOnly"][3] @ w,
-                    )
-                    total, alone = _interp(du, dp, 0.2), _interp(du, dg, 0.2)
+                    total, alone = gains_at("GenOnly", w)
                     return 100 * alone / total if total > 0 else float("nan")
 
                 rows += boot.rows("hyobscure.fig3a_generalization_share", "HyObscure", gen_share)
             if protocol == "authors":
-                rows += _authors_fig3a_rows(boot, curves, anchored)
+                rows += _authors_fig3a_rows(boot, curves, anchored, gains_at)
         else:
             # Fig. 4a: utility loss above the reference at equal privacy, HyObscure vs best baseline
             hy_priv = curves["HyObscure"][1].mean(axis=1)

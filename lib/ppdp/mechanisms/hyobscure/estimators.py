@@ -419,31 +419,14 @@ class HyObscure:
         return self
 
     def _g_problem(self, gen, counts, mappings, dist_model, rng):
-        if self.g_step == "greedy" and gen.domain.kind == "grid":
-            return greedy_area_generalization(
-                gen,
-                counts,
-                mappings,
-                dist_model,
-                self.k,
-                self.l,
-                rng,
-                scope=self.budget_scope,
-                score=self.greedy_score,
-                value_counts=self.value_counts_,
-            )
         if self.g_step == "greedy":
-            return greedy_generalization(
-                gen,
-                counts,
-                mappings,
-                dist_model,
-                self.k,
-                self.l,
-                scope=self.budget_scope,
-                score=self.greedy_score,
-                value_counts=self.value_counts_,
+            state = (gen, counts, mappings, dist_model, self.k, self.l)
+            options = dict(
+                scope=self.budget_scope, score=self.greedy_score, value_counts=self.value_counts_
             )
+            if gen.domain.kind == "grid":
+                return greedy_area_generalization(*state, rng, **options)
+            return greedy_generalization(*state, **options)
         return improve_generalization(
             gen,
             counts,

@@ -247,22 +247,11 @@ def transposed_leakage(counts_cy: np.ndarray, labels: np.ndarray, mappings: np.n
     ValueError
         When ``mappings`` does not have shape (K, C, C) or ``counts_cy`` holds no user.
     """
+    # the table of hybrid_joint with each group's mapping read transposed (hybrid_joint checks
+    # the shapes and needs no stochastic rows)
+    q = hybrid_joint(counts_cy, labels, np.asarray(mappings, dtype=np.float64).transpose(0, 2, 1))
     counts_cy = np.asarray(counts_cy, dtype=np.float64)
-    labels = np.asarray(labels, dtype=np.int64)
-    mappings = np.asarray(mappings, dtype=np.float64)
-    C, V = counts_cy.shape
-    K = int(labels.max()) + 1
-    if mappings.shape != (K, C, C):
-        raise ValueError(f"mappings must have shape (K, C, C) = {(K, C, C)}; got {mappings.shape}")
-    total = counts_cy.sum()
-    if total <= 0:
-        raise ValueError("counts_cy must hold at least one user")
-    p = counts_cy / total
-    # q(y, c^) = sum_c p(c, y) mappings[G(y), c^, c]: the mapping of y's group read transposed
-    per_value = np.einsum("cy,ydc->yd", p, mappings[labels])
-    q = np.zeros((V, K, C))
-    q[np.arange(V), labels, :] = per_value
-    py = p.sum(axis=0)[:, None, None]  # p(y)
+    py = (counts_cy.sum(axis=0) / counts_cy.sum())[:, None, None]  # p(y)
     q_cell = q.sum(axis=0, keepdims=True)  # q(g, c^)
     # q log(q / (p(y) q(g, c^))) split so that the product p(y) q(g, c^) cannot underflow to 0
     kl = rel_entr(q, py) - xlogy(q, q_cell)
