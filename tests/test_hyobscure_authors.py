@@ -705,3 +705,30 @@ def test_authors_score_reads_the_mapping_transposed_unless_fixed():
     assert hx._build("HyObscure", 0.5, cfg).greedy_score == "transposed"
     fixed = hx._config(pop, {"protocol": "authors", "greedy_score": "leakage"})
     assert hx._build("HyObscure", 0.5, fixed).greedy_score == "leakage"
+
+
+def test_scaling_keeps_the_fastest_of_identical_repeats(monkeypatch):
+    """Fig. 10's timing: every repeat computes the same fit (same seed), the fastest is kept, and a
+    size whose run is already slow is timed once."""
+    pop = _toy_population()
+    calls = []
+    clock = iter([0.0, 1.0, 1.0, 1.0, 1.0] + [10.0, 10.5, 10.5, 10.5, 10.5] + [20.0] * 5)
+    real = hx._time_one_fit
+
+    def counted(*args):
+        calls.append(args[3])
+        return real(*args)
+
+    monkeypatch.setattr(hx, "_time_one_fit", counted)
+    monkeypatch.setattr(hx.time, "perf_counter", lambda: next(clock))
+    frame = hx.scaling(pop, 0, [120], 0.5, overrides={"n_clusters": 3}, repeats=3)
+    total = frame[frame["metric"] == "seconds_total"]["value"].to_numpy()
+    # three repeats of 1.0 s, 0.5 s and 0.0 s: the fastest is the last
+    assert calls == [120, 120, 120] and total.tolist() == [0.0]
+    calls.clear()
+    clock = iter([0.0, 9.0, 9.0, 9.0, 9.0])
+    monkeypatch.setattr(hx.time, "perf_counter", lambda: next(clock))
+    hx.scaling(pop, 0, [120], 0.5, overrides={"n_clusters": 3}, repeats=3, repeat_below_seconds=5)
+    assert calls == [120]
+    with pytest.raises(ValueError, match="repeats must be"):
+        hx.scaling(pop, 0, [120], 0.5, repeats=0)

@@ -1103,56 +1103,77 @@ def scaling(
     overrides=None,
     kmeans_n_init: int = 1,
     measure_memory: bool = False,
+    repeats: int = 3,
+    repeat_below_seconds: float = 5.0,
 ) -> pd.DataFrame:
     """Fig. 10: run time of a full fit (clustering, I, cross-iterated O/G) and one release.
 
     Populations larger than the data are resampled with replacement from the real users (their
     features and exact values); ``k`` and ``alpha`` scale with the population (``k = n/5``,
     ``alpha = n/2``) so that the constraints keep their meaning.
+
+    Each size is timed up to ``repeats`` times from the same seed (so every repeat computes the
+    same fit) and the fastest run is kept, as ``timeit`` does: sub-second fits at small sizes are
+    otherwise dominated by whatever else the machine does, and a slope from two such points moves
+    with the load. Sizes whose fastest run already takes ``repeat_below_seconds`` are timed once.
     """
+    if int(repeats) < 1:
+        raise ValueError(f"repeats must be an integer >= 1, got {repeats!r}")
     cfg = _config(pop, overrides)
     rows = []
     for n in n_users_list:
-        rng = np.random.default_rng(np.random.SeedSequence([seed, 606, int(n)]))
-        idx = rng.choice(pop.X.shape[0], size=int(n), replace=True)
-        X, y = pop.X[idx], pop.y[idx]
-        if measure_memory:
-            tracemalloc.start()
-        t0 = time.perf_counter()
-        clusters = hy.cluster_users(X, cfg["n_clusters"], rng, n_init=kmeans_n_init)
-        t1 = time.perf_counter()
-        k, alpha = max(1, int(n) // 5), int(n) // 2
-        domain = hy.private_domain(y, pop.kind)
-        gen0 = hy.initial_generalization(
-            y, domain, cfg["n_groups"], k, alpha, cfg["l"], cfg["beta"], rng
-        )
-        t2 = time.perf_counter()
-        mech = hy.HyObscure(
-            budget=budget,
-            **{
-                **{q: cfg[q] for q in ("n_groups", "l", "beta", "n_clusters")},
-                "k": k,
-                "alpha": alpha,
-            },
-            domain=pop.kind,
-        )
-        mech.fit(X, y, rng=rng, clusters=clusters, generalization=gen0)
-        t3 = time.perf_counter()
-        mech.sample(rng)
-        t4 = time.perf_counter()
-        metrics = {
-            "seconds_cluster": t1 - t0,
-            "seconds_initial": t2 - t1,
-            "seconds_cross": t3 - t2,
-            "seconds_release": t4 - t3,
-            "seconds_total": t4 - t0,
-            "iterations": float(max(r["iteration"] for r in mech.history_) + 1),
-        }
-        if measure_memory:
-            metrics["peak_mib"] = tracemalloc.get_traced_memory()[1] / 2**20
-            tracemalloc.stop()
-        rows += tidy_rows("fig10", "HyObscure", metrics, parameters={"n_users": int(n)}, seed=seed)
+        best = None
+        for _ in range(int(repeats)):
+            metrics = _time_one_fit(pop, cfg, seed, int(n), budget, kmeans_n_init, measure_memory)
+            if best is None or metrics["seconds_total"] < best["seconds_total"]:
+                best = metrics
+            if best["seconds_total"] >= repeat_below_seconds:
+                break
+        rows += tidy_rows("fig10", "HyObscure", best, parameters={"n_users": int(n)}, seed=seed)
     return tidy_frame(rows)
+
+
+def _time_one_fit(pop, cfg, seed, n, budget, kmeans_n_init, measure_memory) -> dict:
+    """One timed fit and release of ``n`` users resampled from ``pop`` (``scaling``'s unit)."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 606, n]))
+    idx = rng.choice(pop.X.shape[0], size=n, replace=True)
+    X, y = pop.X[idx], pop.y[idx]
+    if measure_memory:
+        tracemalloc.start()
+    t0 = time.perf_counter()
+    clusters = hy.cluster_users(X, cfg["n_clusters"], rng, n_init=kmeans_n_init)
+    t1 = time.perf_counter()
+    k, alpha = max(1, n // 5), n // 2
+    domain = hy.private_domain(y, pop.kind)
+    gen0 = hy.initial_generalization(
+        y, domain, cfg["n_groups"], k, alpha, cfg["l"], cfg["beta"], rng
+    )
+    t2 = time.perf_counter()
+    mech = hy.HyObscure(
+        budget=budget,
+        **{
+            **{q: cfg[q] for q in ("n_groups", "l", "beta", "n_clusters")},
+            "k": k,
+            "alpha": alpha,
+        },
+        domain=pop.kind,
+    )
+    mech.fit(X, y, rng=rng, clusters=clusters, generalization=gen0)
+    t3 = time.perf_counter()
+    mech.sample(rng)
+    t4 = time.perf_counter()
+    metrics = {
+        "seconds_cluster": t1 - t0,
+        "seconds_initial": t2 - t1,
+        "seconds_cross": t3 - t2,
+        "seconds_release": t4 - t3,
+        "seconds_total": t4 - t0,
+        "iterations": float(max(r["iteration"] for r in mech.history_) + 1),
+    }
+    if measure_memory:
+        metrics["peak_mib"] = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+    return metrics
 
 
 # ------------------------------------------------------------------------------------------------
