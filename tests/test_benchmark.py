@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ppdp.cells import cell_membership
 from ppdp.experiments import benchmark as bm
 from ppdp.experiments import benchmark_registry as reg
 from ppdp.experiments.common import tidy_frame, tidy_rows
@@ -17,11 +18,12 @@ N_ROWS = 500
 
 @pytest.fixture(scope="module")
 def small():
-    """Both datasets at 500 rows, split with seed 0."""
+    """Both datasets at 500 rows, split with seed 0: (data, train, parts)."""
     out = {}
     for name in bm.DATASETS:
         data = bm.load_dataset(name, N_ROWS)
-        out[name] = (data, *bm.split(data, 0))
+        parts = bm.split(data, 0)
+        out[name] = (data, parts.train, parts)
     return out
 
 
@@ -44,12 +46,17 @@ def strongest():
 
 
 def test_roles_name_columns_of_the_tables(small):
-    for data, train, test in small.values():
+    for data, train, parts in small.values():
         roles = data.roles
         expected = [*roles["quasi_identifiers"], *roles["private"], roles["task"]]
         assert list(data.table.columns) == expected
         assert set(roles["numeric"]) <= set(expected)
-        assert len(train) + len(test) == N_ROWS
+        # released people, the attacker's auxiliary records and the controls: disjoint, all rows
+        assert len(train) + len(parts.aux) + len(parts.control) == N_ROWS
+        assert len(train) == len(parts.aux)
+        labels = [set(train.index), set(parts.aux.index), set(parts.control.index)]
+        assert not (labels[0] & labels[1] or labels[0] & labels[2] or labels[1] & labels[2])
+        assert set(parts.test.index) == labels[1] | labels[2]
         # the split is stratified on the protected attribute
         share = data.table[data.protected].value_counts(normalize=True)
         share_train = train[data.protected].value_counts(normalize=True)
@@ -67,31 +74,49 @@ def test_every_registered_mechanism_releases_the_input_columns(small, name):
             continue
         # IMPOSTER at one epoch: the test is about the release's shape, not its quality
         release = reg._imposter(epochs=1, hidden=16) if name == "imposter" else entry.release
-        released, native = release(data, train, levels[-1], np.random.default_rng(0))
+        result = release(data, train, levels[-1], np.random.default_rng(0))
+        released, native, _ = bm._unpack_release(name, result)
         assert isinstance(released, pd.DataFrame)
         assert list(released.columns) == list(train.columns)
         # the check every benchmark release passes: a record-keeping one keeps the index
         bm._check_release(name, train, released, entry.keeps_records)
         assert all(np.isfinite(v) for v in native.values())
         # every released cell can be read over the original domain
-        bm._attack_release(data, released, np.random.default_rng(1))
+        for column in released.columns:
+            cell_membership(released[column], data.domains[column])
         ran += 1
     assert ran >= 1
 
 
 def test_unprotected_table_leaks_more_than_every_protected_one(strongest):
-    """Attacker AUC (XGBoost, Scenario I) on the attribute each mechanism protects."""
+    """The risk (the worst attacker's AUC advantage over no release) on the attribute each
+    mechanism protects."""
     frame = tidy_frame(strongest)
     for dataset in bm.DATASETS:
         sub = frame[frame["experiment"] == f"benchmark_{dataset}"]
         protected = bm.load_roles()[dataset]["private"][0]
         for method in sorted(set(sub["method"]) - {"none"}):
             attr = bm.REGISTRY[method].protects or protected
-            metric = f"{attr}:xgb_I_auc"
+            metric = f"{attr}:risk"
             ref = sub[(sub["method"] == "none") & (sub["metric"] == metric)]["value"].mean()
             val = sub[(sub["method"] == method) & (sub["metric"] == metric)]["value"].mean()
-            print(f"{dataset}/{method}: {attr} AUC {val:.3f}, unprotected {ref:.3f}")
-            assert val < ref, f"{dataset}/{method}: AUC {val:.3f} not below unprotected {ref:.3f}"
+            print(f"{dataset}/{method}: {attr} risk {val:.3f}, unprotected {ref:.3f}")
+            assert val < ref, f"{dataset}/{method}: risk {val:.3f} not below unprotected {ref:.3f}"
+
+
+def test_suppressing_the_private_column_cannot_beat_the_unprotected_utility(strongest):
+    """Utility that sees the private column: the unprotected table reproduces every marginal and
+    count exactly; the table without its private columns cannot."""
+    frame = tidy_frame(strongest)
+    for dataset in bm.DATASETS:
+        sub = frame[frame["experiment"] == f"benchmark_{dataset}"]
+        mean = sub.groupby(["method", "metric"])["value"].mean()
+        for metric in ("marginal_tv_1", "marginal_tv_2", "query_error_mean"):
+            assert mean[("none", metric)] == 0.0
+            assert mean[("suppressed", metric)] > 0.0, (dataset, metric)
+        # and nothing released is the floor: a task model that sees nothing is at chance
+        assert mean[("nothing", "task_auc")] == 0.5
+        assert mean[("nothing", "marginal_tv_1")] > mean[("suppressed", "marginal_tv_1")]
 
 
 def test_strongest_run_has_every_applicable_mechanism(strongest):
@@ -104,6 +129,8 @@ def test_strongest_run_has_every_applicable_mechanism(strongest):
 def test_workload_is_the_same_for_every_mechanism(small, monkeypatch):
     data, train, _ = small["adult"]
     a = bm.benchmark_workload(data, train, 3, 40)
+    # the workload constrains every column, the private ones and the task included
+    assert {c for q in a for c in q.columns} == set(data.columns)
     b = bm.benchmark_workload(data, train, 3, 40)
     assert a == b and len(a) == 40
     assert bm.benchmark_workload(data, train, 4, 40) != a
@@ -171,37 +198,57 @@ def test_a_release_with_other_columns_is_refused():
         bm._check_release("m", train, train.iloc[:1], True)
 
 
-def test_scenario_two_attacker_knows_only_people_outside_the_release(small, monkeypatch):
-    """The benchmark's Scenario II trains on held-out real records and is scored on the released
-    rows: no target is among its training rows, for a record-keeping release."""
+def test_no_target_is_among_the_attackers_auxiliary_rows(small, monkeypatch):
+    """The no-release baseline and Scenario II train on auxiliary records of other people; the
+    targets are released people, the controls people in neither."""
     import ppdp.attacks.suite as suite
+    from ppdp.experiments import benchmark_attacks as ba
 
-    seen = []
-    original = suite.attribute_inference
+    data, train, parts = small["adult"]
+    trained_on = []
+    original = suite.learned_posteriors
 
-    def spy(real_train, real_test, released, **kwargs):
-        seen.append((real_train.index, released.index, kwargs.get("released_truth")))
-        return original(real_train, real_test, released, **kwargs)
+    def spy(model, x_train, y_train, x_tests, values, **kwargs):
+        trained_on.append(np.asarray(x_train).shape[0])
+        return original(model, x_train, y_train, x_tests, values, **kwargs)
 
-    monkeypatch.setattr(suite, "attribute_inference", spy)
-    data, train, test = small["adult"]
-    queries = bm.benchmark_workload(data, train, 0, 5)
-    bm.evaluate_release(
-        data,
-        train,
-        test,
-        train.copy(),
-        keeps_records=True,
-        queries=queries,
-        seed=0,
-        n_estimators=5,
+    monkeypatch.setattr(suite, "learned_posteriors", spy)
+    ctx = ba.attack_context(data, parts, "sex", seed=0, n_estimators=5)
+    assert set(ctx.targets.index) <= set(train.index)
+    assert ctx.targets.index.intersection(parts.aux.index).empty
+    assert ctx.controls.index.intersection(parts.aux.index).empty
+    assert ctx.controls.index.equals(parts.control.index)
+    assert trained_on == [len(parts.aux)] * 2  # both baseline models, on aux only
+    metrics = ba.targeted_risks(
+        ctx, data, train.copy(), keeps_records=True, rng=np.random.default_rng(0)
+    )
+    # Scenario II reuses the baseline's model: trained on aux, applied to the targets' rows
+    assert trained_on[-1] == len(parts.aux)
+    assert metrics["sex:risk"] == max(
+        0.0, *(v for k, v in metrics.items() if k.endswith("_advantage"))
+    )
+    # an auxiliary table that holds released people is refused
+    leaky = bm.Split(train, pd.concat([parts.aux, train.iloc[:5]]), parts.control)
+    with pytest.raises(ValueError, match="other people"):
+        ba.attack_context(data, leaky, "sex", seed=0, n_estimators=5)
+
+
+def test_krr_risk_rises_with_epsilon():
+    """Targeted inference through k-RR's channel: the more the release keeps (larger epsilon),
+    the larger the worst attacker's advantage."""
+    out = bm.run_benchmark(
+        ["adult"],
+        n_rows={"adult": 3000},
+        seeds=[0, 1],
+        mechanisms=["krr"],
+        n_queries=5,
+        n_estimators=10,
         anonymeter=False,
     )
-    assert seen
-    for aux, targets, truth in seen:
-        assert truth is not None
-        assert aux.intersection(targets).empty
-        assert targets.equals(train.index)
+    risk = bm.plane_points(out, "adult").set_index("level")["risk"]
+    print(risk.to_dict())
+    assert risk.loc[4.0] > risk.loc[1.0] > risk.loc[0.1]
+    assert risk.loc[4.0] - risk.loc[0.1] > 0.05
 
 
 def test_a_record_keeping_release_must_keep_the_index_row_for_row():
@@ -221,11 +268,13 @@ def test_a_record_keeping_release_must_keep_the_index_row_for_row():
 def test_a_release_that_returns_a_bare_frame_names_the_entry():
     with pytest.raises(TypeError, match=r"Entry 'm': release must return \(released DataFrame"):
         bm._unpack_release("m", pd.DataFrame({"a": [1]}))
-    with pytest.raises(TypeError, match="a tuple of 3"):
-        bm._unpack_release("m", (pd.DataFrame(), {}, 1))
-    released, native = bm._unpack_release("m", (pd.DataFrame({"a": [1]}), {"x": 1.0}))
+    with pytest.raises(TypeError, match="a tuple of 4"):
+        bm._unpack_release("m", (pd.DataFrame(), {}, 1, 2))
+    released, native, fitted = bm._unpack_release("m", (pd.DataFrame({"a": [1]}), {"x": 1.0}))
     assert list(released.columns) == ["a"]
-    assert native == {"x": 1.0}
+    assert native == {"x": 1.0} and fitted is None
+    # a third value is the fitted mechanism, for a mechanism-aware attacker
+    assert bm._unpack_release("m", (pd.DataFrame(), {}, "mech"))[2] == "mech"
 
 
 def _brute_front(points: pd.DataFrame, sign: int) -> set[int]:
@@ -265,34 +314,48 @@ def _toy_results():
     rows = []
     for seed in (0, 1, 2):
         for method, level, risk, util in (
-            ("none", 0, 0.80, 0.90),
-            ("a", 1, 0.72, 0.88),
-            ("a", 2, 0.58, 0.80),
-            ("b", 1, 0.65, 0.85),
-            ("b", 2, 0.55, 0.70),
+            ("none", 0, 0.20, 0.90),
+            ("a", 1, 0.04, 0.88),
+            ("a", 2, 0.00, 0.80),
+            ("b", 1, 0.02, 0.85),
+            ("b", 2, 0.005, 0.70),
         ):
             rows += tidy_rows(
                 "benchmark_adult",
                 method,
-                {"sex:xgb_I_auc": risk + 0.01 * seed, "task_auc": util - 0.01 * seed, "seconds": 1},
+                {
+                    "sex:risk": risk + 0.005 * seed,
+                    "sex:xgb_I_advantage": risk + 0.005 * seed - 0.01,
+                    "sex:class_matching_advantage": risk + 0.005 * seed,
+                    "task_auc": util - 0.01 * seed,
+                    "seconds": 1,
+                },
                 parameters={"level": level},
                 seed=seed,
             )
     return tidy_frame(rows)
 
 
-def test_leaderboard_picks_the_best_utility_under_each_threshold():
-    board = bm.leaderboard(_toy_results(), "adult", thresholds=(0.6, 0.7)).set_index("mechanism")
-    # b at level 1 (risk 0.66 on average) qualifies at 0.7 only; a's private level at both
-    assert board.loc["b", "risk<=0.7"].startswith("0.840")
-    assert board.loc["b", "risk<=0.6"].startswith("0.690")
-    assert board.loc["a", "risk<=0.6"].startswith("0.790")
-    assert board.loc["none", "risk<=0.6"] == ""
+def test_leaderboard_qualifies_a_level_by_the_upper_end_of_its_risk_interval():
+    board = bm.leaderboard(_toy_results(), "adult", thresholds=(0.02, 0.05)).set_index("mechanism")
+    # t half-width over three seeds of (r, r + 0.005, r + 0.01): 4.303 * 0.005 / sqrt(3) = 0.0124
+    hw = 4.302653 * 0.005 / np.sqrt(3)
+    # b at level 1: mean 0.025, upper 0.037, qualifies at 0.05 only; at level 2 (upper 0.022)
+    # at neither 0.02 ... (0.010 + 0.0124 > 0.02)
+    assert board.loc["b", "risk<=0.05"].startswith("0.840")
+    assert board.loc["b", "risk<=0.02"] == ""
+    # a at level 2: mean 0.005, upper 0.017: qualifies at both, bound by class matching
+    assert board.loc["a", "risk<=0.02"].startswith("0.790")
+    assert f"risk <= {0.005 + hw:.3f}, class_matching)" in board.loc["a", "risk<=0.02"]
+    # a's level 1 has the mean 0.045 under 0.05 but its upper end 0.057 above: not chosen
+    assert board.loc["a", "risk<=0.05"].startswith("0.790")
+    assert board.loc["none", "risk<=0.05"] == ""
     points = bm.plane_points(_toy_results(), "adult")
     a2 = points[(points["method"] == "a") & (points["level"] == 2)].iloc[0]
-    # t interval over three seeds of (0.58, 0.59, 0.60): sd 0.01, t(0.975, 2) = 4.303
-    assert a2["risk"] == pytest.approx(0.59)
-    assert a2["risk_hw"] == pytest.approx(4.302653 * 0.01 / np.sqrt(3), rel=1e-5)
+    assert a2["risk"] == pytest.approx(0.005)
+    assert a2["risk_hw"] == pytest.approx(hw, rel=1e-5)
+    binding = bm.binding_attackers(_toy_results(), "adult", "sex")
+    assert binding.loc[("a", 2)] == "class_matching"
 
 
 def test_report_shows_the_benchmark_section(tmp_path):
@@ -305,6 +368,9 @@ def test_report_shows_the_benchmark_section(tmp_path):
     text = "\n".join(lines)
     assert "## Benchmark" in text and "### adult" in text
     assert "plane_adult" in text
+    # the threat models, from the roles file
+    for name in bm.load_threat_models():
+        assert f"| {name} |" in text
     assert "| adult | a |" in text
     assert report.benchmark_figures(results) == ["plane_adult", "plane_adult_queries"]
     assert report.render_benchmark(tmp_path, figures_dir=None, base=tmp_path) == []

@@ -1163,15 +1163,17 @@ def render_benchmark(
     figures_dir: str | os.PathLike | None,
     base: Path,
     run: str = "benchmark",
-    thresholds: Iterable[float] = (0.6, 0.7),
+    thresholds: Iterable[float] | None = None,
 ) -> list[str]:
-    """The report's *Benchmark* section: the leaderboard per dataset, the time per mechanism and
-    links to the privacy-utility planes (no claims are judged). Empty if the run has no CSV."""
+    """The report's *Benchmark* section: the threat models, the leaderboard per dataset, the
+    columns each mechanism leaves untouched, the time per mechanism and links to the
+    privacy-utility planes (no claims are judged). Empty if the run has no CSV."""
     from ppdp.experiments import benchmark as bm
 
     csv_path = Path(results_dir) / f"{run}.csv"
     if not csv_path.exists():
         return []
+    thresholds = tuple(bm.RISK_THRESHOLDS if thresholds is None else thresholds)
     frame = read_results(csv_path)
     seeds = sorted(set(frame.loc[frame["seed"] >= 0, "seed"]))
     lines = [
@@ -1179,19 +1181,36 @@ def render_benchmark(
         "",
         "No published claim is judged here. Every mechanism that fits a dataset releases it at a "
         "few privacy levels; one attacker suite and one utility suite score every release "
-        f"(notebook `benchmark`, {len(seeds)} seeds). Each cell is the best task AUC (trained on "
-        "the release, tested on real rows) among a mechanism's levels whose mean attacker AUC "
-        "(XGBoost trained on the release, Scenario I, on the attribute named above the table) is "
-        "at most the threshold, with its 95% half-width over seeds and the level; empty where no "
-        "level is private enough. On MovieLens the HyObscure family protects age, the other "
-        "mechanisms gender.",
+        f"(notebook `benchmark`, {len(seeds)} seeds, each with its own subsample and a 40/40/20 "
+        "split into released people, the attacker's auxiliary records and controls).",
+        "",
+        "Threat models. Every targeted attacker targets a person known to be in the release, "
+        "knows the target's true quasi-identifiers and wants the target's private value; it is "
+        "scored by AUC on released targets and, with the same attack, on controls outside the "
+        "release. An attacker's advantage is its AUC on the targets minus that of the no-release "
+        "baseline; the risk of a release is the largest advantage over the suite, and at least 0.",
+        "",
+        "| attacker | knows | wants |",
+        "|---|---|---|",
+        *(
+            f"| {name} | {_cell(model['knows'])} | {_cell(model['wants'])} |"
+            for name, model in bm.load_threat_models().items()
+        ),
+        "",
+        "Each leaderboard cell is the best task AUC (trained on the release with the private "
+        "columns among its features, tested on held-out real rows) among a mechanism's levels "
+        "whose risk interval lies under the threshold (the upper end of its 95% interval over "
+        "seeds), with the utility's half-width, the level, that upper end and the attacker that "
+        "bound it; empty where no level qualifies. `none` is the unprotected table, `suppressed` "
+        "the private columns suppressed, `nothing` nothing released. On MovieLens the HyObscure "
+        "family protects age, the other mechanisms gender.",
         "",
     ]
     for experiment in sorted({e for e in frame["experiment"] if e.startswith("benchmark_")}):
         dataset = experiment.removeprefix("benchmark_")
         lines += [f"### {dataset}", ""]
         for private in bm.load_roles()[dataset]["private"]:
-            board = bm.leaderboard(frame, dataset, private=private, thresholds=tuple(thresholds))
+            board = bm.leaderboard(frame, dataset, private=private, thresholds=thresholds)
             if board.empty:
                 continue
             lines += [f"Attacker's target: `{private}`.", ""]
@@ -1202,6 +1221,16 @@ def render_benchmark(
                 for row in board.itertuples(index=False)
             ]
             lines.append("")
+        coverage = bm.coverage_table(frame)
+        coverage = coverage[(coverage["dataset"] == dataset) & (coverage["untouched"] != "")]
+        if len(coverage):
+            lines += [
+                "Columns left exactly as they were at every level (not protected by the "
+                "mechanism's model): "
+                + "; ".join(f"{r.mechanism}: {r.untouched}" for r in coverage.itertuples())
+                + ".",
+                "",
+            ]
         links = []
         for fig in _benchmark_figure_names(dataset):
             if figures_dir is not None:

@@ -49,6 +49,7 @@ __all__ = [
     "ATTACKERS",
     "anonymeter_risks",
     "attribute_inference",
+    "learned_posteriors",
     "record_linkage",
 ]
 
@@ -249,6 +250,51 @@ def _scores(
     else:
         auc = float(np.mean([_binary_auc(y_true == c, score_of(c)) for c in present]))
     return auc, accuracy
+
+
+def learned_posteriors(
+    model: str,
+    x_train: np.ndarray,
+    y_train,
+    x_tests: Sequence[np.ndarray],
+    values: Sequence,
+    *,
+    seed: int = 0,
+    n_estimators: int = 100,
+) -> list[np.ndarray]:
+    """Class probabilities of a model trained on ``(x_train, y_train)``, one array per test set.
+
+    The columns follow ``values`` (labels are matched to them by value, so a numeric label drawn
+    as ``18.0`` is the value ``18``); a value the model never saw in training gets probability 0,
+    and a single training class is predicted with probability 1, as in
+    :func:`attribute_inference`. The fitted model is reused when the same training set comes again
+    (see :func:`_fitted_attacker`), so a benchmark that scores many releases against one auxiliary
+    table fits its no-release attacker once.
+    """
+    if model not in ATTACKERS:
+        raise ValueError(f"model must be one of {ATTACKERS}, got {model!r}")
+    labels = np.asarray(y_train, dtype=object)
+    if labels.ndim != 1 or labels.shape[0] != np.shape(x_train)[0] or labels.shape[0] == 0:
+        raise ValueError(
+            f"y_train must hold one label per row of x_train ({np.shape(x_train)[0]}), got "
+            f"shape {labels.shape}"
+        )
+    wanted = pd.Index(list(values))
+    codes = wanted.get_indexer(labels.tolist())
+    if (codes < 0).any():
+        bad = list(dict.fromkeys(labels[codes < 0].tolist()))[:5]
+        raise ValueError(f"y_train holds values {bad!r} outside values {wanted.tolist()}")
+    out = []
+    stacked = np.vstack(x_tests) if len(x_tests) else np.zeros((0, np.shape(x_train)[1]))
+    classes, proba = _fit_predict(model, int(seed), int(n_estimators), x_train, codes, stacked)
+    where = classes.astype(np.int64)
+    full = np.zeros((stacked.shape[0], len(wanted)))
+    full[:, where] = proba
+    start = 0
+    for x in x_tests:
+        out.append(full[start : start + x.shape[0]])
+        start += x.shape[0]
+    return out
 
 
 def attribute_inference(

@@ -7,9 +7,11 @@ mechanisms' own privacy definitions (k-anonymity, l-diversity, local differentia
 **Threat model.** The attacker targets a person he knows to be in the release. He knows the
 target's true quasi-identifier values (the ``qi`` columns) and the mechanism's output format: how
 a released cell relates to the values it covers (a range, a value set, a class mean) and, for the
-channel attacker, the randomization channel applied to the private column. He does not know which
-released row is the target's. He wants the target's private value and states his belief as a
-posterior distribution over the private column's domain.
+mechanism-aware attackers, the mechanism and its parameters (the randomization channel applied to
+the private column or to a quasi-identifier profile, the nearest-centroid construction of
+microaggregated classes). He does not know which released row is the target's. He wants the
+target's private value and states his belief as a posterior distribution over the private
+column's domain.
 
 * :func:`class_matching_posterior` attacks generalized or bucketized releases (Mondrian,
   Anatomy-like buckets, Mutual Cover, relay chains' class means). Every released row is a
@@ -18,10 +20,21 @@ posterior distribution over the private column's domain.
   exact-match equivalence classes this is the q*-block posterior of l-diversity under a uniform
   prior (Machanavajjhala et al., 2007, Section 3).
 * :func:`channel_posterior` attacks releases that keep the records and randomize the private
-  column through a known channel ``P(released | true)`` (k-ary randomized response, SPPM and
-  HyObscure-style mappings): Bayes' rule on the target's matched rows from an attacker's prior,
+  column through a known channel ``P(released | true)`` (k-ary randomized response, a mapping of
+  the private column): Bayes' rule on the target's matched rows from an attacker's prior,
   for instance a model trained on auxiliary records. :func:`krr_channel` gives the channel of
   k-RR (Kairouz, Oh and Viswanath, 2016).
+* :func:`mapping_matching_posterior` attacks releases that keep the records and replace the
+  profile of some quasi-identifiers by a draw from a known channel ``P(released profile | true
+  profile)`` (SPPM's :class:`~ppdp.mechanisms.sppm.TableMapping`, HyObscure-style feature
+  obfuscation): class matching in which a released row's weight for the target is the channel's
+  probability of the row's profile given the target's true one. :func:`sppm_channel` gives the
+  channel and its profiles of a fitted ``TableMapping``.
+* :func:`nearest_class_posterior` attacks microaggregated releases (relay chains: numeric
+  quasi-identifiers as class means, categorical ones as value sets): the target is placed in the
+  class whose means are nearest to his values among the classes whose cells contain them, as
+  microaggregation builds classes around centroids; the posterior is that class's private
+  distribution.
 * :func:`posterior_scores` scores the posteriors as :func:`ppdp.attacks.suite.attribute_inference`
   scores its models: AUC and accuracy of the argmax.
 
@@ -37,6 +50,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from ppdp.attacks.suite import (
     _check_column_name,
@@ -46,16 +60,29 @@ from ppdp.attacks.suite import (
     _scores,
     minority_index,
 )
-from ppdp.base import check_frame
+from ppdp.base import check_fitted, check_frame
 from ppdp.cells import cell_membership
 from ppdp.mechanisms._validation import Interval, check_params
 from ppdp.mechanisms.randomized_response import krr_matrix
 from ppdp.tabular import AttributeDomain
 
-__all__ = ["channel_posterior", "class_matching_posterior", "krr_channel", "posterior_scores"]
+__all__ = [
+    "channel_posterior",
+    "class_matching_posterior",
+    "krr_channel",
+    "mapping_matching_posterior",
+    "nearest_class_posterior",
+    "posterior_scores",
+    "sppm_channel",
+]
 
 # tolerance on the row sums of a channel matrix
 _STOCHASTIC_TOL = 1e-9
+# cells of one (targets x released classes) block: bounds each working array to 32 MB
+_BLOCK_CELLS = 1 << 22
+# two squared standardized distances d <= d_min * (1 + rtol) + atol are a tie
+_TIE_RTOL = 1e-9
+_TIE_ATOL = 1e-12
 
 
 # --------------------------------------------------------------------------------------------
@@ -79,23 +106,30 @@ def _check_roles(
     return targets, released, qi, private
 
 
-def _target_codes(targets: pd.DataFrame, domains: Mapping[str, AttributeDomain], qi) -> np.ndarray:
-    """The targets' quasi-identifier values as domain codes, shape ``(n_targets, len(qi))``."""
-    codes = np.empty((len(targets), len(qi)), dtype=np.int64)
-    for j, c in enumerate(qi):
-        col = targets[c]
+def _exact_codes(
+    frame: pd.DataFrame,
+    domains: Mapping[str, AttributeDomain],
+    columns: Sequence[str],
+    name: str,
+    missing_hint: str = "",
+) -> np.ndarray:
+    """``frame[columns]`` as domain codes, shape ``(len(frame), len(columns))``.
+
+    Every cell must be a value of its column's domain (no region); a ValueError naming
+    ``name[column]`` otherwise. ``missing_hint`` ends the message about missing values.
+    """
+    codes = np.empty((len(frame), len(columns)), dtype=np.int64)
+    for j, c in enumerate(columns):
+        col = frame[c]
         if col.isna().any():
-            raise ValueError(
-                f"targets[{c!r}] has missing values; the attacker knows every target's exact "
-                "quasi-identifiers"
-            )
+            raise ValueError(f"{name}[{c!r}] has missing values{missing_hint}")
         domain = domains[c]
         if domain.kind == "numeric":
             values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
             if np.isnan(values).any():
                 bad = col[np.isnan(values)].head(3).tolist()
                 raise ValueError(
-                    f"targets[{c!r}] must hold values of its numeric domain, got {bad!r}"
+                    f"{name}[{c!r}] must hold values of its numeric domain, got {bad!r}"
                 )
         else:
             values = col.to_numpy(dtype=object)
@@ -103,9 +137,20 @@ def _target_codes(targets: pd.DataFrame, domains: Mapping[str, AttributeDomain],
             codes[:, j] = domain.encode(values)
         except ValueError as err:
             raise ValueError(
-                f"targets[{c!r}] must hold exact values of domains[{c!r}]: {err}"
+                f"{name}[{c!r}] must hold exact values of domains[{c!r}]: {err}"
             ) from None
     return codes
+
+
+def _target_codes(targets: pd.DataFrame, domains: Mapping[str, AttributeDomain], qi) -> np.ndarray:
+    """The targets' quasi-identifier values as domain codes, shape ``(n_targets, len(qi))``."""
+    return _exact_codes(
+        targets,
+        domains,
+        qi,
+        "targets",
+        "; the attacker knows every target's exact quasi-identifiers",
+    )
 
 
 def _probabilities(value, name: str, shapes: Sequence[tuple], shape_text: str) -> np.ndarray:
@@ -145,6 +190,18 @@ def _check_prior(prior, n_targets: int, n_values: int, name: str) -> np.ndarray:
     return arr / total
 
 
+def _check_row_stochastic(arr: np.ndarray, row_text: str) -> np.ndarray:
+    """``arr`` itself if each row sums to 1 within the tolerance (``row_text``: what a row is)."""
+    gap = np.abs(arr.sum(axis=1) - 1.0)
+    if (gap > _STOCHASTIC_TOL).any():
+        row = int(np.argmax(gap))
+        raise ValueError(
+            f"channel must be row-stochastic (each row {row_text} sums to 1 within "
+            f"{_STOCHASTIC_TOL:g}); row {row} sums to {float(arr[row].sum())!r}"
+        )
+    return arr
+
+
 def _check_channel(channel, n_values: int, private: str) -> np.ndarray:
     """``channel`` as a checked ``(n_values, n_values)`` row-stochastic float array of
     ``P(released | true)``."""
@@ -154,12 +211,124 @@ def _check_channel(channel, n_values: int, private: str) -> np.ndarray:
         [(n_values, n_values)],
         f"({n_values}, {n_values}), one row and one column per value of domains[{private!r}]",
     )
-    gap = np.abs(arr.sum(axis=1) - 1.0)
-    if (gap > _STOCHASTIC_TOL).any():
-        row = int(np.argmax(gap))
+    return _check_row_stochastic(arr, "P(. | true value)")
+
+
+def _check_profile_channel(channel, n_in: int, n_out: int) -> np.ndarray:
+    """``channel`` (dense or scipy sparse) as a checked ``(n_in, n_out)`` row-stochastic float
+    array of ``P(released profile | true profile)``."""
+    if sp.issparse(channel):
+        channel = channel.toarray()
+    arr = _probabilities(
+        channel,
+        "channel",
+        [(n_in, n_out)],
+        f"({n_in}, {n_out}), one row per row of in_profiles and one column per row of out_profiles",
+    )
+    return _check_row_stochastic(arr, "P(. | true profile)")
+
+
+def _profile_codes(
+    profiles, name: str, mapped: Sequence[str], domains: Mapping[str, AttributeDomain], caller
+) -> np.ndarray:
+    """The profiles of a channel's rows or columns as domain codes, shape ``(n_profiles,
+    len(mapped))``; each profile listed once."""
+    if not isinstance(profiles, pd.DataFrame):
+        raise TypeError(
+            f"{name} of {caller} must be a DataFrame with the mapped columns {list(mapped)}, one "
+            f"row per profile, got {type(profiles).__name__}"
+        )
+    if len(profiles) == 0:
+        raise ValueError(f"{name} has no rows; a channel needs at least one profile")
+    _check_has_columns(profiles, name, mapped)
+    codes = _exact_codes(profiles, domains, mapped, name)
+    first, group = _factorize_rows(codes)
+    if first.size < len(codes):
+        again = np.flatnonzero(np.bincount(group) > 1)[0]
+        rows = np.flatnonzero(group == again)[:2].tolist()
+        profile = tuple(profiles[list(mapped)].iloc[rows[0]].tolist())
+        raise ValueError(f"{name} must list each profile once; rows {rows} are both {profile!r}")
+    return codes
+
+
+def _check_numeric(numeric, qi: Sequence[str], domains, caller: str) -> list[str]:
+    """``numeric``: distinct qi columns with numeric domains (possibly none)."""
+    if isinstance(numeric, str) or not isinstance(numeric, Sequence):
+        raise TypeError(
+            f"numeric of {caller} must be a sequence of column names (possibly empty), got "
+            f"{type(numeric).__name__} {numeric!r}"
+        )
+    names = list(numeric)
+    bad = [c for c in names if not isinstance(c, str)]
+    if bad:
+        raise TypeError(f"numeric of {caller} must hold column names (str), got {bad!r}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"numeric of {caller} lists a column twice: {names!r}")
+    outside = [c for c in names if c not in qi]
+    if outside:
+        raise ValueError(f"numeric columns {outside} of {caller} must be among the qi {qi}")
+    categorical = [c for c in names if domains[c].kind != "numeric"]
+    if categorical:
         raise ValueError(
-            f"channel must be row-stochastic (each row P(. | true value) sums to 1 within "
-            f"{_STOCHASTIC_TOL:g}); row {row} sums to {float(arr[row].sum())!r}"
+            f"numeric columns {categorical} of {caller} must have numeric domains; their "
+            "domains are categorical"
+        )
+    return names
+
+
+def _released_numbers(column: pd.Series, domain: AttributeDomain, name: str) -> np.ndarray:
+    """A numeric released column as numbers: a number as it is (a class mean), any other cell
+    (a range ``"lo-hi"``) as the expected value of its :func:`ppdp.cells.cell_membership`."""
+    if column.isna().any():
+        raise ValueError(f"released[{name!r}] has missing values")
+    numbers = np.array(pd.to_numeric(column, errors="coerce"), dtype=float)
+    regions = np.isnan(numbers)
+    if regions.any():
+        membership = cell_membership(column[regions], domain)
+        numbers[regions] = membership @ domain.values.astype(float)
+    if not np.isfinite(numbers).all():
+        bad = column[~np.isfinite(numbers)].head(3).tolist()
+        raise ValueError(f"released[{name!r}] must hold finite numbers, got {bad!r}")
+    return numbers
+
+
+def _check_scale(scale, numeric: Sequence[str], numbers: np.ndarray) -> np.ndarray:
+    """The divisor of every numeric column's differences, shape ``(len(numeric),)``.
+
+    ``None``: the standard deviation of the column's released numbers over the released rows,
+    1 for a constant column (its differences are 0 whatever the divisor).
+    """
+    if scale is None:
+        spread = numbers.std(axis=0)
+        return np.where(spread > 0, spread, 1.0)
+    if isinstance(scale, Mapping):
+        missing = [c for c in numeric if c not in scale]
+        extra = [k for k in scale if k not in numeric]
+        if missing or extra:
+            raise ValueError(
+                f"scale must have one entry per numeric column {list(numeric)}; "
+                f"missing {missing}, unknown {extra}"
+            )
+        scale = [scale[c] for c in numeric]
+    try:
+        arr = np.asarray(scale, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"scale must be a number, a sequence in the order of numeric or a mapping column -> "
+            f"number, got {type(scale).__name__}"
+        ) from None
+    if arr.ndim == 0:
+        arr = np.full(len(numeric), float(arr))
+    if arr.shape != (len(numeric),):
+        raise ValueError(
+            f"scale must hold one number per numeric column ({len(numeric)}), got shape {arr.shape}"
+        )
+    bad = ~np.isfinite(arr) | (arr <= 0)
+    if bad.any():
+        j = int(np.argmax(bad))
+        raise ValueError(
+            f"scale must be finite and > 0 for every numeric column, got "
+            f"scale[{numeric[j]!r}] = {float(arr[j])!r}"
         )
     return arr
 
@@ -182,6 +351,23 @@ def _factorize_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         group, _ = pd.factorize(group * (int(column.max(initial=0)) + 1) + column)
     _, first = np.unique(group, return_index=True)
     return first, group.astype(np.int64, copy=False)
+
+
+def _profile_index(alphabet: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Each row of ``codes``'s position among the (distinct) rows of ``alphabet``, -1 when it is
+    not one of them."""
+    _, group = _factorize_rows(np.vstack([alphabet, codes]))
+    position = np.full(int(group.max()) + 1, -1, dtype=np.int64)
+    position[group[: len(alphabet)]] = np.arange(len(alphabet))
+    return position[group[len(alphabet) :]]
+
+
+def _blocks(n_rows: int, n_columns: int):
+    """Consecutive slices of ``n_rows`` rows whose ``(rows x n_columns)`` arrays hold at most
+    ``_BLOCK_CELLS`` cells (at least one row each)."""
+    step = max(1, _BLOCK_CELLS // max(n_columns, 1))
+    for start in range(0, n_rows, step):
+        yield slice(start, min(start + step, n_rows))
 
 
 def _qi_classes(
@@ -349,7 +535,7 @@ def class_matching_posterior(
     receive the prior (on a synthetic table of 2,100 people with three numeric and three
     categorical quasi-identifiers, numeric columns replaced by the means of classes of at least 5,
     99.8 % of them). This is the uniformity reading taken literally, not the best attack on class
-    means.
+    means: :func:`nearest_class_posterior` places the target in the class with the nearest means.
 
     Released rows with the same quasi-identifier cells (an equivalence class) are grouped first
     and targets with the same values are attacked once: the work is a ``(distinct targets x
@@ -480,6 +666,343 @@ def channel_posterior(
     return np.where(matched[:, None], joint / np.where(total > 0, total, 1.0), prior)
 
 
+def mapping_matching_posterior(
+    targets: pd.DataFrame,
+    released: pd.DataFrame,
+    *,
+    domains: Mapping[str, AttributeDomain],
+    qi: Sequence[str],
+    private: str,
+    mapped: Sequence[str],
+    channel,
+    in_profiles: pd.DataFrame,
+    out_profiles: pd.DataFrame | None = None,
+    prior=None,
+) -> np.ndarray:
+    """Posterior of each target's private value from a release whose quasi-identifier profile
+    went through a known channel.
+
+    Threat model: the attacker knows that each target is in the release and the target's exact
+    quasi-identifier values. The mechanism kept the records and replaced each record's profile
+    ``b`` of the ``mapped`` columns (a subset of ``qi``) by a profile ``b^`` drawn from a known
+    channel ``channel[b, b^] = P(b^ | b)``: SPPM's fitted mapping (:class:`TableMapping
+    <ppdp.mechanisms.sppm.TableMapping>`, see :func:`sppm_channel`), HyObscure-style feature
+    obfuscation. The private column and the other quasi-identifiers are released as the
+    mechanism leaves them (exact values, or any cell :func:`ppdp.cells.cell_membership` reads).
+
+    Every released row ``r`` is a candidate for target ``t``, with the likelihood that the
+    target's record became row ``r``::
+
+        w(t, r) = channel[b(t), b^(r)]
+                  * prod_{q in qi, q not in mapped} membership(released[q][r])[t_q]
+
+    where ``b(t)`` is the target's true profile of the ``mapped`` columns and ``b^(r)`` the row's
+    released profile; the unmapped factor is the weight of :func:`class_matching_posterior`. With
+    the target equally likely a priori to be any released row, the posterior of private value
+    ``s`` is the ``w``-weighted mixture of the candidates' private cells::
+
+        posterior(t, s) ∝ sum_r w(t, r) * membership(released[private][r])[s]
+
+    Parameters
+    ----------
+    targets : DataFrame
+        The attacked people, one row each, with their true ``qi`` values (values of ``domains``).
+    released : DataFrame
+        The release: ``mapped`` columns holding values of their domains that form one of the
+        ``out_profiles``; other ``qi`` and ``private`` in any form
+        :func:`ppdp.cells.cell_membership` reads.
+    domains : mapping str -> AttributeDomain
+        Domains of ``qi`` and ``private``.
+    qi : sequence of str
+        Distinct quasi-identifier columns the attacker knows; not ``private``.
+    private : str
+        The column the attacker infers.
+    mapped : sequence of str
+        The distinct ``qi`` columns whose joint profile the channel maps.
+    channel : array-like or scipy sparse matrix, shape (n_in_profiles, n_out_profiles)
+        Row-stochastic: row ``i`` is ``P(released profile = . | true profile = in_profiles row
+        i)``, column ``j`` the released profile ``out_profiles`` row ``j``; non-negative, each row
+        summing to 1 within 1e-9.
+    in_profiles : DataFrame
+        The true profiles indexing the channel's rows: one row per profile, columns ``mapped``
+        (extra columns are ignored), values of ``domains``, each profile once.
+    out_profiles : DataFrame, optional
+        The released profiles indexing the channel's columns, in the same form. Default:
+        ``in_profiles`` (a square channel over one alphabet, as SPPM's ``B^ = B``).
+    prior : array-like, shape (n_values,) or (n_targets, n_values), optional
+        The attacker's belief for a target no released row can hold, over the values of
+        ``domains[private]`` in their order (normalized here). Default: the private column's
+        distribution in the release (the mean of its cells' memberships).
+
+    Returns
+    -------
+    ndarray, shape (n_targets, n_values)
+        Row ``i`` is target ``i``'s posterior over ``domains[private].values``; rows sum to 1.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For an argument of the wrong type or value, naming it; ValueError when a released row's
+        profile is not among ``out_profiles`` (the channel cannot have produced it) or a profile
+        holds a value outside its domain.
+
+    See Also
+    --------
+    sppm_channel : the arguments ``mapped``, ``channel``, ``in_profiles``, ``out_profiles`` of a
+        fitted :class:`~ppdp.mechanisms.sppm.TableMapping`.
+
+    Notes
+    -----
+    **Unknown profile.** A target whose true profile is not among ``in_profiles`` has no row in
+    the channel: the attacker cannot say how the mechanism would have mapped him, every ``w(t,
+    r)`` is taken as 0 and he keeps ``prior``. For SPPM this happens only to people outside the
+    fitted table (the alphabet is the profiles observed in it). A target whose weights are all 0
+    for another reason (no released row can hold him) keeps ``prior`` too.
+
+    With an identity channel over profiles that the release shows exactly, this is
+    :func:`class_matching_posterior`. The likelihood assumes each record's profile is drawn
+    independently of the others, as SPPM's release does.
+
+    Released rows are grouped by (unmapped quasi-identifier cells, released profile) and targets
+    by (unmapped quasi-identifier values, true profile), so the work is one ``(distinct targets x
+    released groups)`` weight matrix, built in blocks of at most 4M cells, and its product with
+    the groups' summed private memberships.
+
+    Runtime, 2,000 targets, 6,000 released rows, 6 quasi-identifiers (4 mapped, 2,541 profiles,
+    nearly every released row its own group), one core: 0.3 to 0.6 s, 100 MB at the peak.
+    """
+    caller = "mapping_matching_posterior"
+    targets, released, qi, private = _check_roles(targets, released, domains, qi, private, caller)
+    mapped = _check_names(mapped, "mapped", caller)
+    outside = [c for c in mapped if c not in qi]
+    if outside:
+        raise ValueError(
+            f"mapped columns {outside} of {caller} must be among the qi {qi}: the attacker reads "
+            "the target's true profile from his quasi-identifiers"
+        )
+    in_codes = _profile_codes(in_profiles, "in_profiles", mapped, domains, caller)
+    if out_profiles is None:
+        out_codes = in_codes
+    else:
+        out_codes = _profile_codes(out_profiles, "out_profiles", mapped, domains, caller)
+    channel = _check_profile_channel(channel, in_codes.shape[0], out_codes.shape[0])
+    secret = cell_membership(released[private], domains[private])
+    n_values = domains[private].size
+    if prior is None:
+        prior = secret.mean(axis=0)
+    prior = _check_prior(prior, len(targets), n_values, "prior")
+    rest = [c for c in qi if c not in mapped]
+
+    # released rows: their profile (a column of the channel) and their class of unmapped cells
+    shown = _profile_index(out_codes, _exact_codes(released, domains, mapped, "released"))
+    if (shown < 0).any():
+        row = int(np.argmax(shown < 0))
+        unknown = tuple(released[mapped].iloc[row].tolist())
+        raise ValueError(
+            f"released row {released.index[row]!r} shows the profile {unknown!r} of {mapped}, "
+            "which is not among out_profiles (the channel cannot release it)"
+        )
+    if rest:
+        cells, class_cells, row_class = _qi_classes(released, domains, rest)
+    else:
+        cells, class_cells = [], np.zeros((1, 0), dtype=np.int64)
+        row_class = np.zeros(len(released), dtype=np.int64)
+    first, group = _factorize_rows(np.column_stack([row_class, shown]))
+    group_cells, group_profile = class_cells[row_class[first]], shown[first]
+    group_secret = np.zeros((first.size, n_values))
+    np.add.at(group_secret, group, secret)
+
+    # targets: their true profile (a row of the channel, -1 when it has none)
+    codes = _target_codes(targets, domains, qi)
+    column = {c: j for j, c in enumerate(qi)}
+    rest_codes = codes[:, [column[c] for c in rest]]
+    profile = _profile_index(in_codes, codes[:, [column[c] for c in mapped]])
+    t_first, target_of = _factorize_rows(np.column_stack([rest_codes, profile + 1]))
+    known = np.flatnonzero(profile[t_first] >= 0)
+    evidence = np.zeros((t_first.size, n_values))
+    matched = np.zeros(t_first.size, dtype=bool)
+    for block in _blocks(known.size, first.size):
+        rows = known[block]
+        weights = channel[profile[t_first[rows]]][:, group_profile]
+        if rest:
+            weights *= _match_weights(rest_codes[t_first[rows]], cells, group_cells)
+        evidence[rows] = weights @ group_secret
+        matched[rows] = weights.any(axis=1)
+    evidence, matched = evidence[target_of], matched[target_of]
+    total = evidence.sum(axis=1, keepdims=True)
+    return np.where(matched[:, None], evidence / np.where(total > 0, total, 1.0), prior)
+
+
+def nearest_class_posterior(
+    targets: pd.DataFrame,
+    released: pd.DataFrame,
+    *,
+    domains: Mapping[str, AttributeDomain],
+    qi: Sequence[str],
+    private: str,
+    numeric: Sequence[str],
+    scale=None,
+    prior=None,
+) -> np.ndarray:
+    """Posterior of each target's private value from the released class whose centre is nearest
+    to him (microaggregation, relay chains).
+
+    Threat model: the attacker knows that each target is in the release and the target's exact
+    quasi-identifier values; he knows that the mechanism partitioned the records around centroids
+    and published each class with its ``numeric`` quasi-identifiers replaced by the class means
+    and its other quasi-identifiers by cells that contain the members' values (the value set
+    ``"{a,b}"`` of a relay chain's release, a range). A person's class is then the one whose
+    centre is nearest to him among those whose cells contain his values.
+
+    The released rows form classes (equal numbers in every ``numeric`` column, equal cells in the
+    others). Target ``t`` is assigned to the classes whose non-numeric cells all contain his
+    values (membership > 0) and, among those, to the nearest in the standardized Euclidean
+    distance::
+
+        d(t, c)^2 = sum_{q in numeric} ((t_q - mean_q(c)) / scale_q)^2
+
+    Classes at the smallest distance (within a relative 1e-9) share the target evenly. The
+    posterior is the assigned classes' private distribution: the mean over a class's rows of the
+    memberships of their private cells, averaged over the tied classes.
+
+    Parameters
+    ----------
+    targets : DataFrame
+        The attacked people, one row each, with their true ``qi`` values (values of ``domains``).
+    released : DataFrame
+        The release. ``numeric`` columns hold numbers (class means; a range ``"lo-hi"`` is read
+        as the mean of the domain values it covers); the other ``qi`` and ``private`` hold any
+        cell :func:`ppdp.cells.cell_membership` reads.
+    domains : mapping str -> AttributeDomain
+        Domains of ``qi`` and ``private``.
+    qi : sequence of str
+        Distinct quasi-identifier columns the attacker knows; not ``private``.
+    private : str
+        The column the attacker infers.
+    numeric : sequence of str
+        The ``qi`` columns released as class means (numeric domains); may be empty. The other
+        ``qi`` columns are matched by containment only.
+    scale : float, sequence of float or mapping str -> float, optional
+        The divisor of each ``numeric`` column's differences (one number for all, one per column
+        in the order of ``numeric``, or a mapping column -> number); finite and > 0. Default: the
+        standard deviation of the column's released numbers over the released rows (the spread
+        of the class means the attacker sees), and 1 for a column whose released numbers are all
+        equal (its differences are the same for every class, so any divisor ranks the classes
+        alike).
+    prior : array-like, shape (n_values,) or (n_targets, n_values), optional
+        The attacker's belief for a target no class can hold: no class's cells contain his
+        values and there is no ``numeric`` column to fall back on (see Notes). Over the values
+        of ``domains[private]`` in their order (normalized here). Default: the private column's
+        distribution in the release (the mean of its cells' memberships).
+
+    Returns
+    -------
+    ndarray, shape (n_targets, n_values)
+        Row ``i`` is target ``i``'s posterior over ``domains[private].values``; rows sum to 1.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For an argument of the wrong type or value, naming it; ValueError for a target value
+        outside its domain, a released cell :func:`ppdp.cells.cell_membership` cannot read or a
+        ``numeric`` column with a categorical domain.
+
+    Notes
+    -----
+    **No containing class.** When no class's non-numeric cells contain the target's values (he
+    was not in the release, or the cells are not supersets of their members' values), every
+    class is a candidate and the nearest on the ``numeric`` columns alone is taken; with no
+    ``numeric`` column the target keeps ``prior``.
+
+    **Why the nearest centre.** :func:`class_matching_posterior` reads a class mean as mass on
+    the two domain values around it, so a target matches a row of a relay chain's release only
+    when his value neighbours the mean in every numeric column: with several numeric
+    quasi-identifiers most targets match nothing and keep the prior. Microaggregation builds its
+    classes around centroids, so a person often lies nearer to his own class's mean than to any
+    other's, but not always: a relay chain cuts along axes with unequal halves and PLSA splits a
+    class by halving each sensitive value's tuples separately, so neighbouring classes
+    interleave. On a synthetic table of 400 people (two numeric quasi-identifiers, one
+    categorical) released by a one-hop TDA chain, the attacker places 89 % of the people in their
+    own class at ``delta = 0.2`` (85 classes; class matching puts 6 % of its mass there), 68 % at
+    0.05 and 33 % at 0.01, where the larger classes' members often lie nearer to a small
+    neighbour's mean. A misplaced person gets a neighbouring class's private distribution, which
+    the chain's bound keeps, as his own class's, within ``delta`` (Jensen-Shannon) of the
+    table's.
+
+    The default scale standardizes the columns as a relay chain's inverse-variance weights do,
+    with the spread of the released means in place of the unpublished spread of the true values.
+
+    Targets with equal values are attacked once; the work is a ``(distinct targets x classes)``
+    distance matrix, built in blocks of at most 4M cells.
+
+    Runtime, 2,000 targets, 6,000 released rows, 6 quasi-identifiers (2 numeric), one core: 0.1
+    to 0.2 s on classes of 5 (1,200 classes, 60 MB at the peak), 0.4 to 0.6 s when every row is
+    its own class (140 MB).
+    """
+    caller = "nearest_class_posterior"
+    targets, released, qi, private = _check_roles(targets, released, domains, qi, private, caller)
+    numeric = _check_numeric(numeric, qi, domains, caller)
+    contained = [c for c in qi if c not in numeric]
+    secret = cell_membership(released[private], domains[private])
+    n_values = domains[private].size
+    if prior is None:
+        prior = secret.mean(axis=0)
+    prior = _check_prior(prior, len(targets), n_values, "prior")
+    numbers = np.zeros((len(released), len(numeric)))
+    for j, c in enumerate(numeric):
+        numbers[:, j] = _released_numbers(released[c], domains[c], c)
+    scales = _check_scale(scale, numeric, numbers)
+
+    # the published classes: equal cells in the contained columns, equal numbers in the others
+    if contained:
+        cells, cell_classes, row_cells = _qi_classes(released, domains, contained)
+    else:
+        cells, cell_classes = [], np.zeros((1, 0), dtype=np.int64)
+        row_cells = np.zeros(len(released), dtype=np.int64)
+    keys = [row_cells, *(pd.factorize(numbers[:, j])[0] for j in range(len(numeric)))]
+    first, row_class = _factorize_rows(np.column_stack(keys))
+    class_cells = cell_classes[row_cells[first]]
+    centres = numbers[first] / scales
+    class_secret = np.zeros((first.size, n_values))
+    np.add.at(class_secret, row_class, secret)
+    class_secret /= np.bincount(row_class)[:, None]
+
+    codes = _target_codes(targets, domains, qi)
+    t_first, target_of = _factorize_rows(codes)
+    distinct = codes[t_first]
+    column = {c: j for j, c in enumerate(qi)}
+    contained_codes = distinct[:, [column[c] for c in contained]]
+    points = np.zeros((t_first.size, len(numeric)))
+    for j, c in enumerate(numeric):
+        points[:, j] = domains[c].values.astype(float)[distinct[:, column[c]]] / scales[j]
+
+    posterior = np.empty((t_first.size, n_values))
+    unplaced = np.zeros(t_first.size, dtype=bool)
+    for block in _blocks(t_first.size, first.size):
+        if contained:
+            fits = _match_weights(contained_codes[block], cells, class_cells) > 0
+        else:
+            fits = np.ones((block.stop - block.start, first.size), dtype=bool)
+        anywhere = fits.any(axis=1)
+        if numeric:
+            # no class contains the target's values: every class is a candidate
+            fits[~anywhere] = True
+            distance = np.zeros(fits.shape)
+            for j in range(len(numeric)):
+                distance += np.square(points[block, j, None] - centres[None, :, j])
+            distance[~fits] = np.inf
+            nearest = distance.min(axis=1, keepdims=True)
+            chosen = distance <= nearest * (1.0 + _TIE_RTOL) + _TIE_ATOL
+        else:
+            chosen = fits
+            unplaced[block] = ~anywhere
+        share = chosen.astype(float)
+        share /= np.maximum(share.sum(axis=1, keepdims=True), 1.0)
+        posterior[block] = share @ class_secret
+    posterior, unplaced = posterior[target_of], unplaced[target_of]
+    return np.where(unplaced[:, None], prior, posterior)
+
+
 def krr_channel(n_values: int, epsilon: float) -> np.ndarray:
     """The channel of k-ary randomized response over ``n_values`` values.
 
@@ -521,6 +1044,61 @@ def krr_channel(n_values: int, epsilon: float) -> np.ndarray:
         "krr_channel",
     )
     return krr_matrix(int(n_values), float(epsilon))
+
+
+def sppm_channel(mechanism) -> tuple[np.ndarray, pd.DataFrame, pd.DataFrame]:
+    """The channel of a fitted SPPM table mapping and the profiles indexing it.
+
+    :class:`~ppdp.mechanisms.sppm.TableMapping` draws each row's released profile ``b^`` from
+    row ``b`` of its ``mapping_`` (normalized), where rows and columns both index the profiles of
+    its ``profiles_`` (the alphabet ``B`` of the ``released_columns_`` observed in the fitted
+    table, ``B^ = B``).
+
+    Parameters
+    ----------
+    mechanism : TableMapping
+        Fitted.
+
+    Returns
+    -------
+    channel : ndarray, shape (n_profiles, n_profiles)
+        ``mapping_`` as a dense array, each row divided by its sum (the distribution the release
+        draws from).
+    in_profiles, out_profiles : DataFrame
+        ``profiles_`` (one copy, returned twice): row ``j`` is profile ``j``, columns
+        ``released_columns_``.
+
+    Raises
+    ------
+    TypeError
+        When ``mechanism`` is not a :class:`~ppdp.mechanisms.sppm.TableMapping`.
+    sklearn.exceptions.NotFittedError
+        When it is not fitted.
+
+    Examples
+    --------
+    The mapped columns are the mechanism's ``released_columns_``::
+
+        channel, in_profiles, out_profiles = sppm_channel(mech)
+        posterior = mapping_matching_posterior(
+            targets, released, domains=domains, qi=qi, private=private,
+            mapped=mech.released_columns_, channel=channel,
+            in_profiles=in_profiles, out_profiles=out_profiles,
+        )
+    """
+    from ppdp.mechanisms.sppm import TableMapping
+
+    if not isinstance(mechanism, TableMapping):
+        raise TypeError(
+            f"mechanism of sppm_channel must be a fitted TableMapping, got "
+            f"{type(mechanism).__name__}"
+        )
+    check_fitted(mechanism, "mapping_")
+    mapping = mechanism.mapping_
+    dense = mapping.toarray() if sp.issparse(mapping) else np.array(mapping, dtype=float)
+    channel = dense / dense.sum(axis=1, keepdims=True)
+    profiles = mechanism.profiles_.copy()
+    return channel, profiles, profiles
 
 
 # --------------------------------------------------------------------------------------------

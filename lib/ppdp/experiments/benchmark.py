@@ -13,14 +13,22 @@ Datasets and column roles are stated once, in ``benchmark_roles.yaml`` beside th
   value are dropped and a stratified subsample of ``n_rows`` is drawn.
 * **MovieLens-1M**: private ``gender`` and ``age`` (the seven GroupLens age groups); features
   from each user's ratings: the share of six genres among the user's rated movies and the number of
-  ratings, each in terciles (1/2/3), and the occupation; the task is rating prediction on held-out
-  movies: ``rates_high`` = 1 when the user's mean rating on a random fifth of their ratings, not
-  used for the features, is above the median user's.
+  ratings, each in terciles (1/2/3), and the occupation; the task is what the user watches next:
+  ``action_fan`` = 1 when the share of action movies among a random fifth of the user's ratings,
+  not used for the features, is above the median user's.
 
-Protocol per dataset and seed: a stratified 70/30 split of the real rows into ``train`` (what a
-mechanism protects and releases) and ``test`` (held-out real rows: the attacker's targets in
-Scenario I, the task's test set, anonymeter's control set). Each mechanism is fitted on ``train``
-at each of its levels and releases one table.
+Protocol per dataset and seed: each seed draws its own stratified subsample (``n_rows``) and
+splits it 40/40/20 into ``train`` (what a mechanism protects and releases), ``aux`` (the
+attacker's auxiliary real records) and ``control`` (people in neither), all disjoint. Each
+mechanism is fitted on ``train`` at each of its levels and releases one table.
+
+Threat models (:mod:`.benchmark_attacks`; also ``threat_models`` in the roles file): targeted
+attribute inference on released people, scored on targets in the release and on controls outside
+it, as an advantage in AUC over a no-release baseline trained on ``aux``; the risk of a release is
+the largest advantage over the attacker suite, mechanism-aware attackers included. anonymeter's
+risks and record linkage are separate axes. Utility sees everything released: the task uses the
+private columns as features, the count workload constrains every column, and the 1- and 2-way
+marginals of all columns are compared by total variation.
 
 Modules
 -------
@@ -41,12 +49,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ppdp.experiments.benchmark_attacks import AWARE_ATTACKERS, attack_context, targeted_risks
 from ppdp.experiments.benchmark_data import (
     DATASETS,
     BenchmarkData,
+    Split,
     adult_table,
     load_dataset,
     load_roles,
+    load_threat_models,
     movielens_table,
     split,
 )
@@ -74,15 +85,19 @@ __all__ = [
     "REGISTRY",
     "BenchmarkData",
     "Entry",
+    "Split",
     "adult_table",
     "applicability",
     "benchmark_workload",
+    "binding_attackers",
     "claims",
     "configure",
+    "coverage_table",
     "evaluate_release",
     "leaderboard",
     "load_dataset",
     "load_roles",
+    "load_threat_models",
     "metric_table",
     "movielens_table",
     "pareto_front",
@@ -95,51 +110,61 @@ __all__ = [
     "time_table",
 ]
 
-#: The attackers whose success is the privacy axis: (scenario, attacker) of the tidy rows.
+#: The privacy axes: the worst-case risk, single attackers' advantages, anonymeter's own risk.
 RISK_AXES = {
-    "xgb_I": "XGBoost AUC, trained on the release (Scenario I)",
-    "lr_I": "Logistic regression AUC, trained on the release (Scenario I)",
-    "xgb_II": "XGBoost AUC, trained on held-out real rows, applied to the release (Scenario II)",
-    "anonymeter_inference": "anonymeter inference risk",
+    "risk": "largest advantage in AUC over the no-release baseline, over the attacker suite",
+    "xgb_I": "advantage of XGBoost trained on the release (Scenario I)",
+    "lr_I": "advantage of logistic regression trained on the release (Scenario I)",
+    "xgb_II": "advantage of XGBoost trained on auxiliary records, applied to the released row",
+    "class_matching": "advantage of class matching (the released rows that hold the target)",
+    "anonymeter_inference": "anonymeter inference risk (its own advantage over a control set)",
 }
 #: Short axis labels of the planes.
 RISK_LABELS = {
-    "xgb_I": "XGBoost AUC (Scenario I)",
-    "lr_I": "logistic regression AUC (Scenario I)",
-    "xgb_II": "XGBoost AUC (Scenario II)",
+    "risk": "risk: worst attacker's AUC advantage",
+    "xgb_I": "XGBoost (Scenario I) advantage",
+    "lr_I": "logistic regression (Scenario I) advantage",
+    "xgb_II": "XGBoost (Scenario II) advantage",
+    "class_matching": "class matching advantage",
     "anonymeter_inference": "anonymeter inference risk",
 }
-UTILITY_LABELS = {"task_auc": "task AUC (trained on the release)", "query_error": "query error"}
+UTILITY_LABELS = {
+    "task_auc": "task AUC (trained on the release)",
+    "query_error": "query error",
+    "marginal_tv_1": "1-way marginal TV",
+    "marginal_tv_2": "2-way marginal TV",
+}
 #: The utility axes.
 UTILITY_AXES = {
-    "task_auc": "task AUC, trained on the release, tested on real rows",
-    "query_error": "median relative error of the count workload",
+    "task_auc": "task AUC, trained on the release (private columns among the features), tested "
+    "on held-out real rows",
+    "query_error": "median relative error of the count workload (every column)",
+    "marginal_tv_1": "mean total variation of the 1-way marginals of every column",
+    "marginal_tv_2": "mean total variation of the 2-way marginals of every pair of columns",
 }
+#: The leaderboard's thresholds on the risk (the worst attacker's AUC advantage).
+RISK_THRESHOLDS = (0.02, 0.05)
+#: The reference releases drawn apart in the planes: unprotected, private columns suppressed,
+#: nothing released.
+REFERENCES = ("none", "suppressed", "nothing")
 
 
 # ------------------------------------------------------------------------------------------------
 # Running
 
 
-def _attack_release(data: BenchmarkData, released: pd.DataFrame, rng) -> pd.DataFrame:
-    """The release with generalized private cells replaced by a value drawn from the cell."""
-    from ppdp.cells import sample_cells
-
-    out = sample_cells(released, data.domains, data.private, rng)
-    for c in data.private:
-        out[c] = out[c].astype(data.table[c].dtype)
-    return out
-
-
 def evaluate_release(
     data: BenchmarkData,
-    train: pd.DataFrame,
-    test: pd.DataFrame,
+    parts: Split,
     released: pd.DataFrame,
     *,
     keeps_records: bool,
     queries,
     seed: int,
+    contexts: Mapping[str, Any] | None = None,
+    aware: str | None = None,
+    level=None,
+    fitted=None,
     n_estimators: int = 100,
     anonymeter: bool = True,
     n_attacks: int = 300,
@@ -147,41 +172,46 @@ def evaluate_release(
 ) -> dict[str, float]:
     """Every privacy and utility metric of one release (flat ``name -> value``).
 
-    ``query_truth``, the answers of ``queries`` on ``train`` when already computed (see
+    ``contexts`` holds each private attribute's :class:`~.benchmark_attacks.AttackContext` of
+    this split (its targets, controls and no-release baseline; built here when not given).
+    ``aware``, ``level`` and ``fitted`` feed the mechanism-aware attacker. ``query_truth``, the
+    answers of ``queries`` on ``parts.train`` when already computed (see
     :func:`ppdp.utility.workload.workload_error`), saves recomputing them for every release.
     """
-    from ppdp.attacks.suite import anonymeter_risks, attribute_inference, record_linkage
+    from ppdp.attacks.suite import anonymeter_risks, record_linkage
+    from ppdp.measured import measured_anonymity
+    from ppdp.utility.marginals import mean_marginal_tv
     from ppdp.utility.workload import task_scores, workload_error
 
+    train = parts.train
     metrics: dict[str, float] = {}
     rng = np.random.default_rng([seed, 11])
-    attacked = _attack_release(data, released, rng)
-    features = [c for c in data.columns if c not in data.private and c != data.task]
+    if contexts is None:
+        contexts = {
+            p: attack_context(data, parts, p, seed=seed, n_estimators=n_estimators)
+            for p in data.private
+        }
     for private in data.private:
-        # Scenario II's attacker knows the held-out real records, people other than the
-        # released ones it is scored on
-        scores = attribute_inference(
-            test,
-            test,
-            attacked,
-            domains=data.domains,
-            features=features,
-            private=private,
-            models=("xgb", "lr"),
-            seed=seed,
-            released_truth=train[private].to_numpy() if keeps_records else None,
-            n_estimators=n_estimators,
+        metrics.update(
+            targeted_risks(
+                contexts[private],
+                data,
+                released,
+                keeps_records=keeps_records,
+                aware=aware,
+                level=level,
+                fitted=fitted,
+                rng=rng,
+            )
         )
-        for row in scores.itertuples(index=False):
-            metrics[f"{private}:{row.attacker}_{row.scenario}_{row.metric}"] = float(row.value)
         if anonymeter:
             protected = private == data.protected
             risks = anonymeter_risks(
                 train,
-                test,
+                parts.control,
                 released,
                 domains=data.domains,
-                columns=[*features, private],
+                columns=[*data.qi, private],
                 secret=private,
                 n_attacks=n_attacks,
                 seed=seed,
@@ -196,11 +226,19 @@ def evaluate_release(
         metrics["reidentification"] = record_linkage(
             train, released, domains=data.domains, columns=data.qi
         )
+        # which protected columns (quasi-identifiers and private ones) the release changed, and
+        # how much of each (0: left as it was)
+        for c in [*data.qi, *data.private]:
+            same = released[c].astype(str).to_numpy() == train[c].astype(str).to_numpy()
+            metrics[f"changed:{c}"] = float(1.0 - same.mean())
+    anonymity = measured_anonymity(released, data.qi, data.protected, domains=data.domains)
+    metrics["measured_k"] = float(anonymity.k)
+    metrics["measured_l"] = float(anonymity.l_distinct)
     task = task_scores(
         released,
-        test,
+        parts.test,
         domains=data.domains,
-        features=features,
+        features=[c for c in data.columns if c != data.task],
         target=data.task,
         positive=str(data.roles["positive"]),
         seed=seed,
@@ -211,17 +249,20 @@ def evaluate_release(
     errors = workload_error(train, released, data.domains, queries, truth=query_truth)
     metrics["query_error"] = float(np.median(errors))
     metrics["query_error_mean"] = float(np.mean(errors))
+    for order in (1, 2):
+        metrics[f"marginal_tv_{order}"] = mean_marginal_tv(
+            train, released, data.domains, data.columns, order=order
+        )
     return metrics
 
 
 def benchmark_workload(data: BenchmarkData, train: pd.DataFrame, seed: int, n_queries: int):
     """The count workload of one dataset and seed: drawn from the real ``train`` rows over every
-    column but the private ones, the same for every mechanism."""
+    column, the private ones and the task included, the same for every mechanism."""
     from ppdp.utility.workload import count_workload
 
-    columns = [c for c in data.columns if c not in data.private]
     return count_workload(
-        train, data.domains, columns, n_queries=n_queries, rng=np.random.default_rng([seed, 7])
+        train, data.domains, data.columns, n_queries=n_queries, rng=np.random.default_rng([seed, 7])
     )
 
 
@@ -245,10 +286,11 @@ def run_benchmark(
     ----------
     datasets : sequence of {"adult", "movielens"}
     n_rows : dict, optional
-        Real rows drawn per dataset (None: all), by a stratified subsample with ``sample_seed``
-        that every seed shares.
+        Real rows drawn per dataset (None: all), by a stratified subsample that each seed draws
+        anew (seeded by ``sample_seed + seed``), so that intervals over seeds cover the sample too.
     seeds : sequence of int
-        One train/test split, one release and one set of attackers per seed.
+        One subsample, one train/aux/control split, one release and one set of attackers per
+        seed.
     mechanisms : sequence of str, optional
         Registered names to run (default: all).
     max_levels : int, optional
@@ -306,17 +348,22 @@ def run_benchmark(
         bar = tqdm(total=len(jobs) * len(seeds), desc="benchmark")
     rows = []
     for d in datasets:
-        data = load_dataset(d, n_rows.get(d), sample_seed)
         for seed in seeds:
-            train, test = split(data, seed)
-            queries = benchmark_workload(data, train, seed, n_queries)
-            # the workload's answers on train, the same for every release
-            truth = expected_counts(train, data.domains, queries)
-            options = {**evaluation_options, "query_truth": truth}
+            data = load_dataset(d, n_rows.get(d), sample_seed + seed)
+            parts = split(data, seed)
+            queries = benchmark_workload(data, parts.train, seed, n_queries)
+            # the workload's answers on train, the targets, controls and the no-release baseline:
+            # the same for every release of this split
+            truth = expected_counts(parts.train, data.domains, queries)
+            contexts = {
+                p: attack_context(data, parts, p, seed=seed, n_estimators=n_estimators)
+                for p in data.private
+            }
+            options = {**evaluation_options, "query_truth": truth, "contexts": contexts}
             for dd, name, level in jobs:
                 if dd != d:
                     continue
-                rows += _run_one(data, train, test, name, level, seed, queries, options)
+                rows += _run_one(data, parts, name, level, seed, queries, options)
                 if bar is not None:
                     bar.update(1)
     if bar is not None:
@@ -324,7 +371,7 @@ def run_benchmark(
     return tidy_frame(rows)
 
 
-def _run_one(data, train, test, name, level, seed, queries, options) -> list[dict]:
+def _run_one(data, parts, name, level, seed, queries, options) -> list[dict]:
     """The tidy rows of one mechanism at one level on one split: release, then evaluate.
 
     The release runs with one BLAS and one OpenMP thread. Its problems are small (a relay
@@ -342,21 +389,24 @@ def _run_one(data, train, test, name, level, seed, queries, options) -> list[dic
     from threadpoolctl import threadpool_limits
 
     entry = REGISTRY[name]
+    train = parts.train
     rng = np.random.default_rng([seed, zlib.crc32(name.encode())])
     with threadpool_limits(limits=1):
         start = time.perf_counter()
         result = entry.release(data, train, level, rng)
         seconds = time.perf_counter() - start
-    released, native = _unpack_release(name, result)
+    released, native, fitted = _unpack_release(name, result)
     _check_release(name, train, released, entry.keeps_records)
     metrics = evaluate_release(
         data,
-        train,
-        test,
+        parts,
         released,
         keeps_records=entry.keeps_records,
         queries=queries,
         seed=seed,
+        aware=entry.aware,
+        level=level,
+        fitted=fitted,
         **options,
     )
     metrics.update({f"native_{k}": v for k, v in native.items()})
@@ -376,17 +426,21 @@ def _pick_levels(levels: Sequence, max_levels: int | None) -> list:
     return [levels[i] for i in idx]
 
 
-def _unpack_release(name: str, result) -> tuple[pd.DataFrame, dict]:
-    """An Entry's ``release`` result as ``(released, native)``, or a TypeError naming the Entry."""
-    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], Mapping)):
+def _unpack_release(name: str, result) -> tuple[pd.DataFrame, dict, Any]:
+    """An Entry's ``release`` result as ``(released, native, fitted)``, or a TypeError naming the
+    Entry. ``fitted`` (the fitted mechanism, for a mechanism-aware attacker) is None when the
+    Entry returns two values."""
+    ok = isinstance(result, tuple) and len(result) in (2, 3) and isinstance(result[1], Mapping)
+    if not ok:
         got = type(result).__name__
         if isinstance(result, tuple):
             got = f"a tuple of {len(result)}"
         raise TypeError(
-            f"Entry {name!r}: release must return (released DataFrame, dict of native losses); "
-            f"got {got}"
+            f"Entry {name!r}: release must return (released DataFrame, dict of native losses) or "
+            f"(released, native, fitted mechanism); got {got}"
         )
-    return result[0], dict(result[1])
+    fitted = result[2] if len(result) == 3 else None
+    return result[0], dict(result[1]), fitted
 
 
 def _check_release(name: str, train: pd.DataFrame, released: pd.DataFrame, keeps: bool) -> None:
@@ -424,11 +478,32 @@ def _check_release(name: str, train: pd.DataFrame, released: pd.DataFrame, keeps
 
 
 def _risk_metric(data_private: str, risk: str) -> str:
-    if risk not in RISK_AXES:
-        raise ValueError(f"risk must be one of {sorted(RISK_AXES)}, got {risk!r}")
+    if risk == "risk":
+        return f"{data_private}:risk"
     if risk == "anonymeter_inference":
         return f"{data_private}:anonymeter_inference_risk"
-    return f"{data_private}:{risk}_auc"
+    if risk in RISK_AXES or risk in AWARE_ATTACKERS:
+        return f"{data_private}:{risk}_advantage"
+    allowed = sorted({*RISK_AXES, *AWARE_ATTACKERS})
+    raise ValueError(f"risk must be one of {allowed}, got {risk!r}")
+
+
+def binding_attackers(results: pd.DataFrame, dataset: str, private: str) -> pd.Series:
+    """The attacker with the largest mean advantage (over seeds) at each (method, level): the one
+    that sets the release's risk (``"baseline"`` when none beats the no-release baseline).
+    Indexed by (method, level)."""
+    frame = results[results["experiment"] == f"benchmark_{dataset}"]
+    prefix, suffix = f"{private}:", "_advantage"
+    sub = frame[frame["metric"].str.startswith(prefix) & frame["metric"].str.endswith(suffix)]
+    if sub.empty:
+        return pd.Series(dtype=object)
+    sub = expand_parameters(sub, keys=("level",))
+    means = sub.groupby(["method", "level", "metric"])["value"].mean().reset_index()
+    best = means.loc[means.groupby(["method", "level"])["value"].idxmax()]
+    names = best["metric"].str.slice(len(prefix), -len(suffix))
+    # no attacker beats the baseline: the risk is 0, set by ignoring the release
+    names = names.where(best["value"] > 0, "baseline")
+    return pd.Series(names.to_numpy(), index=pd.MultiIndex.from_frame(best[["method", "level"]]))
 
 
 def plane_points(
@@ -436,13 +511,16 @@ def plane_points(
     dataset: str,
     *,
     private: str | None = None,
-    risk: str = "xgb_I",
+    risk: str = "risk",
     utility: str = "task_auc",
     confidence: float = 0.95,
 ) -> pd.DataFrame:
-    """One point per (mechanism, level): mean risk and utility over seeds, with 95% half-widths.
+    """One point per (mechanism, level): mean risk and utility over seeds, with 95% half-widths
+    (Student t over the seeds, each with its own subsample, split, release and attackers).
 
-    ``private`` defaults to the dataset's protected attribute.
+    ``private`` defaults to the dataset's protected attribute; ``risk`` is a key of
+    :data:`RISK_AXES` (``"risk"``: the worst attacker's advantage) or of a mechanism-aware
+    attacker.
     """
     if utility not in UTILITY_AXES:
         raise ValueError(f"utility must be one of {sorted(UTILITY_AXES)}, got {utility!r}")
@@ -480,8 +558,8 @@ def plane_points(
 
 
 def _better_utility(utility: str) -> int:
-    """+1 when larger utility values are better (AUC), -1 when smaller are (errors)."""
-    return -1 if utility.startswith("query_error") else 1
+    """+1 when larger utility values are better (AUC), -1 when smaller are (errors, distances)."""
+    return -1 if utility.startswith(("query_error", "marginal_tv")) else 1
 
 
 def pareto_front(points: pd.DataFrame, utility: str = "task_auc") -> pd.DataFrame:
@@ -504,27 +582,41 @@ def leaderboard(
     results: pd.DataFrame,
     dataset: str,
     *,
-    thresholds: Sequence[float] = (0.6, 0.7),
+    thresholds: Sequence[float] = RISK_THRESHOLDS,
     private: str | None = None,
-    risk: str = "xgb_I",
+    risk: str = "risk",
     utility: str = "task_auc",
 ) -> pd.DataFrame:
-    """For each mechanism, its best utility among the levels whose mean risk is at most each
-    threshold, with the level and the 95% half-width over seeds (empty where no level qualifies)."""
+    """For each mechanism, its best utility among the levels whose risk interval lies under each
+    threshold.
+
+    A level qualifies when the upper end of its 95% risk interval over seeds (mean plus
+    half-width; the mean alone with one seed) is at most the threshold. A cell gives the utility
+    with its half-width, the level, that upper end and the attacker that bound it (the largest
+    mean advantage); empty where no level qualifies."""
     points = plane_points(results, dataset, private=private, risk=risk, utility=utility)
+    private = private or load_roles()[dataset]["private"][0]
+    binding = binding_attackers(results, dataset, private) if risk == "risk" else None
     sign = _better_utility(utility)
     rows = []
     for method, grp in points.groupby("method", sort=True):
         row: dict[str, Any] = {"mechanism": method}
+        upper = grp["risk"] + grp["risk_hw"].fillna(0.0)
         for t in thresholds:
-            ok = grp[grp["risk"] <= t]
+            ok = grp[upper <= t]
             if ok.empty:
                 row[f"risk<={t:g}"] = ""
                 continue
             best = ok.loc[(sign * ok["utility"]).idxmax()]
             # one seed gives no interval
             spread = "" if np.isnan(best["utility_hw"]) else f" ± {best['utility_hw']:.3f}"
-            row[f"risk<={t:g}"] = f"{best['utility']:.3f}{spread} (level {best['level']:g})"
+            bound = best["risk"] + (0.0 if np.isnan(best["risk_hw"]) else best["risk_hw"])
+            who = ""
+            if binding is not None and (method, best["level"]) in binding.index:
+                who = f", {binding.loc[(method, best['level'])]}"
+            row[f"risk<={t:g}"] = (
+                f"{best['utility']:.3f}{spread} (level {best['level']:g}; risk <= {bound:.3f}{who})"
+            )
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -543,16 +635,25 @@ def time_table(results: pd.DataFrame) -> pd.DataFrame:
 
 #: The metrics of :func:`metric_table`, in order (``{p}``: each private attribute).
 MAIN_METRICS = (
-    "{p}:xgb_I_auc",
-    "{p}:lr_I_auc",
-    "{p}:xgb_II_auc",
+    "{p}:risk",
+    "{p}:baseline_auc",
+    "{p}:xgb_I_advantage",
+    "{p}:lr_I_advantage",
+    "{p}:xgb_II_advantage",
+    "{p}:class_matching_advantage",
+    "{p}:krr_channel_advantage",
+    "{p}:nearest_class_advantage",
     "{p}:anonymeter_inference_risk",
     "anonymeter_linkability_risk",
     "anonymeter_singling_out_risk",
     "reidentification",
+    "measured_k",
+    "measured_l",
     "task_auc",
     "task_accuracy",
     "query_error",
+    "marginal_tv_1",
+    "marginal_tv_2",
 )
 
 
@@ -576,19 +677,23 @@ def metric_table(results: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
 
 
 def summary_table(results: pd.DataFrame, dataset: str, *, digits: int = 2) -> pd.DataFrame:
-    """Strongest and weakest level of each mechanism: attacker AUC (XGBoost, Scenario I) on the
-    attribute the mechanism protects and task AUC, means over seeds, rounded (nbval checks it)."""
+    """Strongest and weakest level of each mechanism: the risk (the worst attacker's advantage)
+    on the attribute the mechanism protects, the attacker that sets it, and the task AUC; means
+    over seeds, rounded."""
     protected = load_roles()[dataset]["private"][0]
-    by_attr: dict[str, pd.DataFrame] = {}
+    by_attr: dict[str, tuple[pd.DataFrame, pd.Series]] = {}
     rows = []
     methods = sorted(set(results.loc[results["experiment"] == f"benchmark_{dataset}", "method"]))
     for method in methods:
         entry = REGISTRY.get(method)
         attr = (entry.protects if entry is not None else None) or protected
         if attr not in by_attr:
-            by_attr[attr] = plane_points(results, dataset, private=attr)
-        grp = by_attr[attr]
-        grp = grp[grp["method"] == method].sort_values("risk", kind="mergesort")
+            by_attr[attr] = (
+                plane_points(results, dataset, private=attr),
+                binding_attackers(results, dataset, attr),
+            )
+        points, binding = by_attr[attr]
+        grp = points[points["method"] == method].sort_values("risk", kind="mergesort")
         if grp.empty:
             continue
         for tag, row in (("lowest risk", grp.iloc[0]), ("highest risk", grp.iloc[-1])):
@@ -598,11 +703,35 @@ def summary_table(results: pd.DataFrame, dataset: str, *, digits: int = 2) -> pd
                     "attribute": attr,
                     "point": tag,
                     "level": row["level"],
-                    "risk_auc": round(float(row["risk"]), digits),
+                    "risk": round(float(row["risk"]), digits),
+                    "attacker": binding.get((method, row["level"]), ""),
                     "task_auc": round(float(row["utility"]), digits),
                 }
             )
     return pd.DataFrame(rows)
+
+
+def coverage_table(results: pd.DataFrame) -> pd.DataFrame:
+    """The columns each record-keeping mechanism left exactly as they were at every level and
+    seed (``changed:<column>`` = 0), per dataset: what its model does not protect."""
+    frame = results[
+        results["experiment"].str.startswith("benchmark_")
+        & results["metric"].str.startswith("changed:")
+    ]
+    rows = []
+    for (experiment, method), grp in frame.groupby(["experiment", "method"], sort=True):
+        if method in REFERENCES:
+            continue
+        most = grp.groupby("metric")["value"].max()
+        kept = [m.removeprefix("changed:") for m, v in most.items() if v == 0.0]
+        rows.append(
+            {
+                "dataset": experiment.removeprefix("benchmark_"),
+                "mechanism": method,
+                "untouched": ", ".join(kept),
+            }
+        )
+    return pd.DataFrame(rows, columns=["dataset", "mechanism", "untouched"])
 
 
 def claims(results: pd.DataFrame, **context) -> pd.DataFrame:
@@ -614,17 +743,26 @@ def claims(results: pd.DataFrame, **context) -> pd.DataFrame:
 # Figures
 
 
+_REFERENCE_STYLE = {
+    "none": ("*", 12, "unprotected"),
+    "suppressed": ("s", 7, "private columns suppressed"),
+    "nothing": ("X", 8, "nothing released"),
+}
+
+
 def plot_planes(
     results: pd.DataFrame,
     dataset: str,
     *,
     private: str | None = None,
-    risks: Sequence[str] = ("xgb_I", "lr_I", "xgb_II", "anonymeter_inference"),
+    risks: Sequence[str] = ("risk", "xgb_I", "class_matching", "anonymeter_inference"),
     utility: str = "task_auc",
 ):
-    """One panel per attacker of ``private`` (default: the dataset's protected attribute): each
-    mechanism's curve over its levels (95% bars over seeds), the unprotected table as a star and
-    the Pareto frontier of all points as a grey step line."""
+    """One panel per privacy axis of ``private`` (default: the dataset's protected attribute; the
+    first panel the worst attacker's advantage): each mechanism's curve over its levels (95% bars
+    over seeds), the reference releases as black markers (unprotected: star, private columns
+    suppressed: square, nothing released: cross) and the Pareto frontier of all points as a grey
+    step line."""
     import matplotlib.pyplot as plt
 
     from ppdp.plotting import method_style
@@ -640,7 +778,7 @@ def plot_planes(
     # one style per mechanism present, stable across panels: 8 colours x 8 markers, solid lines
     # for the first eight and dashed for the rest
     present = sorted(set(results.loc[results["experiment"] == f"benchmark_{dataset}", "method"]))
-    present = [m for m in present if m != "none"]
+    present = [m for m in present if m not in REFERENCES]
     styles = {}
     for i, m in enumerate(present):
         style = method_style(i)
@@ -661,8 +799,9 @@ def plot_planes(
         )
         for method, grp in pts.groupby("method", sort=True):
             grp = grp.sort_values("risk")
-            if method == "none":
-                ax.plot(grp["risk"], grp["utility"], "*", ms=12, color="black", label="unprotected")
+            if method in REFERENCES:
+                marker, size, label = _REFERENCE_STYLE[method]
+                ax.plot(grp["risk"], grp["utility"], marker, ms=size, color="black", label=label)
                 continue
             ax.errorbar(
                 grp["risk"],
@@ -704,7 +843,7 @@ PARAMETERS: dict[str, Param] = {
     "anonymeter": Param("bool"),
     "n_attacks": Param("int", low=10),
     "imposter_epochs": Param("int", low=1),
-    "risk_thresholds": Param("list", item=Param("float", low=0.5, high=1.0)),
+    "risk_thresholds": Param("list", item=Param("float", low=0.0, high=0.5)),
 }
 
 

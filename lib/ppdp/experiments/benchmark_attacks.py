@@ -1,0 +1,277 @@
+"""The benchmark's targeted attacks: every attacker, its advantage over no release, the worst case.
+
+Threat model (the conventions of anonymeter and TAPAS; stated for the report in
+``benchmark_roles.yaml``): the attacker targets a person he knows to be in the release, knows
+the target's true quasi-identifiers and wants the target's private value. Each attacker below
+turns that knowledge, plus what it is allowed to see, into a posterior over the private domain;
+each is scored by AUC on
+
+* **targets**: released people (a random sample of the released rows' people, as many as the
+  control set), and
+* **controls**: people not in the release, attacked the same way.
+
+The **no-release baseline** is the strongest of two models (XGBoost, logistic regression) that
+the attacker trains on auxiliary real records of other people (``aux``), disjoint from targets
+and controls. An attacker's **advantage** is its AUC on the targets minus the baseline's on the
+same targets. The **risk** of a release is the largest advantage over the suite, and at least 0:
+an attacker who also holds the auxiliary data can always ignore the release.
+
+The suite:
+
+* ``xgb_I``, ``lr_I``: models trained on the release (released quasi-identifier cells ->
+  released private value), applied to the target's true quasi-identifiers;
+* ``xgb_II``: the no-release XGBoost applied to the target's released row (releases that keep
+  records; the attacker is told which row is the target's);
+* ``class_matching``: the released rows whose cells hold the target's values, mixed
+  (:func:`ppdp.attacks.targeted.class_matching_posterior`): every release;
+* a **mechanism-aware** attacker where the registry names one (``Entry.aware``), who knows the
+  mechanism and its parameters: the Bayes posterior through k-RR's channel with the baseline as
+  prior, or the nearest class mean of a relay chain (and SPPM's fitted mapping, for SPPM
+  releases that keep the private column).
+
+anonymeter's inference risk and record linkage are scored by :mod:`ppdp.attacks.suite` as
+separate axes, in their own units.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ppdp.experiments.benchmark_data import BenchmarkData, Split
+
+__all__ = ["AWARE_ATTACKERS", "AttackContext", "attack_context", "targeted_risks"]
+
+#: The models of the no-release baseline and of Scenario I.
+LEARNED = ("xgb", "lr")
+
+
+@dataclass
+class AttackContext:
+    """What every attack on one private attribute of one split shares: the people attacked, their
+    true values and the no-release baseline."""
+
+    private: str
+    qi: list[str]
+    values: np.ndarray
+    targets: pd.DataFrame
+    controls: pd.DataFrame
+    x_targets: np.ndarray
+    x_controls: np.ndarray
+    x_aux: np.ndarray
+    y_aux: np.ndarray
+    baseline: dict[str, tuple[np.ndarray, np.ndarray]]
+    seed: int
+    n_estimators: int
+
+    def scores(self, posterior_targets, posterior_controls) -> tuple[float, float]:
+        """AUC on the targets and on the controls."""
+        from ppdp.attacks.targeted import posterior_scores
+
+        auc_t = posterior_scores(posterior_targets, self.targets[self.private], self.values)[0]
+        if posterior_controls is None:
+            return auc_t, float("nan")
+        auc_c = posterior_scores(posterior_controls, self.controls[self.private], self.values)[0]
+        return auc_t, auc_c
+
+    @property
+    def best_baseline(self) -> str:
+        """The baseline model with the higher AUC on the targets."""
+        return max(LEARNED, key=lambda m: self.scores(*self.baseline[m])[0])
+
+
+def attack_context(
+    data: BenchmarkData, parts: Split, private: str, *, seed: int, n_estimators: int
+) -> AttackContext:
+    """Targets, controls and the no-release baseline of one private attribute on one split.
+
+    The targets are a random sample (seeded by ``seed``) of the released people, as many as the
+    controls; the baseline's models train on ``parts.aux``."""
+    from ppdp.attacks.suite import learned_posteriors
+    from ppdp.cells import design_matrix
+
+    rng = np.random.default_rng([seed, 13])
+    n = min(len(parts.control), len(parts.train))
+    pick = np.sort(rng.choice(len(parts.train), size=n, replace=False))
+    targets = parts.train.iloc[pick]
+    controls = parts.control
+    if (
+        targets.index.intersection(parts.aux.index).size
+        or controls.index.intersection(parts.aux.index).size
+    ):
+        raise ValueError("the auxiliary records must be other people than targets and controls")
+    qi = data.qi
+    values = np.asarray(data.domains[private].values, dtype=object)
+    x_t = design_matrix(targets, data.domains, qi)
+    x_c = design_matrix(controls, data.domains, qi)
+    x_aux = design_matrix(parts.aux, data.domains, qi)
+    y_aux = parts.aux[private].to_numpy()
+    baseline = {}
+    for model in LEARNED:
+        post_t, post_c = learned_posteriors(
+            model, x_aux, y_aux, [x_t, x_c], values, seed=seed, n_estimators=n_estimators
+        )
+        baseline[model] = (post_t, post_c)
+    return AttackContext(
+        private,
+        qi,
+        values,
+        targets,
+        controls,
+        x_t,
+        x_c,
+        x_aux,
+        y_aux,
+        baseline,
+        seed,
+        n_estimators,
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Mechanism-aware attackers: name -> posterior(ctx, data, released, level, fitted, people)
+
+
+def _krr_posterior(ctx, data, released, level, fitted, people):
+    """Bayes through k-RR's channel at the release's epsilon, the baseline as prior."""
+    from ppdp.attacks.targeted import channel_posterior, krr_channel
+
+    prior = ctx.baseline[ctx.best_baseline][0 if people is ctx.targets else 1]
+    channel = krr_channel(len(ctx.values), float(level))
+    return channel_posterior(
+        people,
+        released,
+        domains=data.domains,
+        qi=ctx.qi,
+        private=ctx.private,
+        channel=channel,
+        prior=prior + 1e-12,
+    )
+
+
+def _sppm_posterior(ctx, data, released, level, fitted, people):
+    """The released rows weighted by SPPM's fitted mapping from the target's true profile."""
+    from ppdp.attacks.targeted import mapping_matching_posterior, sppm_channel
+
+    channel, in_profiles, out_profiles = sppm_channel(fitted)
+    return mapping_matching_posterior(
+        people,
+        released,
+        domains=data.domains,
+        qi=ctx.qi,
+        private=ctx.private,
+        mapped=list(fitted.released_columns_),
+        channel=channel,
+        in_profiles=in_profiles,
+        out_profiles=out_profiles,
+    )
+
+
+def _nearest_class_posterior(ctx, data, released, level, fitted, people):
+    """The class whose released means are nearest to the target (microaggregation)."""
+    from ppdp.attacks.targeted import nearest_class_posterior
+
+    return nearest_class_posterior(
+        people,
+        released,
+        domains=data.domains,
+        qi=ctx.qi,
+        private=ctx.private,
+        numeric=[c for c in ctx.qi if c in data.numeric],
+    )
+
+
+#: The mechanism-aware attackers an Entry may name (``Entry.aware``); they attack the protected
+#: attribute. ``sppm_mapping`` serves SPPM releases that keep the private column
+#: (``TableMapping.release``); the benchmark's SPPM entry withholds it, as the paper's model does.
+AWARE_ATTACKERS: dict[str, Callable] = {
+    "krr_channel": _krr_posterior,
+    "sppm_mapping": _sppm_posterior,
+    "nearest_class": _nearest_class_posterior,
+}
+
+
+def targeted_risks(
+    ctx: AttackContext,
+    data: BenchmarkData,
+    released: pd.DataFrame,
+    *,
+    keeps_records: bool,
+    aware: str | None = None,
+    level=None,
+    fitted=None,
+    rng: np.random.Generator,
+) -> dict[str, float]:
+    """Every attacker's AUC on targets and controls, its advantage, and the release's risk.
+
+    Returns flat metrics ``<private>:<attacker>_auc``, ``..._auc_control``, ``..._advantage``,
+    ``<private>:baseline_auc`` (``_control``) and ``<private>:risk`` (the largest advantage, at
+    least 0). ``released`` holds the cells as published; the learned attackers train on one
+    domain value drawn from each private cell (:func:`ppdp.cells.sample_cells`)."""
+    from ppdp.attacks.suite import learned_posteriors
+    from ppdp.attacks.targeted import class_matching_posterior
+    from ppdp.cells import design_matrix, sample_cells
+
+    p = ctx.private
+    out: dict[str, float] = {}
+    base_t, base_c = ctx.scores(*ctx.baseline[ctx.best_baseline])
+    out[f"{p}:baseline_auc"], out[f"{p}:baseline_auc_control"] = base_t, base_c
+    posteriors: dict[str, tuple] = {}
+    drawn = sample_cells(released, data.domains, [p], rng)
+    x_rel = design_matrix(released, data.domains, ctx.qi)
+    for model in LEARNED:
+        post_t, post_c = learned_posteriors(
+            model,
+            x_rel,
+            drawn[p].to_numpy(),
+            [ctx.x_targets, ctx.x_controls],
+            ctx.values,
+            seed=ctx.seed,
+            n_estimators=ctx.n_estimators,
+        )
+        posteriors[f"{model}_I"] = (post_t, post_c)
+    if keeps_records:
+        rows = design_matrix(released.loc[ctx.targets.index], data.domains, ctx.qi)
+        (post_t,) = learned_posteriors(
+            "xgb",
+            ctx.x_aux,
+            ctx.y_aux,
+            [rows],
+            ctx.values,
+            seed=ctx.seed,
+            n_estimators=ctx.n_estimators,
+        )
+        posteriors["xgb_II"] = (post_t, None)
+    posteriors["class_matching"] = tuple(
+        class_matching_posterior(people, released, domains=data.domains, qi=ctx.qi, private=p)
+        for people in (ctx.targets, ctx.controls)
+    )
+    if aware is not None and p == data.protected:
+        attack = AWARE_ATTACKERS[aware]
+        posteriors[aware] = tuple(
+            attack(ctx, data, released, level, fitted, people)
+            for people in (ctx.targets, ctx.controls)
+        )
+    advantages = []
+    for name, (post_t, post_c) in posteriors.items():
+        auc_t, auc_c = ctx.scores(post_t, post_c)
+        out[f"{p}:{name}_auc"] = auc_t
+        if post_c is not None:
+            out[f"{p}:{name}_auc_control"] = auc_c
+        out[f"{p}:{name}_advantage"] = auc_t - base_t
+        advantages.append(auc_t - base_t)
+    out[f"{p}:risk"] = max(0.0, *advantages)
+    return out
+
+
+def attackers_of(metrics: Mapping[str, float], private: str) -> list[str]:
+    """The attackers scored in a flat metrics dict (or metric names) for ``private``."""
+    prefix, suffix = f"{private}:", "_advantage"
+    return sorted(
+        m[len(prefix) : -len(suffix)]
+        for m in metrics
+        if m.startswith(prefix) and m.endswith(suffix)
+    )
