@@ -146,3 +146,39 @@ def test_an_attacker_fitted_once_predicts_as_a_fresh_fit():
         # another training set is not served from the cache
         _, other = _fit_predict(model, 3, 20, x, 1 - y, x_test)
         assert not np.array_equal(other, first)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_nearest_record_guesses_are_anonymeters_knn_inference(seed):
+    """The benchmark's anonymeter_nn attacker: anonymeter's KNN guess (its own neighbour search),
+    on the release's cells drawn once."""
+    import anonymeter.evaluators  # noqa: F401  (imported first: the neighbours module imports it back)
+    from anonymeter.neighbors.mixed_types_kneighbors import MixedTypeKNeighbors
+
+    from ppdp.attacks.suite import _anonymeter_frame, nearest_record_guesses
+    from ppdp.cells import sample_cells
+
+    released, people = mixed_frame(60, seed), mixed_frame(25, seed + 50)
+    columns = list(released.columns)
+    domains = table_domains(
+        pd.concat([released, people]), columns, numeric=["age", "hours", "flat"]
+    )
+    aux = ["age", "hours", "flat", "edu", "sex"]
+    got = nearest_record_guesses(
+        released, people, domains=domains, aux=aux, secret="secret", seed=seed
+    )
+    drawn = sample_cells(released, domains, [*aux, "secret"], np.random.default_rng(seed))
+    syn = _anonymeter_frame(drawn, domains, [*aux, "secret"])
+    idx = (
+        MixedTypeKNeighbors(n_neighbors=1, n_jobs=1)
+        .fit(syn[aux])
+        .kneighbors(_anonymeter_frame(people, domains, aux), return_distance=False)
+    )
+    assert got.tolist() == drawn["secret"].to_numpy()[idx.ravel()].tolist()
+    # on the release itself, every released person's own secret (distance 0, first of its ties)
+    own = nearest_record_guesses(
+        released, released, domains=domains, aux=aux, secret="secret", seed=seed
+    )
+    exact = released[aux].astype(str).agg("|".join, axis=1)
+    unique = ~exact.duplicated(keep=False).to_numpy()
+    assert (own[unique] == released["secret"].to_numpy()[unique]).all()

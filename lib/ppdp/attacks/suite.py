@@ -50,6 +50,7 @@ __all__ = [
     "anonymeter_risks",
     "attribute_inference",
     "learned_posteriors",
+    "nearest_record_guesses",
     "record_linkage",
 ]
 
@@ -669,6 +670,29 @@ class _GowerInference:
         guesses = self._secret.iloc[idx.flatten()]
         guesses.index = x.index
         return guesses
+
+
+def nearest_record_guesses(
+    released: pd.DataFrame,
+    people: pd.DataFrame,
+    *,
+    domains: Mapping[str, AttributeDomain],
+    aux: Sequence[str],
+    secret: str,
+    seed: int = 0,
+) -> np.ndarray:
+    """anonymeter's inference attack on ``people``: each gets the secret of its closest released
+    record on the ``aux`` columns (its ``KNNInferencePredictor`` and Gower distance, by
+    :func:`_gower_neighbors`), on one original-domain record per released row drawn from its cells
+    (:func:`ppdp.cells.sample_cells`, seeded by ``seed``), as :func:`anonymeter_risks` attacks.
+
+    Returns the guesses, one per row of ``people``, as values of ``domains[secret]``."""
+    columns = [*aux, secret]
+    drawn = sample_cells(released, domains, columns, np.random.default_rng(int(seed)))
+    syn = _anonymeter_frame(drawn, domains, columns)
+    queries = _anonymeter_frame(people, domains, list(aux))
+    idx = _gower_neighbors(syn[list(aux)], queries, 1).ravel()
+    return drawn[secret].to_numpy()[idx]
 
 
 def _linked(

@@ -117,6 +117,7 @@ RISK_AXES = {
     "lr_I": "advantage of logistic regression trained on the release (Scenario I)",
     "xgb_II": "advantage of XGBoost trained on auxiliary records, applied to the released row",
     "class_matching": "advantage of class matching (the released rows that hold the target)",
+    "anonymeter_nn": "advantage of anonymeter's inference attack (the nearest released record)",
     "anonymeter_inference": "anonymeter inference risk (its own advantage over a control set)",
 }
 #: Short axis labels of the planes.
@@ -126,6 +127,7 @@ RISK_LABELS = {
     "lr_I": "logistic regression (Scenario I) advantage",
     "xgb_II": "XGBoost (Scenario II) advantage",
     "class_matching": "class matching advantage",
+    "anonymeter_nn": "anonymeter's nearest record advantage",
     "anonymeter_inference": "anonymeter inference risk",
 }
 UTILITY_LABELS = {
@@ -641,6 +643,7 @@ MAIN_METRICS = (
     "{p}:lr_I_advantage",
     "{p}:xgb_II_advantage",
     "{p}:class_matching_advantage",
+    "{p}:anonymeter_nn_advantage",
     "{p}:krr_channel_advantage",
     "{p}:nearest_class_advantage",
     "{p}:anonymeter_inference_risk",

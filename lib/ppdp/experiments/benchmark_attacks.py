@@ -24,18 +24,20 @@ The suite:
   records; the attacker is told which row is the target's);
 * ``class_matching``: the released rows whose cells hold the target's values, mixed
   (:func:`ppdp.attacks.targeted.class_matching_posterior`): every release;
+* ``anonymeter_nn``: anonymeter's inference attack, the secret of the released record nearest
+  to the target (Gower distance on the quasi-identifiers), scored by AUC as a hard guess;
 * a **mechanism-aware** attacker where the registry names one (``Entry.aware``), who knows the
   mechanism and its parameters: the Bayes posterior through k-RR's channel with the baseline as
   prior, or the nearest class mean of a relay chain (and SPPM's fitted mapping, for SPPM
   releases that keep the private column).
 
-anonymeter's inference risk and record linkage are scored by :mod:`ppdp.attacks.suite` as
-separate axes, in their own units.
+anonymeter's own risks (inference, linkability, singling out) and record linkage are scored by
+:mod:`ppdp.attacks.suite` as separate axes, in their own units.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -211,7 +213,7 @@ def targeted_risks(
     ``<private>:baseline_auc`` (``_control``) and ``<private>:risk`` (the largest advantage, at
     least 0). ``released`` holds the cells as published; the learned attackers train on one
     domain value drawn from each private cell (:func:`ppdp.cells.sample_cells`)."""
-    from ppdp.attacks.suite import learned_posteriors
+    from ppdp.attacks.suite import learned_posteriors, nearest_record_guesses
     from ppdp.attacks.targeted import class_matching_posterior
     from ppdp.cells import design_matrix, sample_cells
 
@@ -245,6 +247,15 @@ def targeted_risks(
             n_estimators=ctx.n_estimators,
         )
         posteriors["xgb_II"] = (post_t, None)
+    posteriors["anonymeter_nn"] = tuple(
+        _one_hot(
+            nearest_record_guesses(
+                released, people, domains=data.domains, aux=ctx.qi, secret=p, seed=ctx.seed
+            ),
+            ctx.values,
+        )
+        for people in (ctx.targets, ctx.controls)
+    )
     posteriors["class_matching"] = tuple(
         class_matching_posterior(people, released, domains=data.domains, qi=ctx.qi, private=p)
         for people in (ctx.targets, ctx.controls)
@@ -267,11 +278,11 @@ def targeted_risks(
     return out
 
 
-def attackers_of(metrics: Mapping[str, float], private: str) -> list[str]:
-    """The attackers scored in a flat metrics dict (or metric names) for ``private``."""
-    prefix, suffix = f"{private}:", "_advantage"
-    return sorted(
-        m[len(prefix) : -len(suffix)]
-        for m in metrics
-        if m.startswith(prefix) and m.endswith(suffix)
-    )
+def _one_hot(guesses, values) -> np.ndarray:
+    """Hard guesses as a posterior over ``values`` (matched by value: ``18.0`` is ``18``)."""
+    codes = pd.Index(list(values)).get_indexer(list(guesses))
+    if (codes < 0).any():
+        raise ValueError(f"guesses outside the private domain {list(values)}")
+    out = np.zeros((len(codes), len(values)))
+    out[np.arange(len(codes)), codes] = 1.0
+    return out
