@@ -2,7 +2,8 @@
 #   make reproduce   create .venv if missing, install, run the default reproduction
 #   make test        same set-up, then lint, unit/property tests, pipeline checks and nbval
 # Other targets: make install, make lab (JupyterLab on notebooks/), make notebooks (re-execute the
-# committed notebooks in place), make reproduce PROFILE=paper, make benchmarks, make clean.
+# committed notebooks in place), make docs (the documentation site), make reproduce PROFILE=paper,
+# make benchmarks, make clean.
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -32,7 +33,7 @@ export OPENBLAS_CORETYPE ?= Haswell
 export MKL_CBWR ?= COMPATIBLE
 endif
 
-.PHONY: install reproduce test lint unit nbval notebooks lab benchmarks clean
+.PHONY: install reproduce test lint unit nbval notebooks lab docs benchmarks clean
 
 install: $(STAMP)
 
@@ -58,7 +59,7 @@ reproduce: $(STAMP)
 
 test: lint unit nbval
 
-LINTED := lib tests benchmarks notebooks
+LINTED := lib tests benchmarks notebooks docs
 
 lint: $(STAMP)
 	$(BIN)/ruff check $(LINTED)
@@ -92,10 +93,18 @@ export STRIP_STDERR
 lab: $(STAMP)
 	env -u MPLBACKEND $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks
 
+# The documentation site in docs/_build/html (open its index.html): docs/, the API reference from
+# the docstrings, the notebooks with their committed outputs (not executed) and the committed report.
+# Offline; any warning fails it, a cross-reference that resolves to nothing and a public name
+# without a docstring included (docs/conf.py). The source directory is the repository itself.
+docs: $(STAMP)
+	$(BIN)/sphinx-build -W --keep-going -n -q -b html -d docs/_build/doctrees -c docs . docs/_build/html
+	@echo "Site: docs/_build/html/index.html"
+
 benchmarks: $(STAMP)
 	# anonypy: the peer Mondrian of benchmarks/mutual_cover.py (pins old pandas; its code runs on current ones)
 	$(BIN)/python -m pip install --quiet --no-deps anonypy
 	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf results figures/smoke figures/default figures/paper reports/smoke reports/paper .snakemake
+	rm -rf results figures/smoke figures/default figures/paper reports/smoke reports/paper .snakemake docs/_build

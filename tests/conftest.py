@@ -1,4 +1,5 @@
-"""Shared test set-up: a non-interactive matplotlib backend and the offline data mirror.
+"""Shared test set-up: a non-interactive matplotlib backend, the offline data mirror and the
+documentation site.
 
 The Makefile exports PPDP_DATA_MIRROR when the mirror of the authors'-repository datasets sits
 beside the project (../shared/data); this does the same for a bare `pytest` run.
@@ -8,7 +9,10 @@ import os
 from pathlib import Path
 
 import matplotlib
+import pytest
 from hypothesis import settings
+
+from docs_build import build_site
 
 matplotlib.use("Agg")
 
@@ -22,3 +26,10 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+@pytest.fixture(scope="session")
+def docs_site(tmp_path_factory) -> Path:
+    """The documentation site, built once per session as ``make docs`` builds it, with the network
+    closed: its HTML folder (tests/test_docs_site.py, tests/test_docs_browser.py)."""
+    return build_site(tmp_path_factory.mktemp("docs_site"))

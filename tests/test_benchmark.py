@@ -402,3 +402,30 @@ def test_relay_chain_of_one_hop_releases():
 def test_imposter_budget_is_checked():
     with pytest.raises(ValueError, match="imposter_epochs"):
         bm.configure(imposter_epochs=0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 12),
+    share=st.floats(0.0, 1.0),
+    q=st.floats(0.05, 0.95),
+    prior=st.floats(0.02, 0.98),
+)
+def test_class_matching_with_a_prior_is_the_bayes_posterior_of_a_class(n, share, q, prior):
+    """A target hides in a class of n released rows with n_f of value f; the n - 1 others come
+    from a population with share q of f. Enumerating the others' counts gives the posterior that
+    with_prior computes from the class share, the prior and q."""
+    from math import comb
+
+    from ppdp.experiments.benchmark_attacks import with_prior
+
+    n_f = round(share * n)
+    # P(class counts | target has f) and | target has m): the others' counts are binomial
+    like_f = comb(n - 1, n_f - 1) * q ** (n_f - 1) * (1 - q) ** (n - n_f) if n_f >= 1 else 0.0
+    like_m = comb(n - 1, n_f) * q**n_f * (1 - q) ** (n - 1 - n_f) if n_f <= n - 1 else 0.0
+    exact = np.array([prior * like_f, (1 - prior) * like_m])
+    exact /= exact.sum()
+    got = with_prior(
+        np.array([[n_f / n, 1 - n_f / n]]), np.array([[prior, 1 - prior]]), np.array([q, 1 - q])
+    )
+    np.testing.assert_allclose(got[0], exact, rtol=1e-9, atol=1e-12)

@@ -51,13 +51,14 @@ def test_the_guide_shows_every_mechanism_family():
         "TableMapping",
         "TableObfuscation",
         "Imposter",
+        "MST",
     ):
         assert f"{name}(" in code, f"the user guide's section shows no {name}"
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_every_example_of_the_guide_releases_a_table_like_its_input():
-    assert run_examples(section_blocks(USER_GUIDE)) == 9
+    assert run_examples(section_blocks(USER_GUIDE)) == 10
 
 
 def test_the_readme_example_releases_a_table_like_its_input():

@@ -79,9 +79,20 @@ class ReleaseMixin:
     """``fit_release`` for a mechanism that defines ``fit(df, ...)`` and ``release(random_state)``."""
 
     def fit(self, df: pd.DataFrame, *args: Any, **kwargs: Any):  # pragma: no cover - interface
+        """Check the hyper-parameters, learn from ``df`` and return ``self``.
+
+        A mechanism whose fitting is random takes ``random_state`` here as well; learned state
+        ends in ``_``.
+        """
         raise NotImplementedError
 
     def release(self, random_state: Any = None) -> pd.DataFrame:  # pragma: no cover - interface
+        """One protected table with the fitted table's columns, its guarantee checked first.
+
+        The mechanism's ``guarantee_checks()`` are enforced (:func:`ppdp.guarantees.enforce`)
+        before the table is returned, so a release that breaks a declared bound raises
+        :class:`~ppdp.guarantees.GuaranteeViolation` instead.
+        """
         raise NotImplementedError
 
     def fit_release(self, df: pd.DataFrame, random_state: Any = None, **fit_params: Any):

@@ -25,6 +25,7 @@ import pandas as pd
 
 __all__ = ["CLASSIFIERS", "evaluate_setting", "make_classifier", "split_frame"]
 
+#: The classifiers :func:`make_classifier` builds, by name.
 CLASSIFIERS = ("XGBoost", "GBDT", "RF", "MLP", "LR")
 
 

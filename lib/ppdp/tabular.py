@@ -353,6 +353,10 @@ def encode_table(
 
 
 def sensitive_codes(table: pd.DataFrame, sensitive: str) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes of the column ``sensitive`` and its sorted distinct values.
+
+    ``uniques[codes]`` gives the column back.
+    """
     uniques, codes = np.unique(table[sensitive].to_numpy(), return_inverse=True)
     return codes.astype(np.int64), uniques
 

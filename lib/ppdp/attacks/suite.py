@@ -54,7 +54,9 @@ __all__ = [
     "record_linkage",
 ]
 
+#: The learned attackers: XGBoost and logistic regression.
 ATTACKERS = ("xgb", "lr")
+#: anonymeter's evaluators that :func:`anonymeter_risks` runs.
 ANONYMETER_EVALUATORS = ("inference", "linkability", "singling_out")
 
 # cap on the entries of one (released rows x real rows) distance block of record_linkage
@@ -269,7 +271,7 @@ def learned_posteriors(
     as ``18.0`` is the value ``18``); a value the model never saw in training gets probability 0,
     and a single training class is predicted with probability 1, as in
     :func:`attribute_inference`. The fitted model is reused when the same training set comes again
-    (see :func:`_fitted_attacker`), so a benchmark that scores many releases against one auxiliary
+    (see ``_fitted_attacker``), so a benchmark that scores many releases against one auxiliary
     table fits its no-release attacker once.
     """
     if model not in ATTACKERS:
@@ -533,7 +535,7 @@ def _link_baseline(
 
 @functools.cache
 def _gower_search():
-    """The compiled search of :func:`_gower_neighbors` (built on first use: numba compiles it).
+    """The compiled search of ``_gower_neighbors`` (built on first use: numba compiles it).
 
     ``search(queries, candidates_t, n_num, k)``, with the candidates one column per row, returns
     for each query the first ``k`` entries of the argsort of its distances to the candidates, as
@@ -657,7 +659,7 @@ def _gower_neighbors(
 
 class _GowerInference:
     """anonymeter's ``KNNInferencePredictor``: each target gets the secret of its closest
-    released record, found by :func:`_gower_neighbors`; an ``inference_model`` for its
+    released record, found by ``_gower_neighbors``; an ``inference_model`` for its
     ``InferenceEvaluator``."""
 
     def __init__(self, syn: pd.DataFrame, aux: Sequence[str], secret: str):
@@ -683,7 +685,7 @@ def nearest_record_guesses(
 ) -> np.ndarray:
     """anonymeter's inference attack on ``people``: each gets the secret of its closest released
     record on the ``aux`` columns (its ``KNNInferencePredictor`` and Gower distance, by
-    :func:`_gower_neighbors`), on one original-domain record per released row drawn from its cells
+    ``_gower_neighbors``), on one original-domain record per released row drawn from its cells
     (:func:`ppdp.cells.sample_cells`, seeded by ``seed``), as :func:`anonymeter_risks` attacks.
 
     Returns the guesses, one per row of ``people``, as values of ``domains[secret]``."""
@@ -704,7 +706,7 @@ def _linked(
 ) -> int:
     """Targets linked by anonymeter's linkability attack (its ``_linkability_attack`` and
     ``count_links``): ``n_attacks`` targets drawn from ``ori`` by pandas' ``sample`` (numpy's
-    legacy state), each half of ``aux_cols`` searched with :func:`_gower_neighbors`."""
+    legacy state), each half of ``aux_cols`` searched with ``_gower_neighbors``."""
     from anonymeter.evaluators.linkability_evaluator import LinkabilityIndexes
 
     targets = ori.sample(n_attacks, replace=False)
@@ -888,7 +890,7 @@ def anonymeter_risks(
     seeded with ``polars.set_random_seed``.
 
     The nearest-neighbour searches of the inference and linkability attacks are anonymeter's,
-    run faster (:func:`_gower_neighbors`): the records scaled and encoded as anonymeter does,
+    run faster (``_gower_neighbors``): the records scaled and encoded as anonymeter does,
     its Gower distance, numba's quicksort order of ties, and every target in one compiled call.
     The neighbours, hence the success counts, are those of its ``InferenceEvaluator`` (given as
     its ``inference_model``) and ``LinkabilityEvaluator`` (its attack, run from its parts).

@@ -748,8 +748,7 @@ def mapping_matching_posterior(
 
     See Also
     --------
-    sppm_channel : the arguments ``mapped``, ``channel``, ``in_profiles``, ``out_profiles`` of a
-        fitted :class:`~ppdp.mechanisms.sppm.TableMapping`.
+    sppm_channel : ``channel``, ``in_profiles`` and ``out_profiles`` of a fitted TableMapping.
 
     Notes
     -----

@@ -432,7 +432,10 @@ GERMAN_CREDIT_CODES: dict[str, dict[str, str]] = {
     "telephone": {"A191": "none", "A192": "yes, registered under the customer's name"},
     "foreign_worker": {"A201": "yes", "A202": "no"},
 }
-"""UCI's meaning of every code of the categorical German Credit attributes (``german.doc``)."""
+"""UCI's meaning of every code of the categorical German Credit attributes (``german.doc``).
+
+:meta hide-value:
+"""
 
 _GERMAN_KINDS = ("numeric", "categorical")
 

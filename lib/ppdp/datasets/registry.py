@@ -286,7 +286,10 @@ _FOURSQUARE_NOTE = (
 )
 
 DATASETS: dict[str, Dataset] = {}
-"""All datasets by name. Treat as read-only (tests may monkeypatch entries in)."""
+"""All datasets by name. Treat as read-only (tests may monkeypatch entries in).
+
+:meta hide-value:
+"""
 
 
 def _add(dataset: Dataset) -> None:

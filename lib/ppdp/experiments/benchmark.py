@@ -643,6 +643,7 @@ MAIN_METRICS = (
     "{p}:lr_I_advantage",
     "{p}:xgb_II_advantage",
     "{p}:class_matching_advantage",
+    "{p}:class_matching_aux_advantage",
     "{p}:anonymeter_nn_advantage",
     "{p}:krr_channel_advantage",
     "{p}:nearest_class_advantage",

@@ -24,6 +24,9 @@ The suite:
   records; the attacker is told which row is the target's);
 * ``class_matching``: the released rows whose cells hold the target's values, mixed
   (:func:`ppdp.attacks.targeted.class_matching_posterior`): every release;
+* ``class_matching_aux``: the same classes combined with the baseline's belief about the target
+  (:func:`with_prior`): a class of one private value discloses it, a mixed class sharpens the
+  prior;
 * ``anonymeter_nn``: anonymeter's inference attack, the secret of the released record nearest
   to the target (Gower distance on the quasi-identifiers), scored by AUC as a hard guess;
 * a **mechanism-aware** attacker where the registry names one (``Entry.aware``), who knows the
@@ -45,7 +48,7 @@ import pandas as pd
 
 from ppdp.experiments.benchmark_data import BenchmarkData, Split
 
-__all__ = ["AWARE_ATTACKERS", "AttackContext", "attack_context", "targeted_risks"]
+__all__ = ["AWARE_ATTACKERS", "AttackContext", "attack_context", "targeted_risks", "with_prior"]
 
 #: The models of the no-release baseline and of Scenario I.
 LEARNED = ("xgb", "lr")
@@ -215,7 +218,7 @@ def targeted_risks(
     domain value drawn from each private cell (:func:`ppdp.cells.sample_cells`)."""
     from ppdp.attacks.suite import learned_posteriors, nearest_record_guesses
     from ppdp.attacks.targeted import class_matching_posterior
-    from ppdp.cells import design_matrix, sample_cells
+    from ppdp.cells import cell_membership, design_matrix, sample_cells
 
     p = ctx.private
     out: dict[str, float] = {}
@@ -260,6 +263,13 @@ def targeted_risks(
         class_matching_posterior(people, released, domains=data.domains, qi=ctx.qi, private=p)
         for people in (ctx.targets, ctx.controls)
     )
+    marginal = cell_membership(released[p], data.domains[p]).mean(axis=0)
+    posteriors["class_matching_aux"] = tuple(
+        with_prior(matched, prior, marginal)
+        for matched, prior in zip(
+            posteriors["class_matching"], ctx.baseline[ctx.best_baseline], strict=True
+        )
+    )
     if aware is not None and p == data.protected:
         attack = AWARE_ATTACKERS[aware]
         posteriors[aware] = tuple(
@@ -276,6 +286,27 @@ def targeted_risks(
         advantages.append(auc_t - base_t)
     out[f"{p}:risk"] = max(0.0, *advantages)
     return out
+
+
+def with_prior(matched: np.ndarray, prior: np.ndarray, marginal: np.ndarray) -> np.ndarray:
+    """Class matching combined with the attacker's own prior on the target (naive Bayes).
+
+    A target hides among ``n`` released rows whose private values count ``n_s`` of each value
+    ``s``; the other ``n - 1`` people are drawn from a population where ``s`` has the share
+    ``q_s``. Then ``P(counts | target has s) / P(counts | target has s') = (n_s / q_s) /
+    (n_s' / q_s')`` (the binomial of the others' counts), so the posterior is ::
+
+        posterior(t, s) ∝ prior(t, s) * matched(t, s) / q_s
+
+    with ``matched`` the class share (:func:`ppdp.attacks.targeted.class_matching_posterior`),
+    ``prior`` the no-release baseline's belief and ``q`` the release's marginal of ``s``. A class
+    without value ``s`` rules it out; a class of one value makes it certain; a target that no
+    class holds keeps its prior. Rows whose product vanishes everywhere keep ``matched``.
+    """
+    ratio = np.divide(matched, marginal, out=np.zeros_like(matched), where=marginal > 0)
+    post = prior * ratio
+    total = post.sum(axis=1, keepdims=True)
+    return np.where(total > 0, post / np.where(total > 0, total, 1.0), matched)
 
 
 def _one_hot(guesses, values) -> np.ndarray:

@@ -72,6 +72,7 @@ class Entry:
     aware: str | None = None
 
 
+#: Every registered mechanism by name, in registration order (:func:`register` adds one).
 REGISTRY: dict[str, Entry] = {}
 
 

@@ -424,6 +424,7 @@ class TableCodec:
     """
 
     def fit(self, df: pd.DataFrame) -> TableCodec:
+        """Learn each column's kind, categories or sorted values, and the encoded layout."""
         df = _check_frame(df)
         self.columns_ = list(df.columns)
         self.kinds_, self.categories_, self.sorted_values_, self.dtypes_ = {}, {}, {}, {}

@@ -15,9 +15,10 @@ Choices where the sources leave room (each one is a documented choice, not a gue
 * The cut is ``t[A] <= median`` versus ``t[A] > median`` (Algorithm 2, lines 5-6) with the lower
   median, so a cut whose median equals the maximum is refused.
 * Categorical attributes are ordered (by value for 0/1 distance, by the depth-first order of the
-  leaves for a :class:`Hierarchy`) and cut at the median of that order. A categorical QI is then
-  generalized to the set of its values in the group (0/1 distance) or to the lowest common
-  ancestor of those values in the hierarchy. Numeric QIs are generalized to ``[min, max]``.
+  leaves for a :class:`~ppdp.tabular.Hierarchy`) and cut at the median of that order. A
+  categorical QI is then generalized to the set of its values in the group (0/1 distance) or to
+  the lowest common ancestor of those values in the hierarchy. Numeric QIs are generalized to
+  ``[min, max]``.
 * ``refine="anatomy"`` splits every final group further into groups of ``l`` (or ``l + 1``)
   tuples with distinct sensitive values, as the authors' released Mutual Cover code does after
   its median cuts. The paper's Algorithm 2 does not show this step; it is off by default.
@@ -137,6 +138,11 @@ class Mondrian(ReleaseMixin):
 
     # -- fitting ------------------------------------------------------------------------------
     def fit(self, table: pd.DataFrame) -> Mondrian:
+        """Partition ``table`` (Algorithm 2) and generalize it; the partition's checks run first.
+
+        Raises ValueError when ``k`` or ``l`` cannot be met by any partition of ``table``, and
+        :class:`~ppdp.guarantees.GuaranteeViolation` when the partition breaks either.
+        """
         validate_hyperparameters(self)
         _check_k_l(self.refine, self.k, self.l, self.sensitive)
         qi, categorical, hierarchies = validate_table(

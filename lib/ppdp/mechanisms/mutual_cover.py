@@ -603,8 +603,10 @@ class MutualCover(ReleaseMixin):
         Sum of the LP objectives (expected total distance before Algorithm 3).
     n_lp_solved_ : int
         Number of LPs actually solved (the others came from the cache).
-    n_unchanged_ : int, n_unchangeable_ : int
-        Set by :meth:`sample`: tuples Algorithm 3 perturbed, and those it could not perturb.
+    n_unchanged_ : int
+        Set by :meth:`sample`: tuples Algorithm 3 perturbed.
+    n_unchangeable_ : int
+        Set by :meth:`sample`: tuples Algorithm 3 could not perturb.
 
     Notes
     -----

@@ -24,6 +24,8 @@ from ppdp.classifiers import CLASSIFIERS, evaluate_setting
 
 __all__ = ["SETTINGS", "ml_efficacy"]
 
+#: The settings of :func:`ml_efficacy`: A trains and tests on real records, B on released ones,
+#: C trains on released records and tests on real ones.
 SETTINGS = ("A", "B", "C")
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "relative_error_bounds",
 ]
 
+#: The comparison operators of a numeric :class:`Predicate` (a categorical one uses ``"in"``).
 OPERATORS = (">", "<", "=", ">=", "<=", "!=")
 
 

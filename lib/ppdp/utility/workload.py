@@ -48,6 +48,7 @@ __all__ = [
     "workload_error",
 ]
 
+#: The models :func:`task_scores` may train: ``"xgb"`` (XGBoost) and ``"lr"`` (logistic regression).
 MODELS = ("xgb", "lr")
 
 # consecutive candidate queries with a zero answer after which count_workload gives up

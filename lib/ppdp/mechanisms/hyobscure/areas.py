@@ -8,7 +8,7 @@ of cells at the edge of an area into a neighbouring area when that lowers both t
 score and the utility loss under the current obfuscation. This module reproduces both steps:
 
 * :func:`area_generalization`: the initial layout of ``n_areas`` areas;
-* :func:`area_reducibility` and :func:`area_target`: the directions in which an area may give
+* ``area_reducibility`` and ``area_target``: the directions in which an area may give
   cells away and the area that receives them;
 * :func:`greedy_area_generalization`: one pass of their area G-step.
 
@@ -125,7 +125,7 @@ def area_target(area: int, direction: int, n_areas: int) -> int:
     ------
     ValueError
         When ``direction`` is not 0-3, ``area`` is out of range, or the flags of
-        :func:`area_reducibility` close that direction for that area.
+        ``area_reducibility`` close that direction for that area.
     """
     flags = area_reducibility(n_areas)
     if not 0 <= int(area) < n_areas:
@@ -235,7 +235,7 @@ def greedy_area_generalization(
     2. An area is adjusted only if ``int(exp(H) - l) > 0``, ``H`` the entropy (nats) of its
        users over its cells (their ``l_diversity``).
     3. A direction is drawn with probabilities proportional to the area's flags
-       (:func:`area_reducibility`); the receiving area is :func:`area_target`. Left and right
+       (``area_reducibility``); the receiving area is ``area_target``. Left and right
        work on the area's cell rows, up and down on its cell columns ("lines").
     4. For each line (sorted), with ``change_range = min(int(exp(H) - l), len(line))`` and ``H``
        recomputed for the area as it now stands, the last ``i`` cells of the line (left, down)
@@ -250,7 +250,7 @@ def greedy_area_generalization(
     the users of ``counts_cy`` (the authors' check-in code counts its published users,
     ``df_test``); the score and the loss are always those of ``counts_cy``.
 
-    Unlike Algorithm 3 (:func:`~ppdp.mechanisms.hyobscure.boosting.improve_generalization`),
+    Unlike Algorithm 3 (:func:`~ppdp.mechanisms.hyobscure.improve_generalization`),
     contiguity, ``alpha`` and ``beta`` are not enforced: the receiving area may grow without
     bound and an area may be split (a whole line can leave). Only ``k`` and the entropy of the
     giving area are consulted.
@@ -290,9 +290,9 @@ def greedy_area_generalization(
     score : {"transposed", "leakage"}
         Privacy score of the incumbent and of every move: ``"transposed"``, the authors'
         ``Mean_KL_div`` with the mapping read transposed
-        (:func:`~ppdp.mechanisms.hyobscure.leakage.transposed_leakage`), or ``"leakage"``, the
+        (:func:`~ppdp.mechanisms.hyobscure.transposed_leakage`), or ``"leakage"``, the
         leakage ``I(Y; C^, Y~)`` of the mapping as released
-        (:func:`~ppdp.mechanisms.hyobscure.leakage.hybrid_leakage`).
+        (:func:`~ppdp.mechanisms.hyobscure.hybrid_leakage`).
     value_counts : ndarray, shape (V,), optional
         Users per cell on which ``k`` and the entropy ``l`` are counted, e.g. those of a whole
         population; by default ``counts_cy.sum(axis=0)``.

@@ -330,7 +330,7 @@ class PrivCheck:
         """The distortion budget measured on the matrices the release draws from.
 
         One check: the expected distance (over all users, cluster distances over the whole
-        population) of :attr:`mappings_` on the fitted groups, at most ``budget``. PrivCheck takes
+        population) of ``mappings_`` on the fitted groups, at most ``budget``. PrivCheck takes
         its generalization as given and declares no (k, alpha) or (l, beta) bound.
         """
         if not hasattr(self, "mappings_"):

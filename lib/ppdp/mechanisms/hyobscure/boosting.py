@@ -179,7 +179,7 @@ def greedy_generalization(
 ) -> tuple[Generalization, list[dict]]:
     """One G-step as the authors' code runs it (their ``main.py`` / ``obfuscations.HyObscure``).
 
-    Every candidate of :func:`greedy_candidates` is scored under the fixed obfuscation; walking
+    Every candidate of ``greedy_candidates`` is scored under the fixed obfuscation; walking
     the candidates in order, one replaces the incumbent when both its privacy score and its
     utility loss (the mean over groups of the per-group loss, their ``Mean_JSD``) are strictly
     below the incumbent's. At most one candidate (possibly moving several values) is accepted per
@@ -199,13 +199,13 @@ def greedy_generalization(
     k : int
         Fewest users a giving group must keep.
     l : int
-        Entropy threshold of the giving group (see :func:`greedy_candidates`).
+        Entropy threshold of the giving group (see ``greedy_candidates``).
     scope : {"global", "group", "cluster_mean"}
         Loss scope of :func:`expected_distance` (the authors': ``"cluster_mean"``).
     score : {"transposed", "leakage"}
         Privacy score of the incumbent and of every candidate: ``"transposed"``, the authors'
         ``Mean_KL_div`` with the mapping read transposed
-        (:func:`~ppdp.mechanisms.hyobscure.leakage.transposed_leakage`), or ``"leakage"``, the
+        (:func:`~ppdp.mechanisms.hyobscure.transposed_leakage`), or ``"leakage"``, the
         leakage ``I(Y; C^, Y~)`` of the mapping as released (:func:`hybrid_leakage`).
     value_counts : ndarray, shape (V,), optional
         Users per value on which ``k`` and the entropy ``l`` are counted (the authors count all

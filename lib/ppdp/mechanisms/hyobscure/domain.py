@@ -42,7 +42,7 @@ class PrivateDomain:
     grid_width: int | None = None
 
     def index(self, y: np.ndarray) -> np.ndarray:
-        """Position of each exact value in :attr:`values`; unknown values raise ValueError."""
+        """Position of each exact value in ``values``; unknown values raise ValueError."""
         y = np.asarray(y)
         idx = np.searchsorted(self.values, y)
         idx_c = np.clip(idx, 0, len(self.values) - 1)

@@ -91,17 +91,17 @@ class HyObscure:
         ``"boundary"``: Algorithm 3, one-value boundary moves under (k, alpha) and (l, beta)
         (:func:`improve_generalization`). ``"greedy"``: the authors' code, constrained by ``k``
         and the entropy ``l`` only: for ages at most one move per iteration that may shift
-        several ages (:func:`~ppdp.mechanisms.hyobscure.boosting.greedy_generalization`), for
+        several ages (:func:`~ppdp.mechanisms.hyobscure.greedy_generalization`), for
         home cells one pass of line moves between areas
-        (:func:`~ppdp.mechanisms.hyobscure.areas.greedy_area_generalization`). Set ``alpha``
+        (:func:`~ppdp.mechanisms.hyobscure.greedy_area_generalization`). Set ``alpha``
         and ``beta`` to the number of users and values to declare what it enforces.
     greedy_score : {"transposed", "leakage"}
         Privacy score with which the greedy G-step compares candidates (read only with
         ``g_step="greedy"``). ``"transposed"`` (the authors' code): their ``Mean_KL_div``, which
         reads each group's mapping transposed
-        (:func:`~ppdp.mechanisms.hyobscure.leakage.transposed_leakage`); it equals the leakage
+        (:func:`~ppdp.mechanisms.hyobscure.transposed_leakage`); it equals the leakage
         only for symmetric mappings. ``"leakage"``: the leakage ``I(Y; C^, Y~)`` of the mappings
-        as released (:func:`hybrid_leakage`). The O-problem and :attr:`leakage_` use the leakage
+        as released (:func:`hybrid_leakage`). The O-problem and ``leakage_`` use the leakage
         either way.
     threshold : float
         Stop when the leakage improves by less than this between iterations (paper: 1e-4).
@@ -307,7 +307,7 @@ class HyObscure:
             Exact private values of every user of the population on which the group sizes and
             entropies are counted (the authors count ``k`` and ``l`` on all users, those of the
             attacker's half included); it need not contain the fitted users, but each of its
-            values must lie in the generalization's domain. The counts, :attr:`value_counts_`,
+            values must lie in the generalization's domain. The counts, ``value_counts_``,
             serve the G-steps (``k`` and the entropy ``l`` of the greedy step, ``k`` and
             ``alpha`` of the boundary step) and the (k, alpha)-uniqueness checks; the leakage,
             the utility loss and the O-problem stay those of the fitted users. Without
@@ -456,11 +456,11 @@ class HyObscure:
     def guarantee_checks(self) -> list[GuaranteeCheck]:
         """The declared bounds measured on the fitted generalization and obfuscation.
 
-        * ``utility budget``: the expected distance of Eq. (16) of :attr:`mappings_` on the
+        * ``utility budget``: the expected distance of Eq. (16) of ``mappings_`` on the
           fitted groups, at most ``budget`` (over all users, or the worst group with
           a per-group ``budget_scope``);
         * ``k-uniqueness`` / ``alpha-uniqueness``: the fewest / most users in a group
-          (Definition 2), at least ``k`` / at most ``alpha``, counted on :attr:`value_counts_`:
+          (Definition 2), at least ``k`` / at most ``alpha``, counted on ``value_counts_``:
           the users of the ``population`` given to ``fit`` when there was one (the check's
           ``where`` then says so), else the fitted users;
         * ``l-variety`` / ``beta-variety``: the fewest / most exact values in a group
@@ -515,7 +515,7 @@ class HyObscure:
         """Publish one data set with the fitted functions (Algorithm 4, line 6).
 
         With ``keep > 0`` each user keeps their own features with that probability (the authors'
-        ``pp``, :func:`~ppdp.mechanisms.hyobscure.release.keep_own`); the generalized values are
+        ``pp``, :func:`~ppdp.mechanisms.hyobscure.keep_own`); the generalized values are
         the fitted ones either way."""
         if not hasattr(self, "mappings_"):
             raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
@@ -542,7 +542,7 @@ class YGen(HyObscure):
 
     The budget is PrivCheck's: the expected distance between a user's cluster and the published
     one over all users, with distances between the clusters' aggregates over the whole population
-    (blind to the groups), not Eq. (16)'s distances inside the groups; :attr:`utility_loss_`
+    (blind to the groups), not Eq. (16)'s distances inside the groups; ``utility_loss_``
     still reports the latter, for comparison with HyObscure. The G-problem's moves keep Eq. (16)'s
     loss from rising, not PrivCheck's, so after them PrivCheck's mapping is brought back within
     its budget by :func:`repair_budget`; given ``mappings`` are released as they are and must

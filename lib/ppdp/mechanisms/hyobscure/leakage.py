@@ -62,6 +62,8 @@ def cluster_users(
     return remap[labels]
 
 
+#: The distance between two clusters inside a group: ``"centroid_js"``, ``"mean_pairwise_js"``
+#: or a callable of the feature rows of the two clusters' users that returns a float.
 DistanceSpec = str | Callable[[np.ndarray, np.ndarray], float]
 
 
@@ -274,7 +276,7 @@ def expected_distance(
     With ``scope="global"`` the expectation runs over all users; with ``"group"`` an array of the
     per-group expectations is returned; with ``"cluster_mean"`` an array of per-group unweighted
     means over all ``C`` clusters of the expected distance from a cluster, where a cluster with no
-    user in the group counts :data:`ABSENT_CLUSTER_COST` (the authors' ``HyObscure.m`` budget),
+    user in the group counts ``ABSENT_CLUSTER_COST`` (the authors' ``HyObscure.m`` budget),
     as does mass sent to such a cluster. Otherwise, entries of ``mappings`` that put mass on a
     cluster absent from the group (NaN distance) make the loss ``inf``.
     """
@@ -343,7 +345,7 @@ def repair_budget(
     A convex solver meets the budget only up to its feasibility tolerance (Clarabel leaves up to
     ~1e-9 bits; renormalizing rows after clipping negative round-off moves it again). The expected
     distance is linear in the mapping, so the convex combination ``N + lam (O - N)`` with the
-    cheapest mapping ``N`` (:func:`_nearest_mappings`, within budget whenever the O-problem is
+    cheapest mapping ``N`` (``_nearest_mappings``, within budget whenever the O-problem is
     feasible) and ``lam = (budget - Q(N)) / (Q(O) - Q(N))`` meets the budget exactly; with
     a per-group ``scope`` each group over its budget gets its own ``lam``. Mappings within budget are
     returned unchanged.

@@ -7,7 +7,7 @@
 line 1), the initial generalization ``G^0`` of the I-problem (Algorithm 1, Eqs. 23-25), then the
 mechanism's own fit. ``release`` draws one published data set (Sect. III-F) and writes it back into
 the table: obfuscated features ``X^`` in the feature columns, the generalized value ``Y~`` of each
-user in the private column, as a readable label (:func:`group_labels`).
+user in the private column, as a readable label (``group_labels``).
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ class TableObfuscation(ReleaseMixin, BaseEstimator):
     ----------
     mechanism : HyObscure, XObf, YGen, PrivCheck, RandomObfuscation, Frapp, Similarity or DPObfuscation
         An instance carrying the mechanism's own hyper-parameters (Algorithm 4 and its variants,
-        or a baseline of Sect. IV-A5). ``fit`` fits a deep copy, :attr:`mechanism_`; the instance
+        or a baseline of Sect. IV-A5). ``fit`` fits a deep copy, ``mechanism_``; the instance
         given is left untouched.
     private : column label
         The column of exact private values (integers).
@@ -160,7 +160,7 @@ class TableObfuscation(ReleaseMixin, BaseEstimator):
     initial_generalization_ : Generalization
         ``G^0``, the I-problem's solution (Algorithm 1).
     group_labels_ : list of str
-        The label released for each group of :attr:`generalization_` (:func:`group_labels`).
+        The label released for each group of ``generalization_`` (``group_labels``).
     clusters_ : ndarray (n,) or None
         The user clusters handed to the mechanism (None for the user-level baselines without
         given clusters).
@@ -176,7 +176,8 @@ class TableObfuscation(ReleaseMixin, BaseEstimator):
     stream, in this order: the k-means clusters (when needed), ``G^0``, then the mechanism's fit
     (``HyObscure.fit(X, y, rng=...)`` runs the G-problem's moves on it). ``release(random_state)``
     draws one data set from a stream of its own: the same fit and the same int give the same
-    frame. :meth:`fit_release` uses a single stream for both: ``fit_release(df, s)`` equals
+    frame. :meth:`~ppdp.base.ReleaseMixin.fit_release` uses a single stream for both:
+    ``fit_release(df, s)`` equals
     ``g = numpy.random.default_rng(s); fit(df, random_state=g).release(random_state=g)``.
 
     With ``kmeans_n_init=10`` (the k-means restarts of :func:`cluster_users`) and no ``clusters``,
@@ -187,11 +188,11 @@ class TableObfuscation(ReleaseMixin, BaseEstimator):
     declared bounds (utility budget of Eq. (16), (k, alpha), (l, beta), contiguity; PrivCheck's
     budget) and raises :class:`~ppdp.guarantees.GuaranteeViolation` instead of drawing from a
     channel that breaks them. Random, Frapp, Similarity and DP declare no checked bound
-    (DP's ``epsilon_`` is reported on :attr:`mechanism_`).
+    (DP's ``epsilon_`` is reported on ``mechanism_``).
 
     *Released table.* Same columns (order), same index; feature columns hold the published
     features with their original dtypes (they are copies of other users' rows); the private
-    column holds the labels of :attr:`group_labels_` (pandas' text dtype ``"str"``); every other
+    column holds the labels of ``group_labels_`` (pandas' text dtype ``"str"``); every other
     column is released unchanged.
 
     Examples
@@ -453,7 +454,7 @@ class TableObfuscation(ReleaseMixin, BaseEstimator):
         DataFrame
             The fitted table's columns and index: the feature columns hold ``X^`` (row ``u`` is
             the feature row of a user with the same ``y~``), the private column the label of
-            ``y~`` (:attr:`group_labels_`), every other column as fitted.
+            ``y~`` (``group_labels_``), every other column as fitted.
 
         Raises
         ------

@@ -41,31 +41,31 @@ Layout
 ------
 Each module imports only from those listed above it; this package re-exports the public API.
 
-:mod:`.distortion`
+``distortion``
     :class:`Distortion` and its dense, squared Euclidean and Hamming forms, :func:`as_distortion`.
-:mod:`.problem`
+``problem``
     Problem (1) and the budget of Eq. (2): :func:`validate_problem`, :func:`min_feasible_budget`,
     :func:`expected_distortion`, :func:`repair_distortion`, the budget's guarantee check, and
     :func:`synthetic_problem` (the toy example of Sec. 2, the synthetic data of Sec. 4.1).
-:mod:`.release`
+``release``
     :func:`sample_release` and :func:`nearest_point_profile` (Fig. 5).
-:mod:`.column_generation`
+``column_generation``
     The linear step (Eq. 3-4, Algorithm 2): the restricted master LP (4), pricing (Eq. 7-8),
     :class:`LinearStep`, :func:`solve_linear_step`, :func:`solve_linear_step_full`.
-:mod:`.bounds`
+``bounds``
     :func:`variational_lower_bound`: a certified lower bound on the optimum from the posterior of
     any mapping (Barber-Agakov, minimized over the feasible set by the linear step's solver).
-:mod:`.frank_wolfe`
+``frank_wolfe``
     The gradient of the leakage (Sec. 3.4), the line search (Eq. 5) and :class:`SPPM`
     (Algorithm 1).
-:mod:`.exact`
+``exact``
     :class:`ExactMapping`, the convex program (1) with cvxpy.
-:mod:`.certified`
+``certified``
     :class:`CertifiedMapping`, the convex program (1) by column generation over a restricted
     convex master, with a certificate (lower bound, upper bound, gap) of its optimality.
-:mod:`.exponential`
+``exponential``
     :class:`ExponentialMechanism` (Sec. 4.2), on :mod:`ppdp.mechanisms.exponential`.
-:mod:`.table`
+``table``
     :class:`TableMapping`: any of the three on a DataFrame (profiles of declared private and
     released columns, their empirical joint and distortion), with ``fit`` / ``release``.
 """

@@ -70,7 +70,7 @@ def variational_lower_bound(p_ab, distortion, delta, mapping, *, mixing=MIXING, 
     Parameters
     ----------
     p_ab, distortion, delta
-        The problem, as in :func:`~ppdp.mechanisms.sppm.problem.validate_problem`.
+        The problem, as in :func:`~ppdp.mechanisms.sppm.validate_problem`.
     mapping : array or sparse matrix of shape (|B|, |B^|)
         Any mapping; the closer to optimal, the tighter the bound.
     mixing : sequence of float in (0, 1)

@@ -14,7 +14,7 @@ can hold all ``|B| |B^|`` variables. Here the convex program (1) itself is solve
 
 The certificate holds whatever the solvers' accuracy: the upper bound is the exact leakage of the
 returned mapping, repaired into the budget; the lower bound is the Lagrange dual of (1) at the
-master's posterior (:func:`~ppdp.mechanisms.sppm.bounds.variational_lower_bound`), valid by weak
+master's posterior (:func:`~ppdp.mechanisms.sppm.variational_lower_bound`), valid by weak
 duality for any posterior and any multiplier. The posterior of released values that the optimum
 (nearly) never uses is arbitrary, and the bound can stay percents below the optimum because of
 them (2.7% on the synthetic problem with 32 points at a budget of 0.05 on [0, 1]); their posterior
@@ -25,7 +25,7 @@ closes that gap to 0.07% there, and the better bound is kept.
 On one-dimensional points with squared distortion, masters on the full grid become the bottleneck
 (their pairs grow faster than ``|B|``, and Clarabel fails on them from ``|B| = 2,048`` on at a
 budget of 0.02 on [0, 1]). The problem is then first solved on coarser grids
-(:mod:`.multilevel`): the coarsest from scratch, each finer one from the previous optimum. The last
+(``multilevel``): the coarsest from scratch, each finer one from the previous optimum. The last
 coarse optimum, spread over the merged points, is feasible for the full problem up to a repair of
 its budget, and its posterior, interpolated along the line, gives the Lagrange bound on the full
 grid; at ``|B| = 16,384`` that certificate alone closes the gap to 5e-6 of the leakage, with no
@@ -225,7 +225,7 @@ class CertifiedMapping(BudgetedMapping):
         Master solves at most, per grid (see ``multilevel``); the certificate is reported either
         way (see ``converged_``).
     warm_steps : int, default 30
-        Frank-Wolfe steps of :class:`~ppdp.mechanisms.sppm.frank_wolfe.SPPM` whose support starts
+        Frank-Wolfe steps of :class:`~ppdp.mechanisms.sppm.SPPM` whose support starts
         the active set (with each profile's nearest value); 0 starts from the nearest values only.
         Ignored when ``fit`` gets ``init``. When Clarabel fails on the first master, ``fit``
         starts again from the nearest values only.
@@ -235,7 +235,7 @@ class CertifiedMapping(BudgetedMapping):
     multilevel : int or None, default 4096
         On a squared distortion between one-dimensional points (the synthetic data) with at least
         ``2 * 64`` values, the problem is first solved on coarser grids (consecutive points merged
-        in pairs, :mod:`.multilevel`), coarsest first, each started from the previous one's
+        in pairs, ``multilevel``), coarsest first, each started from the previous one's
         optimum; grids with more than ``multilevel`` values are skipped. The last coarse optimum,
         spread over the merged points, starts the full problem, and its certificate is computed
         before any full-size master: when it meets ``gap_tol`` no master on the full grid is
@@ -296,7 +296,8 @@ class CertifiedMapping(BudgetedMapping):
     Notes
     -----
     Released values reached from one private value only have an infinite slope towards mixing in
-    another (see :mod:`.bounds`); pricing reaches every such pair, but one at a time per row. The
+    another (see :func:`variational_lower_bound`); pricing reaches every such pair, but one at a
+    time per row. The
     active set therefore starts with, for every active released value and every private value
     ``a``, the closest profile that ``a`` occurs with, so that every active released value can
     mix from the first master on.
@@ -365,7 +366,7 @@ class CertifiedMapping(BudgetedMapping):
         Parameters
         ----------
         p_ab, distortion
-            The problem (see :func:`~ppdp.mechanisms.sppm.problem.validate_problem`).
+            The problem (see :func:`~ppdp.mechanisms.sppm.validate_problem`).
         init : array or sparse matrix of shape (|B|, |B^|), optional
             A mapping whose support (entries above 1e-6) starts the active set instead of SPPM's,
             e.g. the optimum at a neighbouring budget; it need not meet the budget. A start within

@@ -301,7 +301,7 @@ class StepSolver:
         """Pairs whose reduced cost ``c(b, b^) + nu p(b) d(b, b^) - mu[b]`` is below ``-tol``.
 
         The pricing of Eq. 7-8 for duals that come from elsewhere (the convex master of
-        :class:`~ppdp.mechanisms.sppm.certified.CertifiedMapping`): ``nu >= 0`` prices the
+        :class:`~ppdp.mechanisms.sppm.CertifiedMapping`): ``nu >= 0`` prices the
         distortion constraint in the units of ``cost`` per unit of ``p(b) d(b, b^)``, ``mu[b]``
         the simplex of row ``b``. ``tol`` is relative to the largest cost, as in :meth:`solve`;
         each row brings up to ``columns_per_row`` pairs. Returns their rows and columns.

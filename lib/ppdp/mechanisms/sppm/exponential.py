@@ -92,7 +92,7 @@ class ExponentialMechanism:
         return self
 
     def guarantee_checks(self) -> list[GuaranteeCheck]:
-        """With a budget ``delta``: the expected distortion of :attr:`mapping_` (of ``beta_``
+        """With a budget ``delta``: the expected distortion of ``mapping_`` (of ``beta_``
         when fitted with ``mapping=False``), at most ``delta``. With ``beta`` alone no budget is
         declared and the list is empty; ``epsilon_`` follows from ``beta`` by construction."""
         if not hasattr(self, "beta_"):

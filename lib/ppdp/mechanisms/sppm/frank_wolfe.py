@@ -1,7 +1,7 @@
 """SPPM (Algorithm 1): Frank-Wolfe over the feasible set of problem (1).
 
 The factored gradient of the leakage (Sec. 3.4), the exact line search (Eq. 5) and
-:class:`SPPM`, whose linear steps are solved by :mod:`.column_generation`.
+:class:`SPPM`, whose linear steps are solved by ``column_generation``.
 """
 
 from __future__ import annotations
@@ -234,7 +234,7 @@ class SPPM(BudgetedMapping):
         BLAS threads during ``fit`` (``None`` leaves the setting alone).
     certify : bool, default True
         After the last step, also bound the optimum from below with
-        :func:`~ppdp.mechanisms.sppm.bounds.variational_lower_bound` at the final mapping (one
+        :func:`~ppdp.mechanisms.sppm.variational_lower_bound` at the final mapping (one
         more linear program and one pass over all pairs), so that ``lower_bound_`` is finite even
         when every step's gradient was floored.
     progress : bool, default False
@@ -346,7 +346,7 @@ class SPPM(BudgetedMapping):
         Parameters
         ----------
         p_ab, distortion
-            The problem (see :func:`~ppdp.mechanisms.sppm.problem.validate_problem`).
+            The problem (see :func:`~ppdp.mechanisms.sppm.validate_problem`).
         init : array or sparse matrix of shape (|B|, |B^|), optional
             The starting point ``X_0`` of Algorithm 1, which the paper leaves open: any mapping
             within the budget, e.g. the solution at a smaller budget (a warm start along a budget

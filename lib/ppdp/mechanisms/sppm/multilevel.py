@@ -5,7 +5,7 @@ data of Sec. 4.1), neighbouring released values are nearly interchangeable: the 
 ``|B| = 4,096`` points and on their 2,048 merged pairs agree to 1e-5 bits (0.21841 bits at a
 budget of 0.02 on [0, 1]). A coarse optimum, spread back over the merged points,
 therefore starts the fine problem near its optimum, and
-:class:`~ppdp.mechanisms.sppm.certified.CertifiedMapping` can certify it without solving a master
+:class:`~ppdp.mechanisms.sppm.CertifiedMapping` can certify it without solving a master
 on all pairs of the fine grid.
 """
 

@@ -91,11 +91,12 @@ class BudgetedMapping:
     """What SPPM and the exact optimum share once fitted: the budget check and the release.
 
     A subclass sets ``p_ab_``, ``_distortion``, ``mapping_`` (the mapping :meth:`sample` draws
-    from, repaired to the budget, see :func:`repair_distortion`) and ``delta``.
+    from, repaired to the budget, see :func:`~ppdp.mechanisms.sppm.repair_distortion`) and
+    ``delta``.
     """
 
     def guarantee_checks(self) -> list[GuaranteeCheck]:
-        """The distortion budget ``E[d(B, B^)] <= delta`` (Eq. 2) measured on :attr:`mapping_`."""
+        """The distortion budget ``E[d(B, B^)] <= delta`` (Eq. 2) measured on ``mapping_``."""
         if not hasattr(self, "mapping_"):
             raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
         return [budget_check(self, self.p_ab_, self._distortion, self.mapping_, self.delta)]

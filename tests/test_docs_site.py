@@ -1,0 +1,198 @@
+"""The documentation site builds offline without a warning, and its pages show what they promise.
+
+The site is built once (``docs_site`` in conftest.py, with the options of ``make docs`` and the
+network closed). Then: every notebook has its page, with every figure of its committed outputs as
+an image of the build; every figure link of the report opens the committed figure; the API pages
+show their classes; every link between the pages lands on a page and an anchor that exist. Without
+a build: every public name of the modules on the API pages has a docstring, and the check that
+says so catches a name without one.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import re
+import runpy
+import textwrap
+from pathlib import Path
+from urllib.parse import unquote
+
+import nbformat
+import pytest
+
+from docs_build import ROOT, SPHINX_OPTIONS
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+REPORT = ROOT / "reports" / "reproduction.md"
+BENCHMARK_SECTION = "benchmark-every-mechanism-the-same-data-and-attackers"
+
+
+def _api_docstrings():
+    spec = importlib.util.spec_from_file_location(
+        "api_docstrings", ROOT / "docs" / "_ext" / "api_docstrings.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def attributes(page: Path, tag: str, attribute: str) -> list[str]:
+    """The values of ``attribute`` of every ``tag`` element of an HTML page, unescaped."""
+    pattern = rf"<{tag}\b[^>]*?\b{attribute}=\"([^\"]*)\""
+    return [html.unescape(v) for v in re.findall(pattern, page.read_text())]
+
+
+def resolve(page: Path, url: str) -> Path:
+    """The file a relative URL of ``page`` points to (query and fragment dropped)."""
+    path = url.split("#", 1)[0].split("?", 1)[0]
+    return (page.parent / unquote(path)).resolve() if path else page
+
+
+def figure_outputs(notebook: Path) -> int:
+    """The number of figures (PNG outputs) among a notebook's committed outputs."""
+    nb = nbformat.read(notebook, as_version=4)
+    return sum(
+        "image/png" in output.get("data", {})
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+    )
+
+
+def test_the_makefile_builds_the_site_as_the_tests_do():
+    recipe = re.search(r"^docs:.*\n\t(.*sphinx-build.*)$", (ROOT / "Makefile").read_text(), re.M)
+    assert recipe, "the Makefile has no docs target running sphinx-build"
+    assert " ".join(SPHINX_OPTIONS) in recipe.group(1)
+    assert "-c docs . docs/_build/html" in recipe.group(1)
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_notebook_has_a_page_with_its_figures(docs_site, notebook):
+    page = docs_site / "notebooks" / f"{notebook.stem}.html"
+    assert page.is_file(), f"no page for {notebook.name}"
+    images = attributes(page, "img", "src")
+    figures = figure_outputs(notebook)
+    assert figures > 0, f"{notebook.name} has no figure among its committed outputs"
+    assert len(images) >= figures, f"{page.name} shows {len(images)} of {figures} figures"
+    for src in images:
+        assert resolve(page, src).is_file(), f"{page.name}: image {src} is not in the build"
+
+
+def test_every_figure_link_of_the_report_opens_the_committed_figure(docs_site):
+    page = docs_site / "reports" / "reproduction.html"
+    linked = set(re.findall(r"\]\((figures/[^)\s]+\.png)\)", REPORT.read_text()))
+    assert len(linked) > 30, "the report links fewer figures than it should"
+    shown = [href for href in attributes(page, "a", "href") if href.endswith(".png")]
+    names = {Path(href).name for href in shown}
+    assert names >= {Path(f).name for f in linked}
+    built = {resolve(page, href) for href in shown}
+    for figure in linked:
+        source = REPORT.parent / figure
+        copies = [
+            b for b in built if b.name == source.name and b.read_bytes() == source.read_bytes()
+        ]
+        assert copies, f"the report page links no copy of {figure}"
+    assert all(b.is_file() for b in built)
+
+
+def test_the_report_shows_the_benchmark_leaderboards_and_planes(docs_site):
+    text = (docs_site / "reports" / "reproduction.html").read_text()
+    start = text.index(f'id="{BENCHMARK_SECTION}"')
+    section = text[start:]
+    assert section.count("<table") >= 2, "the Benchmark section shows no leaderboard"
+    for plane in ("plane_adult.png", "plane_movielens.png"):
+        assert plane in section, f"the Benchmark section does not link {plane}"
+
+
+@pytest.mark.parametrize(
+    ("page", "name"),
+    [
+        ("generalization", "ppdp.mechanisms.mondrian.Mondrian"),
+        ("mutual-cover", "ppdp.mechanisms.mutual_cover.MutualCover"),
+        ("randomized-response", "ppdp.mechanisms.randomized_response.KaryRandomizedResponse"),
+        ("relay", "ppdp.mechanisms.relay.RelayChain"),
+        ("sppm", "ppdp.mechanisms.sppm.SPPM"),
+        ("hyobscure", "ppdp.mechanisms.hyobscure.HyObscure"),
+        ("imposter", "ppdp.mechanisms.imposter.Imposter"),
+        ("mst", "ppdp.mechanisms.mst.MST"),
+        ("core", "ppdp.base.ReleaseMixin"),
+        ("datasets", "ppdp.datasets.load_adult"),
+        ("datasets", "ppdp.datasets.DATASETS"),
+    ],
+)
+def test_the_api_pages_document_their_objects(docs_site, page, name):
+    assert f'id="{name}"' in (docs_site / "docs" / "api" / f"{page}.html").read_text()
+
+
+def test_every_link_between_the_pages_resolves(docs_site):
+    pages = [
+        p for p in docs_site.rglob("*.html") if p.relative_to(docs_site).parts[0][0] not in "._"
+    ]
+    anchors = {p: set(re.findall(r'\bid="([^"]+)"', p.read_text())) for p in pages}
+    broken = []
+    for page in pages:
+        for url in attributes(page, "a", "href") + attributes(page, "img", "src"):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", url, re.I):  # http:, mailto:, data:
+                continue
+            target = resolve(page, url)
+            fragment = unquote(url.partition("#")[2])
+            if not target.exists():
+                broken.append(f"{page.relative_to(docs_site)}: {url} (no file)")
+            elif fragment and target.suffix == ".html" and fragment not in anchors.get(target, ()):
+                broken.append(f"{page.relative_to(docs_site)}: {url} (no anchor)")
+    assert len(pages) > 30
+    assert broken == []
+
+
+def test_the_top_of_the_site_opens_the_root_page(docs_site):
+    index = (docs_site / "index.html").read_text()
+    target = re.search(r'url=([^"]+)"', index).group(1)
+    assert target == "docs/index.html" and (docs_site / target).is_file()
+
+
+def test_every_public_name_on_the_api_pages_has_a_docstring():
+    check = _api_docstrings()
+    modules = check.api_modules(ROOT / "docs" / "api")
+    assert "ppdp.mechanisms.mst" in modules and len(modules) > 20
+    problems = [p for m in modules for p in check.undocumented(m)]
+    exempt = runpy.run_path(str(ROOT / "docs" / "conf.py"))["api_docstrings_exempt"]
+    assert sorted(p.split(" ", 1)[0] for p in problems) == sorted(exempt), problems
+
+
+def test_the_docstring_check_catches_an_undocumented_name(tmp_path, monkeypatch):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text(
+        "from .inner import DOCUMENTED, UNDOCUMENTED, Plain, Record, documented, plain\n"
+        "__all__ = ['DOCUMENTED', 'UNDOCUMENTED', 'Plain', 'Record', 'documented', 'plain']\n"
+    )
+    (tmp_path / "pkg" / "inner.py").write_text(
+        textwrap.dedent('''
+        from dataclasses import dataclass
+
+        #: A constant with its comment.
+        DOCUMENTED = 1
+        UNDOCUMENTED = 2
+
+        @dataclass
+        class Record:
+            x: int
+
+        class Plain:
+            pass
+
+        def documented():
+            """Has one."""
+
+        def plain():
+            pass
+        ''')
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    problems = _api_docstrings().undocumented("pkg")
+    assert [p.split(" ", 1)[0] for p in problems] == [
+        "pkg.UNDOCUMENTED",
+        "pkg.Plain",
+        "pkg.Record",
+        "pkg.plain",
+    ]
