@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from ppdp.cells import cell_membership
 from ppdp.experiments import benchmark as bm
+from ppdp.experiments import benchmark_attacks as ba
 from ppdp.experiments import benchmark_registry as reg
 from ppdp.experiments.common import tidy_frame, tidy_rows
 
@@ -124,6 +125,24 @@ def test_strongest_run_has_every_applicable_mechanism(strongest):
         methods = set(strongest.loc[strongest["experiment"] == f"benchmark_{dataset}", "method"])
         expected = {n for n, e in bm.REGISTRY.items() if e.levels.get(dataset)}
         assert methods == expected
+
+
+def test_every_mechanism_aware_attacker_is_stated_and_scored(strongest):
+    """Each Entry's mechanism-aware attacker exists, has a threat model, and scores the
+    attribute the mechanism protects on every run of that mechanism."""
+    frame = tidy_frame(strongest)
+    stated = bm.load_threat_models()
+    aware = {n: e for n, e in bm.REGISTRY.items() if e.aware is not None}
+    assert {"krr", "mutual_cover", "hyobscure", "privcheck", "dp_obf", "relay_tda"} <= set(aware)
+    for name, entry in aware.items():
+        assert entry.aware in ba.AWARE_ATTACKERS and entry.aware in stated, name
+        for dataset in entry.levels:
+            attr = entry.protects or bm.load_roles()[dataset]["private"][0]
+            rows = frame[
+                (frame["experiment"] == f"benchmark_{dataset}") & (frame["method"] == name)
+            ]
+            scored = rows[rows["metric"] == f"{attr}:{entry.aware}_auc"]["value"]
+            assert len(scored) == 2 and np.isfinite(scored).all(), (name, dataset)
 
 
 def test_workload_is_the_same_for_every_mechanism(small, monkeypatch):

@@ -31,8 +31,10 @@ The suite:
   to the target (Gower distance on the quasi-identifiers), scored by AUC as a hard guess;
 * a **mechanism-aware** attacker where the registry names one (``Entry.aware``), who knows the
   mechanism and its parameters: the Bayes posterior through k-RR's channel with the baseline as
-  prior, or the nearest class mean of a relay chain (and SPPM's fitted mapping, for SPPM
-  releases that keep the private column).
+  prior; through HyObscure's (or a variant's or baseline's) obfuscation channel with the baseline
+  as prior (:mod:`ppdp.attacks.obfuscation`); through Mutual Cover's random output tables
+  (:mod:`ppdp.attacks.random_tables`); the nearest class mean of a relay chain (and SPPM's fitted
+  mapping, for SPPM releases that keep the private column).
 
 anonymeter's own risks (inference, linkability, singling out) and record linkage are scored by
 :mod:`ppdp.attacks.suite` as separate axes, in their own units.
@@ -42,6 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -82,10 +85,21 @@ class AttackContext:
         auc_c = posterior_scores(posterior_controls, self.controls[self.private], self.values)[0]
         return auc_t, auc_c
 
-    @property
+    @cached_property
     def best_baseline(self) -> str:
-        """The baseline model with the higher AUC on the targets."""
+        """The baseline model with the higher AUC on the targets, computed once per context."""
         return max(LEARNED, key=lambda m: self.scores(*self.baseline[m])[0])
+
+    @cached_property
+    def baseline_scores(self) -> tuple[float, float]:
+        """The best baseline's AUC on the targets and on the controls, computed once."""
+        return self.scores(*self.baseline[self.best_baseline])
+
+    @property
+    def priors(self) -> tuple[np.ndarray, np.ndarray]:
+        """The best baseline's posteriors on the targets and on the controls, the prior of an
+        attacker who also holds the auxiliary records."""
+        return self.baseline[self.best_baseline]
 
 
 def attack_context(
@@ -137,14 +151,14 @@ def attack_context(
 
 
 # ------------------------------------------------------------------------------------------------
-# Mechanism-aware attackers: name -> posterior(ctx, data, released, level, fitted, people)
+# Mechanism-aware attackers: name -> posterior(ctx, data, released, level, fitted, people, prior),
+# ``prior`` the no-release baseline's posterior on ``people``
 
 
-def _krr_posterior(ctx, data, released, level, fitted, people):
+def _krr_posterior(ctx, data, released, level, fitted, people, prior):
     """Bayes through k-RR's channel at the release's epsilon, the baseline as prior."""
     from ppdp.attacks.targeted import channel_posterior, krr_channel
 
-    prior = ctx.baseline[ctx.best_baseline][0 if people is ctx.targets else 1]
     channel = krr_channel(len(ctx.values), float(level))
     return channel_posterior(
         people,
@@ -153,11 +167,11 @@ def _krr_posterior(ctx, data, released, level, fitted, people):
         qi=ctx.qi,
         private=ctx.private,
         channel=channel,
-        prior=prior + 1e-12,
+        prior=prior,
     )
 
 
-def _sppm_posterior(ctx, data, released, level, fitted, people):
+def _sppm_posterior(ctx, data, released, level, fitted, people, prior):
     """The released rows weighted by SPPM's fitted mapping from the target's true profile."""
     from ppdp.attacks.targeted import mapping_matching_posterior, sppm_channel
 
@@ -175,7 +189,42 @@ def _sppm_posterior(ctx, data, released, level, fitted, people):
     )
 
 
-def _nearest_class_posterior(ctx, data, released, level, fitted, people):
+def _obfuscation_posterior(ctx, data, released, level, fitted, people, prior):
+    """Bayes through HyObscure's (or a baseline's) feature channel, the baseline as prior."""
+    from ppdp.attacks.obfuscation import obfuscation_channel, obfuscation_posterior
+
+    return obfuscation_posterior(
+        people,
+        released,
+        domains=data.domains,
+        qi=ctx.qi,
+        private=ctx.private,
+        channel=obfuscation_channel(fitted),
+        prior=prior,
+    )
+
+
+def _random_table_posterior(ctx, data, released, level, fitted, people, prior):
+    """Mutual Cover's random output tables: each row weighed by the chance that the target's
+    record became it, in each group that can hold him (Algorithm 3 included), combined with the
+    baseline's belief as class matching is (:func:`with_prior`)."""
+    from ppdp.attacks.random_tables import mutual_cover_tables, random_table_posterior
+    from ppdp.cells import cell_membership
+
+    matched = random_table_posterior(
+        people,
+        released,
+        domains=data.domains,
+        qi=ctx.qi,
+        private=ctx.private,
+        tables=mutual_cover_tables(fitted),
+        prior=prior,
+    )
+    marginal = cell_membership(released[ctx.private], data.domains[ctx.private]).mean(axis=0)
+    return with_prior(matched, prior, marginal)
+
+
+def _nearest_class_posterior(ctx, data, released, level, fitted, people, prior):
     """The class whose released means are nearest to the target (microaggregation)."""
     from ppdp.attacks.targeted import nearest_class_posterior
 
@@ -196,6 +245,8 @@ AWARE_ATTACKERS: dict[str, Callable] = {
     "krr_channel": _krr_posterior,
     "sppm_mapping": _sppm_posterior,
     "nearest_class": _nearest_class_posterior,
+    "obfuscation_channel": _obfuscation_posterior,
+    "random_tables": _random_table_posterior,
 }
 
 
@@ -206,6 +257,7 @@ def targeted_risks(
     *,
     keeps_records: bool,
     aware: str | None = None,
+    protects: str | None = None,
     level=None,
     fitted=None,
     rng: np.random.Generator,
@@ -222,7 +274,7 @@ def targeted_risks(
 
     p = ctx.private
     out: dict[str, float] = {}
-    base_t, base_c = ctx.scores(*ctx.baseline[ctx.best_baseline])
+    base_t, base_c = ctx.baseline_scores
     out[f"{p}:baseline_auc"], out[f"{p}:baseline_auc_control"] = base_t, base_c
     posteriors: dict[str, tuple] = {}
     drawn = sample_cells(released, data.domains, [p], rng)
@@ -250,15 +302,19 @@ def targeted_risks(
             n_estimators=ctx.n_estimators,
         )
         posteriors["xgb_II"] = (post_t, None)
-    posteriors["anonymeter_nn"] = tuple(
-        _one_hot(
-            nearest_record_guesses(
-                released, people, domains=data.domains, aux=ctx.qi, secret=p, seed=ctx.seed
-            ),
-            ctx.values,
-        )
-        for people in (ctx.targets, ctx.controls)
+    # one draw of the released cells for targets and controls alike
+    guesses = _one_hot(
+        nearest_record_guesses(
+            released,
+            pd.concat([ctx.targets, ctx.controls]),
+            domains=data.domains,
+            aux=ctx.qi,
+            secret=p,
+            seed=ctx.seed,
+        ),
+        ctx.values,
     )
+    posteriors["anonymeter_nn"] = (guesses[: len(ctx.targets)], guesses[len(ctx.targets) :])
     posteriors["class_matching"] = tuple(
         class_matching_posterior(people, released, domains=data.domains, qi=ctx.qi, private=p)
         for people in (ctx.targets, ctx.controls)
@@ -266,15 +322,13 @@ def targeted_risks(
     marginal = cell_membership(released[p], data.domains[p]).mean(axis=0)
     posteriors["class_matching_aux"] = tuple(
         with_prior(matched, prior, marginal)
-        for matched, prior in zip(
-            posteriors["class_matching"], ctx.baseline[ctx.best_baseline], strict=True
-        )
+        for matched, prior in zip(posteriors["class_matching"], ctx.priors, strict=True)
     )
-    if aware is not None and p == data.protected:
+    if aware is not None and p == (protects or data.protected):
         attack = AWARE_ATTACKERS[aware]
         posteriors[aware] = tuple(
-            attack(ctx, data, released, level, fitted, people)
-            for people in (ctx.targets, ctx.controls)
+            attack(ctx, data, released, level, fitted, people, prior)
+            for people, prior in zip((ctx.targets, ctx.controls), ctx.priors, strict=True)
         )
     advantages = []
     for name, (post_t, post_c) in posteriors.items():

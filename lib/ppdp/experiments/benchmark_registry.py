@@ -56,9 +56,10 @@ class Entry:
         The private attribute it protects, when not the dataset's first (HyObscure protects ages).
     aware : str, optional
         The mechanism-aware attacker that knows this mechanism and its parameters, a key of
-        :data:`ppdp.experiments.benchmark_attacks.AWARE_ATTACKERS` (k-RR's channel, a relay
-        chain's nearest class). Class matching and the learned attackers run on
-        every release.
+        :data:`ppdp.experiments.benchmark_attacks.AWARE_ATTACKERS` (k-RR's channel,
+        HyObscure's obfuscation channel, Mutual Cover's random output tables, a relay chain's
+        nearest class). It attacks the attribute the mechanism protects; class matching and the
+        learned attackers run on every release.
     """
 
     name: str
@@ -168,7 +169,7 @@ def _mutual_cover(data, train, level, rng):
         categorical=categorical,
     )
     released = mech.fit_release(train, random_state=rng)
-    return released, {"objective": float(mech.objective_)}
+    return released, {"objective": float(mech.objective_)}, mech
 
 
 def _sppm(data, train, level, rng):
@@ -297,7 +298,7 @@ def _hyobscure(kind: str):
             )
             if getattr(fitted, attr, None) is not None
         }
-        return released, native
+        return released, native, adapter
 
     return release
 
@@ -370,6 +371,7 @@ def _register_defaults(
             # delta = 1 imposes nothing; the smallest admissible delta is 1/l = 0.8
             {d: (0.95, 0.9, 0.85, 0.81) for d in both},
             _mutual_cover,
+            aware="random_tables",
         )
     )
     for method in ("tda", "fla"):
@@ -403,6 +405,7 @@ def _register_defaults(
                 _hyobscure(name),
                 not_applicable=ml_only,
                 protects="age",
+                aware="obfuscation_channel",
             )
         )
 

@@ -607,6 +607,9 @@ class MutualCover(ReleaseMixin):
         Set by :meth:`sample`: tuples Algorithm 3 perturbed.
     n_unchangeable_ : int
         Set by :meth:`sample`: tuples Algorithm 3 could not perturb.
+    algorithm3_weights_ : ndarray (n_groups, n_qi)
+        The weight with which Algorithm 3 picks each QI of a group's unchanged tuple to perturb
+        (before normalization; all 0 when ``randomize_unchanged`` is False).
 
     Notes
     -----
@@ -853,6 +856,18 @@ class MutualCover(ReleaseMixin):
                 self._weights[:, a] = np.array([self._group_span(dom, t) for t in tables]) / span_t
             self._ncols[:, a] = k
 
+    @property
+    def algorithm3_weights_(self) -> np.ndarray:
+        """The weight with which Algorithm 3 picks each QI of a group, as :meth:`sample` draws it.
+
+        It is ``dis_max(A, group) / dis_max(A, T)`` times ``(n - 1) / n`` for a table of ``n``
+        output values, shape ``(n_groups, n_qi)``; all 0 when ``randomize_unchanged`` is False.
+        """
+        check_fitted(self, ["tables_", "table_"])
+        if not self.randomize_unchanged:
+            return np.zeros_like(self._weights)
+        return self._weights * (self._ncols - 1) / self._ncols
+
     def guarantee_checks(self) -> list[GuaranteeCheck]:
         """delta-probability of every random output table and l-diversity of the partition.
 
@@ -967,7 +982,7 @@ class MutualCover(ReleaseMixin):
     ) -> None:
         """Algorithm 3 on the tuples whose QI values all came out unchanged."""
         g = self.groups_[rows]
-        w = self._weights[g] * (self._ncols[g] - 1) / self._ncols[g]
+        w = self.algorithm3_weights_[g]
         total = w.sum(axis=1)
         ok = total > 0
         self.n_unchangeable_ = int((~ok).sum())
