@@ -34,9 +34,17 @@ def one_run(rows: int, epochs: int, lam: float, threads: int, seed: int) -> dict
     df = prepare_adult(n_rows=None if rows >= 48842 else rows, seed=seed)
     features = _features(df, 0.01)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    model = Imposter(lam=lam, epochs=epochs, seed=seed, n_threads=threads, progress=False)
+    model = Imposter(
+        lam=lam,
+        private=PRIVATE,
+        label=LABEL,
+        columns=features,
+        epochs=epochs,
+        n_threads=threads,
+        progress=False,
+    )
     start = time.perf_counter()
-    model.fit(df, PRIVATE, label=LABEL, columns=features)
+    model.fit(df, random_state=seed)
     seconds = time.perf_counter() - start
     import numpy as np
 

@@ -102,6 +102,8 @@ nitpick_ignore = [
     ("py:class", "scipy.sparse.csr_matrix"),
     ("py:func", "scipy.stats.entropy"),
     ("py:class", "sklearn.base.BaseEstimator"),
+    ("py:class", "abc.ABC"),
+    ("py:func", "sklearn.base.clone"),
     ("py:func", "sklearn.metrics.mutual_info_score"),
     ("py:func", "sklearn.metrics.normalized_mutual_info_score"),
     ("py:func", "itertools.combinations"),

@@ -72,5 +72,6 @@ def test_bad_input():
         Anatomy(["a"], "s", l=3).fit(
             pd.DataFrame({"a": range(6), "s": [0, 0, 0, 1, 2, 3]}), np.random.default_rng(0)
         )
+    too_small = Anatomy(["a"], "s", l=1)  # the constructor stores, fit checks
     with pytest.raises(ValueError, match=r"'l' parameter of Anatomy .*\[2, inf\)\. Got 1"):
-        Anatomy(["a"], "s", l=1)
+        too_small.fit(table, np.random.default_rng(0))

@@ -66,22 +66,38 @@ def duplicated(frame: pd.DataFrame, column: str) -> pd.DataFrame:
 
 KRR_CASES = {
     "epsilon zero": (
-        lambda: KaryRandomizedResponse(0),
+        lambda: KaryRandomizedResponse(0).fit(krr_frame()),
         ValueError,
         r"'epsilon' parameter of KaryRandomizedResponse must be a float in the range "
         r"\(0\.0, inf\) or an instance of 'collections\.abc\.Mapping'\. Got 0 instead",
     ),
     "epsilon negative in mapping": (
-        lambda: KaryRandomizedResponse({"a": -1.0}),
+        lambda: KaryRandomizedResponse({"a": -1.0}).fit(krr_frame()),
         ValueError,
         r"epsilon\['a'\].*-1\.0",
     ),
-    "epsilon inf": (lambda: KaryRandomizedResponse(INF), ValueError, r"'epsilon' .*Got inf"),
-    "epsilon nan": (lambda: KaryRandomizedResponse(NAN), ValueError, r"'epsilon' .*Got nan"),
-    "epsilon text": (lambda: KaryRandomizedResponse("1"), TypeError, r"'epsilon' .*Got '1'"),
-    "epsilon bool": (lambda: KaryRandomizedResponse(True), TypeError, r"'epsilon' .*Got True"),
+    "epsilon inf": (
+        lambda: KaryRandomizedResponse(INF).fit(krr_frame()),
+        ValueError,
+        r"'epsilon' .*Got inf",
+    ),
+    "epsilon nan": (
+        lambda: KaryRandomizedResponse(NAN).fit(krr_frame()),
+        ValueError,
+        r"'epsilon' .*Got nan",
+    ),
+    "epsilon text": (
+        lambda: KaryRandomizedResponse("1").fit(krr_frame()),
+        TypeError,
+        r"'epsilon' .*Got '1'",
+    ),
+    "epsilon bool": (
+        lambda: KaryRandomizedResponse(True).fit(krr_frame()),
+        TypeError,
+        r"'epsilon' .*Got True",
+    ),
     "columns repeated": (
-        lambda: KaryRandomizedResponse(1.0, columns=["a", "a"]),
+        lambda: KaryRandomizedResponse(1.0, columns=["a", "a"]).fit(krr_frame()),
         ValueError,
         r"columns lists \['a'\] more than once",
     ),
@@ -162,18 +178,22 @@ def test_krr_accepts_numpy_scalars(eps):
 
 RELAY_CASES = {
     "delta zero": (
-        lambda: RelayChain("fla", hops=2, delta=0),
+        lambda: RelayChain("fla", hops=2, delta=0).fit(relay_frame()),
         ValueError,
         r"'delta' parameter of RelayChain must be a float in the range \(0\.0, 1\.0\]\. Got 0",
     ),
-    "delta inf": (lambda: RelayChain("fla", hops=2, delta=INF), ValueError, r"'delta' .*Got inf"),
+    "delta inf": (
+        lambda: RelayChain("fla", hops=2, delta=INF).fit(relay_frame()),
+        ValueError,
+        r"'delta' .*Got inf",
+    ),
     "delta nan": (
         lambda: sanitize(relay_frame(), NAN, sensitive="s"),
         ValueError,
         r"'delta' parameter of sanitize must be a float in the range \(0\.0, inf\)\. Got nan",
     ),
     "delta above one bit": (
-        lambda: RelayChain("tda", hops=2, delta=1.5),
+        lambda: RelayChain("tda", hops=2, delta=1.5).fit(relay_frame()),
         ValueError,
         r"'delta' .*\(0\.0, 1\.0\]\. Got 1\.5",
     ),
@@ -182,11 +202,23 @@ RELAY_CASES = {
         TypeError,
         r"'delta' parameter of bua must be a float .*Got 'high'",
     ),
-    "hops zero": (lambda: RelayChain("bua", hops=0), ValueError, r"'hops' .*Got 0 instead"),
-    "hops float": (lambda: RelayChain("bua", hops=2.0), TypeError, r"'hops' .*Got 2\.0"),
-    "hops bool": (lambda: RelayChain("bua", hops=True), TypeError, r"'hops' .*Got True"),
+    "hops zero": (
+        lambda: RelayChain("bua", hops=0).fit(relay_frame()),
+        ValueError,
+        r"'hops' .*Got 0 instead",
+    ),
+    "hops float": (
+        lambda: RelayChain("bua", hops=2.0).fit(relay_frame()),
+        TypeError,
+        r"'hops' .*Got 2\.0",
+    ),
+    "hops bool": (
+        lambda: RelayChain("bua", hops=True).fit(relay_frame()),
+        TypeError,
+        r"'hops' .*Got True",
+    ),
     "method unknown": (
-        lambda: RelayChain("xla"),
+        lambda: RelayChain("xla").fit(relay_frame()),
         ValueError,
         r"'method' parameter of RelayChain must be a str among \{'bua', 'tda', 'fla'\}",
     ),
@@ -377,38 +409,56 @@ def test_detection_accepts_numpy_scalars():
 # IMPOSTER protection
 
 
+def _imposter_fit(**params):
+    """Imposter with ``params`` fitted on the detection frame: the constructor stores, fit
+    checks."""
+    settings = {"private": "sex", "epochs": 1, "progress": False, **params}
+    return Imposter(**settings).fit(detection_frame())
+
+
 PROTECTION_CASES = {
     "lr zero": (
-        lambda: Imposter(lr=0.0),
+        lambda: _imposter_fit(lr=0.0),
         ValueError,
         r"'lr' parameter of Imposter must be a float in the range \(0\.0, inf\)\. Got 0\.0",
     ),
-    "lr text": (lambda: Imposter(lr="fast"), TypeError, r"'lr' .*Got 'fast'"),
+    "lr text": (lambda: _imposter_fit(lr="fast"), TypeError, r"'lr' .*Got 'fast'"),
     "numeric_sigma negative": (
-        lambda: Imposter(numeric_sigma=-1.0),
+        lambda: _imposter_fit(numeric_sigma=-1.0),
         ValueError,
         r"'numeric_sigma' .*\(0\.0, inf\)\. Got -1\.0",
     ),
-    "lam nan": (lambda: Imposter(lam=NAN), ValueError, r"'lam' .*Got nan"),
-    "epochs float": (lambda: Imposter(epochs=2.0), TypeError, r"'epochs' .*an int"),
-    "epochs bool": (lambda: Imposter(epochs=True), TypeError, r"'epochs' .*Got True"),
-    "n_threads three": (lambda: Imposter(n_threads=3), ValueError, r"'n_threads' .*\[1, 2\]"),
+    "lam nan": (lambda: _imposter_fit(lam=NAN), ValueError, r"'lam' .*Got nan"),
+    "epochs float": (lambda: _imposter_fit(epochs=2.0), TypeError, r"'epochs' .*an int"),
+    "epochs bool": (lambda: _imposter_fit(epochs=True), TypeError, r"'epochs' .*Got True"),
+    "n_threads three": (
+        lambda: _imposter_fit(n_threads=3),
+        ValueError,
+        r"'n_threads' .*\[1, 2\]",
+    ),
+    "negative random_state": (
+        lambda: Imposter(private="sex", epochs=1).fit(detection_frame(), random_state=-1),
+        ValueError,
+        r"random_state must be an int >= 0",
+    ),
     "inf in training data": (
-        lambda: Imposter(epochs=1, progress=False).fit(
-            with_value(detection_frame(), "x", 3, INF), "sex"
+        lambda: Imposter(private="sex", epochs=1, progress=False).fit(
+            with_value(detection_frame(), "x", 3, INF)
         ),
         ValueError,
         r"column 'x' holds non-finite values \[inf\]",
     ),
     "nan in training data": (
-        lambda: Imposter(epochs=1, progress=False).fit(
-            with_value(detection_frame(), "x", 3, NAN), "sex"
+        lambda: Imposter(private="sex", epochs=1, progress=False).fit(
+            with_value(detection_frame(), "x", 3, NAN)
         ),
         ValueError,
         r"column 'x' has missing values",
     ),
     "duplicated column names": (
-        lambda: Imposter(epochs=1, progress=False).fit(duplicated(detection_frame(), "c"), "sex"),
+        lambda: Imposter(private="sex", epochs=1, progress=False).fit(
+            duplicated(detection_frame(), "c")
+        ),
         ValueError,
         r"duplicated column names \['c'\]",
     ),
@@ -425,16 +475,17 @@ def test_protection_bad_input(case):
 def test_protection_accepts_numpy_scalars():
     model = Imposter(
         lam=np.float32(0.5),
+        private="sex",
+        label="income",
         lr=np.float32(1e-3),
         numeric_sigma=np.float32(0.1),
         epochs=np.int64(1),
         batch_size=np.int64(64),
         progress=False,
     )
-    assert model.lr == float(np.float32(1e-3))
-    assert model.numeric_sigma == float(np.float32(0.1))
-    assert model.lam == 0.5
-    model.fit(detection_frame(), "sex", label="income")
+    # stored as given (scikit-learn's rule), used as numbers
+    assert model.lr is not None and model.lr == np.float32(1e-3)
+    model.fit(detection_frame(), random_state=np.int64(0))
     sample = model.sample(np.int64(5), np.random.default_rng(0))
     assert len(sample) == 5
     for n in (0, -3):

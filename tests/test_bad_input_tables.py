@@ -7,6 +7,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.exceptions import NotFittedError
 
 from ppdp.mechanisms.anatomy import Anatomy
 from ppdp.mechanisms.mondrian import Mondrian
@@ -60,30 +61,45 @@ CASES = [
     # -- MutualCover: hyper-parameters
     (
         "mc-delta-above-1",
-        lambda: mc(delta=1.5),
+        lambda: fit_mc(table(), delta=1.5),
         ValueError,
         r"'delta' parameter of MutualCover must be a float in the range \(0\.0, 1\.0\]\. "
         r"Got 1\.5 instead",
     ),
-    ("mc-delta-below-1/l", lambda: mc(delta=0.1), ValueError, r"delta=0\.1 must lie in \[1/l"),
-    ("mc-delta-nan", lambda: mc(delta=float("nan")), ValueError, r"'delta' .*Got nan"),
-    ("mc-delta-text", lambda: mc(delta="0.5"), TypeError, r"'delta' .*Got '0\.5'"),
-    ("mc-l-below-1", lambda: mc(l=0.5), ValueError, r"'l' .*\[1\.0, inf\)\. Got 0\.5"),
-    ("mc-l-bool", lambda: mc(l=True), ValueError, r"'l' .*\[1\.0, inf\)\. Got True"),
+    (
+        "mc-delta-below-1/l",
+        lambda: fit_mc(table(), delta=0.1),
+        ValueError,
+        r"delta=0\.1 must lie in \[1/l",
+    ),
+    ("mc-delta-nan", lambda: fit_mc(table(), delta=float("nan")), ValueError, r"'delta' .*Got nan"),
+    ("mc-delta-text", lambda: fit_mc(table(), delta="0.5"), TypeError, r"'delta' .*Got '0\.5'"),
+    ("mc-l-below-1", lambda: fit_mc(table(), l=0.5), ValueError, r"'l' .*\[1\.0, inf\)\. Got 0\.5"),
+    ("mc-l-bool", lambda: fit_mc(table(), l=True), ValueError, r"'l' .*\[1\.0, inf\)\. Got True"),
     (
         "mc-solver",
-        lambda: mc(solver="magic"),
+        lambda: fit_mc(table(), solver="magic"),
         ValueError,
         r"'solver' .*among \{'ipm', 'simplex'\}\. Got 'magic'",
     ),
     (
         "mc-refine",
-        lambda: mc(refine="x"),
+        lambda: fit_mc(table(), refine="x"),
         ValueError,
         r"'refine' .*among \{'none', 'anatomy'\}\. Got 'x'",
     ),
-    ("mc-numeric-columns", lambda: mc(numeric_columns="all"), ValueError, r"numeric_columns"),
-    ("mc-max-range-0", lambda: mc(max_range_columns=0), ValueError, r"max_range_columns"),
+    (
+        "mc-numeric-columns",
+        lambda: fit_mc(table(), numeric_columns="all"),
+        ValueError,
+        r"numeric_columns",
+    ),
+    (
+        "mc-max-range-0",
+        lambda: fit_mc(table(), max_range_columns=0),
+        ValueError,
+        r"max_range_columns",
+    ),
     # -- MutualCover: the table and its roles
     ("mc-not-frame", lambda: fit_mc(table().to_numpy()), TypeError, r"table must be a pandas"),
     ("mc-empty", lambda: fit_mc(table().iloc[:0]), ValueError, r"table is empty"),
@@ -142,8 +158,8 @@ CASES = [
     (
         "mc-sample-before-fit",
         lambda: mc().sample(None, np.random.default_rng(0)),
-        RuntimeError,
-        r"call fit",
+        NotFittedError,
+        r"not fitted",
     ),
     ("mc-sample-rng", lambda: fitted().sample(None, 0), TypeError, r"rng must be a numpy"),
     (
@@ -161,15 +177,25 @@ CASES = [
     # -- Mondrian
     (
         "mondrian-k-0",
-        lambda: Mondrian(QI, k=0),
+        lambda: Mondrian(QI, k=0).fit(table()),
         ValueError,
         r"'k' parameter of Mondrian must be an int in the range \[1, inf\) or None\. Got 0",
     ),
-    ("mondrian-k-float", lambda: Mondrian(QI, k=2.5), ValueError, r"'k' .*Got 2\.5"),
-    ("mondrian-k-bool", lambda: Mondrian(QI, k=True), ValueError, r"'k' .*Got True"),
-    ("mondrian-l-below-1", lambda: Mondrian(QI, "INCOME", l=0.5), ValueError, r"'l' .*0\.5"),
-    ("mondrian-neither", lambda: Mondrian(QI), ValueError, r"give k .* or both"),
-    ("mondrian-refine", lambda: Mondrian(QI, k=2, refine="y"), ValueError, r"'refine' .*'y'"),
+    ("mondrian-k-float", lambda: Mondrian(QI, k=2.5).fit(table()), ValueError, r"'k' .*Got 2\.5"),
+    ("mondrian-k-bool", lambda: Mondrian(QI, k=True).fit(table()), ValueError, r"'k' .*Got True"),
+    (
+        "mondrian-l-below-1",
+        lambda: Mondrian(QI, "INCOME", l=0.5).fit(table()),
+        ValueError,
+        r"'l' .*0\.5",
+    ),
+    ("mondrian-neither", lambda: Mondrian(QI).fit(table()), ValueError, r"give k .* or both"),
+    (
+        "mondrian-refine",
+        lambda: Mondrian(QI, k=2, refine="y").fit(table()),
+        ValueError,
+        r"'refine' .*'y'",
+    ),
     (
         "mondrian-k-above-n",
         lambda: Mondrian(QI, k=61).fit(table()),
@@ -209,17 +235,36 @@ CASES = [
     (
         "mondrian-transform-before-fit",
         lambda: Mondrian(QI, k=2).transform(),
-        RuntimeError,
-        r"call fit",
+        NotFittedError,
+        r"not fitted",
+    ),
+    # -- a sensitive column of numbers and strings, which cannot be ordered together
+    *(
+        (
+            f"{name}-mixed-sensitive",
+            lambda make=make: make().fit(table().assign(INCOME=[1, "x"] * 30)),
+            TypeError,
+            r"sensitive column 'INCOME' mixes value types \['number', 'str'\]",
+        )
+        for name, make in (
+            ("mondrian", lambda: Mondrian(QI, "INCOME", l=2)),
+            ("anatomy", lambda: Anatomy(QI, "INCOME", l=2)),
+            ("mc", lambda: MutualCover(QI, "INCOME", delta=0.5, l=2)),
+        )
     ),
     # -- Anatomy
     (
         "anatomy-l-1",
-        lambda: Anatomy(QI, "INCOME", l=1),
+        lambda: Anatomy(QI, "INCOME", l=1).fit(table()),
         ValueError,
         r"'l' parameter of Anatomy must be an int in the range \[2, inf\)\. Got 1 instead",
     ),
-    ("anatomy-l-float", lambda: Anatomy(QI, "INCOME", l=2.5), ValueError, r"'l' .*Got 2\.5"),
+    (
+        "anatomy-l-float",
+        lambda: Anatomy(QI, "INCOME", l=2.5).fit(table()),
+        ValueError,
+        r"'l' .*Got 2\.5",
+    ),
     (
         "anatomy-random-state",
         lambda: Anatomy(QI, "INCOME", l=2).fit(table(), "0"),

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.exceptions import NotFittedError
 
 import ppdp.mechanisms.anatomy as anatomy_module
 import ppdp.mechanisms.mutual_cover as mc_module
@@ -263,7 +264,7 @@ def test_mondrian_withholds_a_partition_that_breaks_k(monkeypatch):
     with pytest.raises(GuaranteeViolation, match="k-anonymity"):
         m.fit(table)
     assert not hasattr(m, "generalized_")
-    with pytest.raises(RuntimeError, match="fit"):
+    with pytest.raises(NotFittedError, match="fit"):
         m.transform()
 
 

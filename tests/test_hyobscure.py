@@ -11,8 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
+from sklearn.exceptions import NotFittedError
 
 from populations import hyobscure_population
+from ppdp.base import InfeasibleError
 from ppdp.infotheory import mutual_information_from_samples
 from ppdp.mechanisms import hyobscure as hy
 from ppdp.mechanisms.hyobscure import leakage
@@ -183,7 +185,7 @@ def test_o_problem_budget_errors():
     D = np.array([[[0.2, 0.5], [0.5, 0.2]]])  # the identity already costs 0.2
     with pytest.raises(ValueError, match="budget"):
         hy.solve_obfuscation(counts, labels, D, -0.1)
-    with pytest.raises(ValueError, match="smallest achievable"):
+    with pytest.raises(InfeasibleError, match="smallest achievable"):
         hy.solve_obfuscation(counts, labels, D, 0.1)
     with pytest.raises(ValueError, match="scope"):
         hy.solve_obfuscation(counts, labels, D, 0.3, scope="everywhere")
@@ -395,7 +397,7 @@ def test_bad_inputs_raise_clear_errors():
         hy.HyObscure().fit(X, y, rng=0)
     with pytest.raises(ValueError, match="non-negative"):
         hy.HyObscure().fit(-X, y, rng=np.random.default_rng(0))
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         hy.HyObscure().sample(np.random.default_rng(0))
     domain = hy.private_domain(y)
     labels = np.zeros(len(domain.values), dtype=np.int64)

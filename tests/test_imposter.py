@@ -184,9 +184,15 @@ def planted():
 def fitted(planted):
     out = {}
     for lam in (0.0, 2.0):
-        out[lam] = Imposter(lam=lam, epochs=EPOCHS, batch_size=128, seed=0, progress=False).fit(
-            planted, "sex", label="income", columns=["copy", "noise", "shift", "age"]
-        )
+        out[lam] = Imposter(
+            lam=lam,
+            private="sex",
+            label="income",
+            columns=["copy", "noise", "shift", "age"],
+            epochs=EPOCHS,
+            batch_size=128,
+            progress=False,
+        ).fit(planted, random_state=0)
     return out
 
 
@@ -249,42 +255,44 @@ def test_privacy_discriminator_removes_the_planted_correlation(planted, fitted):
 
 def test_same_seed_same_samples(planted):
     def run():
-        model = Imposter(lam=1.0, epochs=2, batch_size=100, seed=3, progress=False).fit(
-            planted, "sex", label="income"
-        )
+        model = Imposter(
+            lam=1.0, private="sex", label="income", epochs=2, batch_size=100, progress=False
+        ).fit(planted, random_state=3)
         return model.sample(200, np.random.default_rng(9)), model.history_
 
     a, ha = run()
     b, hb = run()
     pd.testing.assert_frame_equal(a, b)
     pd.testing.assert_frame_equal(ha, hb)
-    c = Imposter(lam=1.0, epochs=2, batch_size=100, seed=4, progress=False).fit(
-        planted, "sex", label="income"
-    )
+    c = Imposter(
+        lam=1.0, private="sex", label="income", epochs=2, batch_size=100, progress=False
+    ).fit(planted, random_state=4)
     assert not c.history_.equals(ha)
 
 
 def test_protection_bad_input(planted):
-    with pytest.raises(ValueError, match="lam"):
-        Imposter(lam=-1.0)
-    with pytest.raises(ValueError, match="privacy_loss"):
-        Imposter(privacy_loss="wasserstein")
+    # the constructor stores; fit checks
+    for bad, match in (({"lam": -1.0}, "lam"), ({"privacy_loss": "w"}, "privacy_loss")):
+        with pytest.raises(ValueError, match=match):
+            Imposter(private="sex", progress=False, **bad).fit(planted)
     with pytest.raises(ValueError, match="epochs"):
-        Imposter(epochs=0)
-    model = Imposter(epochs=1, progress=False)
+        Imposter(private="sex", epochs=0).fit(planted)
+    with pytest.raises(ValueError, match="private must name"):
+        Imposter(epochs=1, progress=False).fit(planted)
     with pytest.raises(ValueError, match="binary"):
-        model.fit(planted, "noise")
+        Imposter(private="noise", epochs=1, progress=False).fit(planted)
     with pytest.raises(ValueError, match="not a column"):
-        model.fit(planted, "gender")
+        Imposter(private="gender", epochs=1, progress=False).fit(planted)
     with pytest.raises(ValueError, match="must differ"):
-        model.fit(planted, "sex", label="sex")
+        Imposter(private="sex", label="sex", epochs=1, progress=False).fit(planted)
+    model = Imposter(private="sex", epochs=1, progress=False)
     with pytest.raises(ValueError, match="empty"):
-        model.fit(planted.iloc[:0], "sex")
+        model.fit(planted.iloc[:0])
     with pytest.raises(TypeError, match="DataFrame"):
-        model.fit(planted.to_numpy(), "sex")
+        model.fit(planted.to_numpy())
     with pytest.raises(ValueError, match="not fitted"):
         model.sample(5, np.random.default_rng(0))
-    fitted_model = Imposter(epochs=1, progress=False).fit(planted, "sex")
+    fitted_model = Imposter(private="sex", epochs=1, progress=False).fit(planted)
     with pytest.raises(TypeError, match="Generator"):
         fitted_model.sample(5, 0)
     with pytest.raises(ValueError, match=r"'n' parameter of Imposter\.sample .*Got 0"):
@@ -292,7 +300,7 @@ def test_protection_bad_input(planted):
 
 
 def test_confusion_variant_runs_and_is_finite(planted):
-    model = Imposter(lam=1.0, epochs=2, privacy_loss="confusion", progress=False).fit(
-        planted, "sex", label="income"
-    )
+    model = Imposter(
+        lam=1.0, private="sex", label="income", epochs=2, privacy_loss="confusion", progress=False
+    ).fit(planted)
     assert math.isfinite(model.history_["g_loss"].iloc[-1])

@@ -202,10 +202,11 @@ def test_bad_input():
         Mondrian(["a"], "s", l=2).fit(bad)
     with pytest.raises(ValueError, match="k="):
         Mondrian(["a"], k=10_000).fit(table)
+    # the constructor stores, fit checks
     with pytest.raises(ValueError, match="neither"):
-        Mondrian(["a"])
+        Mondrian(["a"]).fit(table)
     with pytest.raises(ValueError, match="sensitive"):
-        Mondrian(["a"], l=2)
+        Mondrian(["a"], l=2).fit(table)
     skew = pd.DataFrame({"a": range(10), "s": [0] * 6 + [1, 2, 3, 4]})
     with pytest.raises(ValueError, match="not 2-diverse"):
         Mondrian(["a"], "s", l=2).fit(skew)

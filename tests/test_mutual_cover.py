@@ -246,10 +246,11 @@ def test_precomputed_partition_and_categorical():
 
 def test_bad_input():
     table = census_like()
+    # the constructor stores, fit checks
     with pytest.raises(ValueError, match=r"\[1/l, 1\]"):
-        MutualCover(QI, "INCWAGE", delta=0.05, l=10)
+        MutualCover(QI, "INCWAGE", delta=0.05, l=10).fit(table)
     with pytest.raises(ValueError, match=r"'delta' .*\(0\.0, 1\.0\]\. Got 1\.5"):
-        MutualCover(QI, "INCWAGE", delta=1.5, l=10)
+        MutualCover(QI, "INCWAGE", delta=1.5, l=10).fit(table)
     with pytest.raises(ValueError, match="not in the table"):
         MutualCover(["AGE", "nope"], "INCWAGE", delta=0.2, l=5).fit(table)
     with pytest.raises(ValueError, match="larger than the number of distinct"):

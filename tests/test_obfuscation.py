@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn.exceptions import NotFittedError
 
 from ppdp.infotheory import pairwise_js_divergence
 from ppdp.mechanisms import hyobscure as hy
@@ -131,7 +132,7 @@ def test_baseline_bad_inputs():
         PrivCheck(budget=-0.1)
     with pytest.raises(TypeError, match="generalization"):
         Frapp().fit(X, y, generalization=None)
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         Frapp().sample(np.random.default_rng(0))
     empty = hy.Generalization(gen.domain, np.r_[np.zeros(8, dtype=np.int64), 2])
     with pytest.raises(ValueError, match="no user"):

@@ -100,14 +100,14 @@ def test_same_seed_same_output():
 @pytest.mark.parametrize("eps", [0, -1.0, float("nan"), float("inf")])
 def test_non_positive_epsilon_is_rejected(eps):
     with pytest.raises(ValueError, match="epsilon"):
-        KaryRandomizedResponse(eps)
+        KaryRandomizedResponse(eps).fit(pd.DataFrame({"a": [1, 2]}))
     with pytest.raises(ValueError, match="epsilon"):
         krr_matrix(3, eps)
 
 
 def test_bad_inputs_raise_clear_errors():
     with pytest.raises(TypeError, match="epsilon"):
-        KaryRandomizedResponse("1")
+        KaryRandomizedResponse("1").fit(pd.DataFrame({"a": [1, 2]}))
     with pytest.raises(ValueError, match="empty"):
         KaryRandomizedResponse(1.0).fit(pd.DataFrame({"a": []}))
     with pytest.raises(ValueError, match="not in the table"):

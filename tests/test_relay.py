@@ -372,16 +372,18 @@ def test_bad_delta(delta):
     with pytest.raises(ValueError, match="delta"):
         tda(frame, delta, sensitive="s")
     with pytest.raises(ValueError, match="delta"):
-        RelayChain("fla", hops=2, delta=delta)
+        RelayChain("fla", hops=2, delta=delta, sensitive="s").fit(frame)
 
 
 def test_bad_hops_and_method():
+    # the constructor stores, fit checks
+    frame = two_clusters()
     with pytest.raises(ValueError, match="hops"):
-        RelayChain("fla", hops=0, delta=0.1)
+        RelayChain("fla", hops=0, delta=0.1, sensitive="s").fit(frame)
     with pytest.raises(TypeError, match="hops"):
-        RelayChain("fla", hops=2.5, delta=0.1)
+        RelayChain("fla", hops=2.5, delta=0.1, sensitive="s").fit(frame)
     with pytest.raises(ValueError, match="method"):
-        RelayChain("mondrian", hops=2, delta=0.1)
+        RelayChain("mondrian", hops=2, delta=0.1, sensitive="s").fit(frame)
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,12 @@
 """One protocol for every mechanism: ``fit(df)``, ``release(random_state)``, ``fit_release``.
 
-Modelled on scikit-learn and diffprivlib. A mechanism's constructor stores its hyper-parameters as
-given; :meth:`ReleaseMixin.fit` checks them and learns from a pandas DataFrame, returning ``self``;
-learned state ends in ``_``; :meth:`ReleaseMixin.release` draws one protected table, a DataFrame
-with the fitted table's columns (values generalized, perturbed or generated), after checking the
-mechanism's declared guarantee on it (:mod:`ppdp.guarantees`)::
+Modelled on scikit-learn and diffprivlib. Every DataFrame-level mechanism subclasses the ABC
+:class:`Mechanism`. Its constructor stores the hyper-parameters as given (so ``get_params``,
+``set_params`` and :func:`sklearn.base.clone` work); :meth:`Mechanism.fit` checks them and learns
+from a pandas DataFrame, returning ``self``; learned state ends in ``_``;
+:meth:`Mechanism.release` draws one protected table, a DataFrame with the fitted table's columns
+(values generalized, perturbed or generated), after checking the mechanism's declared guarantee on
+it (:meth:`Mechanism.guarantee_checks`, :mod:`ppdp.guarantees`)::
 
     mech = MutualCover(qi=["age", "zip"], sensitive="disease", delta=0.5, l=2)
     released = mech.fit(df).release(random_state=0)
@@ -17,13 +19,31 @@ from __future__ import annotations
 
 import inspect
 import numbers
+from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-__all__ = ["NotFittedError", "ReleaseMixin", "check_fitted", "check_frame", "check_random_state"]
+__all__ = [
+    "InfeasibleError",
+    "Mechanism",
+    "NotFittedError",
+    "check_fitted",
+    "check_frame",
+    "check_random_state",
+]
+
+
+class InfeasibleError(ValueError):
+    """No partition, generalization or mapping meets the constraints asked for.
+
+    The table and the parameters are each valid; together they admit no solution (a budget below
+    the smallest achievable distortion, group bounds no partition of the users meets). Callers
+    that treat infeasibility as a result catch this type, never a message's text.
+    """
 
 
 def check_random_state(random_state: Any, name: str = "random_state") -> np.random.Generator:
@@ -75,25 +95,50 @@ def check_fitted(mechanism: Any, attributes: str | list[str] | None = None) -> N
         )
 
 
-class ReleaseMixin:
-    """``fit_release`` for a mechanism that defines ``fit(df, ...)`` and ``release(random_state)``."""
+class Mechanism(BaseEstimator, ABC):
+    """The protocol every DataFrame-level mechanism follows.
 
-    def fit(self, df: pd.DataFrame, *args: Any, **kwargs: Any):  # pragma: no cover - interface
+    A subclass
+
+    * stores its constructor's arguments as given, under their own names (scikit-learn's rule,
+      so that ``get_params``, ``set_params``, :func:`sklearn.base.clone` and pickling work), and
+      checks nothing there;
+    * checks its hyper-parameters and the table in :meth:`fit`, learns, and returns ``self``;
+      learned state ends in ``_``; a mechanism whose fitting is random takes ``random_state``
+      in ``fit`` too;
+    * draws a protected table in :meth:`release`, after enforcing :meth:`guarantee_checks` on
+      what it is about to release (:func:`ppdp.guarantees.enforce`);
+    * declares its guarantees in :meth:`guarantee_checks` (an empty list when it promises no
+      measurable bound), so that :func:`ppdp.guarantees.guarantee_report` works on it.
+
+    ``tests/test_mechanism_contract.py`` runs every registered mechanism through the same checks.
+    """
+
+    @abstractmethod
+    def fit(self, df: pd.DataFrame, *args: Any, **kwargs: Any):
         """Check the hyper-parameters, learn from ``df`` and return ``self``.
 
         A mechanism whose fitting is random takes ``random_state`` here as well; learned state
         ends in ``_``.
         """
-        raise NotImplementedError
 
-    def release(self, random_state: Any = None) -> pd.DataFrame:  # pragma: no cover - interface
+    @abstractmethod
+    def release(self, random_state: Any = None) -> pd.DataFrame:
         """One protected table with the fitted table's columns, its guarantee checked first.
 
         The mechanism's ``guarantee_checks()`` are enforced (:func:`ppdp.guarantees.enforce`)
         before the table is returned, so a release that breaks a declared bound raises
         :class:`~ppdp.guarantees.GuaranteeViolation` instead.
         """
-        raise NotImplementedError
+
+    @abstractmethod
+    def guarantee_checks(self) -> list:
+        """The fitted mechanism's declared bounds, each measured on what it releases.
+
+        Returns a list of :class:`~ppdp.guarantees.GuaranteeCheck` (empty when the mechanism
+        promises no measurable bound); raises
+        :class:`~sklearn.exceptions.NotFittedError` before :meth:`fit`.
+        """
 
     def fit_release(self, df: pd.DataFrame, random_state: Any = None, **fit_params: Any):
         """One protected copy of ``df``: fit, then release, from one random stream.

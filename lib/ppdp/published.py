@@ -22,7 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
+from ppdp.yamlfile import read_yaml
 
 #: ``claims.yaml`` at the root of the compendium (the library is installed from ``lib/``).
 DEFAULT_CLAIMS = Path(__file__).resolve().parents[2] / "claims.yaml"
@@ -94,8 +94,7 @@ def load_published(raw: Any, where: str) -> dict[str, float | list[float]]:
 @cache
 def _read(path: str, mtime_ns: int) -> tuple[dict[str, Any], dict[str, float | list[float]]]:
     # keyed by the modification time too, so that an edited file is read again
-    with open(path) as handle:
-        raw = yaml.safe_load(handle)
+    raw = read_yaml(path)
     if not isinstance(raw, dict) or not isinstance(raw.get("claims"), list):
         raise ValueError(f"{path}: expected a mapping with a 'claims' list")
     claims = {

@@ -59,10 +59,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from ppdp.experiments.common import mean_halfwidth, read_results
 from ppdp.published import load_published
+from ppdp.yamlfile import read_yaml
 
 OPS = (">=", "<=", ">", "<", "==", "approx")
 INTERVAL_OPS = (">=", "<=", ">", "<")
@@ -224,8 +224,7 @@ def load_claims(path: str | os.PathLike, *, require_count: bool = False) -> list
         an invalid check, or an invalid cause (unknown kind, no reason, evidence that is neither a
         claim id nor an existing file and heading).
     """
-    with open(path) as handle:
-        raw = yaml.safe_load(handle)
+    raw = read_yaml(path)
     if not isinstance(raw, dict) or "claims" not in raw or set(raw) - set(CLAIMS_FILE_KEYS):
         keys = sorted(map(str, raw)) if isinstance(raw, dict) else type(raw).__name__
         raise ValueError(
@@ -362,8 +361,7 @@ def load_summaries(path: str | os.PathLike, claims: list[Claim]) -> dict[str, st
     A summary may cite a claim's measured value as ``{claim_id}`` (filled by
     :func:`fill_summary`). Raises ValueError when ``summaries`` is not a mapping of papers to
     non-empty strings, or a placeholder names no claim of that file."""
-    with open(path) as handle:
-        raw = yaml.safe_load(handle)
+    raw = read_yaml(path)
     summaries = raw.get("summaries") or {}
     if not isinstance(summaries, dict):
         raise ValueError(f"{path}: 'summaries' must map papers to paragraphs, got {summaries!r}")
@@ -1578,8 +1576,7 @@ def _config_unmeasured(path: str | os.PathLike) -> list[str]:
 
 
 def _config(path: str | os.PathLike) -> dict:
-    with open(path) as handle:
-        config = yaml.safe_load(handle)
+    config = read_yaml(path)
     if not isinstance(config, dict) or not isinstance(config.get("runs"), dict):
         raise ValueError(f"--config {path}: expected a profile config with a 'runs' mapping")
     return config

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Number
 
 import numpy as np
 import pandas as pd
@@ -355,9 +356,18 @@ def encode_table(
 def sensitive_codes(table: pd.DataFrame, sensitive: str) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes of the column ``sensitive`` and its sorted distinct values.
 
-    ``uniques[codes]`` gives the column back.
+    ``uniques[codes]`` gives the column back. A column whose values cannot be ordered together
+    (numbers and strings) raises a TypeError naming it.
     """
-    uniques, codes = np.unique(table[sensitive].to_numpy(), return_inverse=True)
+    values = table[sensitive].to_numpy()
+    try:
+        uniques, codes = np.unique(values, return_inverse=True)
+    except TypeError:
+        kinds = sorted({"number" if isinstance(v, Number) else type(v).__name__ for v in values})
+        raise TypeError(
+            f"sensitive column {sensitive!r} mixes value types {kinds}; give it values of one "
+            "type (for instance all strings)"
+        ) from None
     return codes.astype(np.int64), uniques
 
 

@@ -129,7 +129,13 @@ def data_dir() -> Path:
     """
     env = os.environ.get("PPDP_DATA_DIR", "").strip()
     if env:
-        return Path(env).expanduser().resolve()
+        path = Path(env).expanduser().resolve()
+        if path.exists() and not path.is_dir():
+            raise ValueError(
+                f"PPDP_DATA_DIR names a file, {env!r}; it must name a directory (created if "
+                "missing) for raw/ and processed/"
+            )
+        return path
     root = _project_root()
     if (root / "pyproject.toml").is_file() and (root / "data").is_dir():
         return root / "data"

@@ -31,10 +31,9 @@ ROLES_FILE = Path(__file__).with_name("benchmark_roles.yaml")
 
 
 def _roles_file(path: str | Path | None) -> dict[str, Any]:
-    import yaml
+    from ppdp.yamlfile import read_yaml
 
-    with open(path or ROLES_FILE, encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
+    return read_yaml(path or ROLES_FILE)
 
 
 def load_threat_models(path: str | Path | None = None) -> dict[str, dict[str, str]]:

@@ -249,8 +249,15 @@ def _imposter(epochs: int, hidden: int):
         from ppdp.mechanisms.imposter import Imposter
 
         seed = int(rng.integers(2**31 - 1))
-        mech = Imposter(float(level), epochs=epochs, hidden=hidden, seed=seed, progress=False)
-        mech.fit(train, private=data.protected, label=data.task)
+        mech = Imposter(
+            float(level),
+            private=data.protected,
+            label=data.task,
+            epochs=epochs,
+            hidden=hidden,
+            progress=False,
+        )
+        mech.fit(train, random_state=seed)
         return mech.release(random_state=rng), {}
 
     return release

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp.attacks.inference import InferenceAttack
+from ppdp.base import InfeasibleError
 from ppdp.experiments.common import (
     COMMON_PARAMETERS,
     Param,
@@ -809,10 +810,8 @@ def _sweep(
                 knob = knob_of(method)
                 try:
                     metrics = run_point(ctx, method, knob, cfg, n_draws, models, scenarios)
-                except ValueError as exc:
+                except InfeasibleError:
                     # an infeasible constraint setting is a result, recorded as such
-                    if "generalization" not in str(exc) and "n_groups" not in str(exc):
-                        raise
                     metrics = {"infeasible": 1.0}
                 params = {**make_overrides(value)}
                 if method != "Original":
@@ -1792,9 +1791,7 @@ def feasible_seeds(
         mech = _build("XObf", budget, cfg)
         try:
             _fit(mech, ctx.Xp, ctx.yp, ctx.cp, gen0, np.random.default_rng(0), ctx.population)
-        except ValueError as exc:
-            if "budget" not in str(exc):
-                raise
+        except InfeasibleError:
             skipped.append(seed)
             continue
         kept.append(seed)

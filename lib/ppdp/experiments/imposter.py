@@ -201,9 +201,9 @@ def imposter_release(
         format_parameters(params),
     )
     if key not in _RELEASES:
-        model = Imposter(lam=lam, seed=seed, **params).fit(
-            train, PRIVATE, label=LABEL, columns=list(features)
-        )
+        model = Imposter(
+            lam=lam, private=PRIVATE, label=LABEL, columns=list(features), **params
+        ).fit(train, random_state=seed)
         release = model.sample(n, np.random.default_rng(seed))
         _RELEASES[key] = (release, model.history_.assign(lam=float(lam), seed=int(seed)))
     release, history = _RELEASES[key]

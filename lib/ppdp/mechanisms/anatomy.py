@@ -26,10 +26,15 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ppdp.base import ReleaseMixin, check_fitted, check_random_state
+from ppdp.base import Mechanism, check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
 from ppdp.mechanisms._validation import Interval, validate_hyperparameters
-from ppdp.tabular import measure_k_anonymity, measure_l_diversity, validate_table
+from ppdp.tabular import (
+    measure_k_anonymity,
+    measure_l_diversity,
+    sensitive_codes,
+    validate_table,
+)
 
 __all__ = ["Anatomy", "anatomy_groups"]
 
@@ -89,7 +94,7 @@ def anatomy_groups(
     return groups
 
 
-class Anatomy(ReleaseMixin):
+class Anatomy(Mechanism):
     """l-diverse Anatomy.
 
     Parameters
@@ -116,10 +121,9 @@ class Anatomy(ReleaseMixin):
     _parameter_constraints: ClassVar[dict] = {"l": [Interval(Integral, 2, None, closed="left")]}
 
     def __init__(self, qi: Sequence[str], sensitive: str, *, l: int):  # noqa: E741 (the paper's l)
-        validate_hyperparameters(self, {"l": l})
         self.qi = qi
         self.sensitive = sensitive
-        self.l = int(l)
+        self.l = l
 
     def fit(self, table: pd.DataFrame, random_state: Any = None) -> Anatomy:
         """Form the l-diverse groups of ``table`` and the paper's QIT and ST.
@@ -150,8 +154,8 @@ class Anatomy(ReleaseMixin):
                 if c in table.columns and not pd.api.types.is_numeric_dtype(table[c])
             ],
         )
-        l_div = self.l
-        uniques, codes = np.unique(table[self.sensitive].to_numpy(), return_inverse=True)
+        l_div = int(self.l)
+        codes, uniques = sensitive_codes(table, self.sensitive)
         n = len(table)
         if l_div > len(uniques):
             raise ValueError(
@@ -192,8 +196,7 @@ class Anatomy(ReleaseMixin):
 
         Every group holds distinct sensitive values, so both measure at least ``l``.
         """
-        if not hasattr(self, "groups_"):
-            raise RuntimeError("call fit(table, random_state) before guarantee_checks()")
+        check_fitted(self, "groups_")
         value, g_div = measure_l_diversity(self.groups_, self.sensitive_codes_)
         size, g_size = measure_k_anonymity(self.groups_)
         return [

@@ -63,9 +63,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator
 
-from ppdp.base import ReleaseMixin, check_fitted, check_random_state
+from ppdp.base import Mechanism, NotFittedError, check_fitted, check_random_state
+from ppdp.guarantees import enforce
 from ppdp.infotheory import (
     conditional_entropy_from_samples,
     contingency,
@@ -512,13 +512,28 @@ def _torch():
     return torch
 
 
-class Imposter(ReleaseMixin, BaseEstimator):
+def _training_seed(random_state: Any) -> int:
+    """torch's seed: the int itself, or one int drawn from the Generator (fresh for None)."""
+    if isinstance(random_state, Integral) and not isinstance(random_state, bool):
+        check_random_state(random_state)  # an int >= 0
+        return int(random_state)
+    return int(check_random_state(random_state).integers(2**31 - 1))
+
+
+class Imposter(Mechanism):
     """Implicit-privacy protection module: VAE + CGAN with a privacy discriminator (Eqs. 8-13).
 
     Parameters
     ----------
     lam : float >= 0
         Weight ``lambda`` of the privacy game ``V2`` in Eq. (10). 0 gives CGAN + VAE.
+    private : str
+        The binary explicit private attribute ``s`` (the condition of ``G`` and ``D1``).
+    label : str, optional
+        The class label; generated with the public attributes (it must differ from ``s``).
+    columns : list of str, optional
+        The attributes to generate (the implicit-privacy set ``x_p``); None: every column but
+        ``private``. The label is added when it is not listed.
     epochs : int >= 1
         Passes over the training table (``n_ite = epochs * ceil(n / batch_size)`` iterations).
     batch_size : int >= 2
@@ -531,8 +546,6 @@ class Imposter(ReleaseMixin, BaseEstimator):
         Standard deviation of the Gaussian reconstruction likelihood of numeric columns.
     privacy_loss : "minimax" or "confusion"
         How ``G`` plays ``D2`` (see module doc).
-    seed : int
-        Seeds weight initialisation, batch order and training noise.
     n_threads : int in {1, 2}
         Torch intra-op threads used while fitting and sampling.
     progress : bool
@@ -572,7 +585,6 @@ class Imposter(ReleaseMixin, BaseEstimator):
         "lr": [Interval(Real, 0, None, closed="neither")],
         "numeric_sigma": [Interval(Real, 0, None, closed="neither")],
         "privacy_loss": [StrOptions(PRIVACY_LOSSES)],
-        "seed": _ANY_INT,
         # this library trains on small CPUs
         "n_threads": [Interval(Integral, 1, 2, closed="both")],
     }
@@ -581,6 +593,9 @@ class Imposter(ReleaseMixin, BaseEstimator):
         self,
         lam: float = 1.0,
         *,
+        private: str | None = None,
+        label: str | None = None,
+        columns: Sequence[str] | None = None,
         epochs: int = 50,
         batch_size: int = 256,
         latent_dim: int = 16,
@@ -588,63 +603,45 @@ class Imposter(ReleaseMixin, BaseEstimator):
         lr: float = 1e-3,
         numeric_sigma: float = 0.1,
         privacy_loss: str = "minimax",
-        seed: int = 0,
         n_threads: int = 1,
         progress: bool = True,
     ):
-        validate_hyperparameters(
-            self,
-            {
-                "lam": lam,
-                "epochs": epochs,
-                "batch_size": batch_size,
-                "latent_dim": latent_dim,
-                "hidden": hidden,
-                "lr": lr,
-                "numeric_sigma": numeric_sigma,
-                "privacy_loss": privacy_loss,
-                "seed": seed,
-                "n_threads": n_threads,
-            },
-        )
-        self.lam = float(lam)
-        self.epochs = int(epochs)
-        self.batch_size = int(batch_size)
-        self.latent_dim = int(latent_dim)
-        self.hidden = int(hidden)
-        self.lr = float(lr)
-        self.numeric_sigma = float(numeric_sigma)
+        self.lam = lam
+        self.private = private
+        self.label = label
+        self.columns = columns
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.latent_dim = latent_dim
+        self.hidden = hidden
+        self.lr = lr
+        self.numeric_sigma = numeric_sigma
         self.privacy_loss = privacy_loss
-        self.seed = int(seed)
-        self.n_threads = int(n_threads)
-        self.progress = bool(progress)
+        self.n_threads = n_threads
+        self.progress = progress
 
     # -- networks ---------------------------------------------------------------------------------
 
     def _build(self, width: int):
         torch = _torch()
         nn = torch.nn
-        h, d = self.hidden, self.latent_dim
+        h, d = int(self.hidden), int(self.latent_dim)
 
-        class Encoder(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.body = nn.Sequential(
-                    nn.Linear(width, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU()
-                )
-                self.mu = nn.Linear(h, d)
-                self.logvar = nn.Linear(h, d)
-
-            def forward(self, x):
-                hid = self.body(x)
-                return self.mu(hid), self.logvar(hid)
+        # plain containers of torch's own modules (no class local to this method), so that a
+        # fitted Imposter pickles; built in the order that fixes the initial weights
+        encoder = nn.ModuleDict(
+            {
+                "body": nn.Sequential(nn.Linear(width, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU()),
+                "mu": nn.Linear(h, d),
+                "logvar": nn.Linear(h, d),
+            }
+        )
 
         def mlp(n_in, n_out, act):
             return nn.Sequential(
                 nn.Linear(n_in, h), act(), nn.Linear(h, h), act(), nn.Linear(h, n_out)
             )
 
-        encoder = Encoder()
         generator = mlp(d + 2, width, nn.ReLU)
         d1 = mlp(width + 2, 1, lambda: nn.LeakyReLU(0.2))
         d2 = mlp(width, 1, lambda: nn.LeakyReLU(0.2))
@@ -671,7 +668,9 @@ class Imposter(ReleaseMixin, BaseEstimator):
         for col, start, stop in self.codec_.blocks_:
             if self.codec_.kinds_[col] == "numeric":
                 pred = torch.sigmoid(logits[:, start])
-                total = total + ((pred - x[:, start]) ** 2).mean() / (2 * self.numeric_sigma**2)
+                total = total + ((pred - x[:, start]) ** 2).mean() / (
+                    2 * float(self.numeric_sigma) ** 2
+                )
             else:
                 total = total + f.cross_entropy(logits[:, start:stop], targets[:, j])
                 j += 1
@@ -679,24 +678,26 @@ class Imposter(ReleaseMixin, BaseEstimator):
 
     # -- fitting -----------------------------------------------------------------------------------
 
-    def fit(
-        self,
-        df: pd.DataFrame,
-        private: str,
-        label: str | None = None,
-        columns: Sequence[str] | None = None,
-    ) -> Imposter:
+    def fit(self, df: pd.DataFrame, random_state: Any = None) -> Imposter:
         """Train ``E``, ``G``, ``D1``, ``D2`` on ``df`` (Algorithm 2).
 
         Parameters
         ----------
-        df : training table.
-        private : binary explicit private attribute ``s`` (the condition of ``G`` and ``D1``).
-        label : class label; generated with the public attributes (it must differ from ``s``).
-        columns : attributes to generate (the implicit-privacy set ``x_p``); ``None`` = every
-            column but ``private``. The label is added when it is not listed.
+        df : DataFrame
+            The training table; it holds ``private``, ``label`` and ``columns``.
+        random_state : None, int >= 0 or numpy.random.Generator
+            Seeds the weight initialisation, the batch order and the training noise: an int
+            ``s`` seeds torch with ``s``; a Generator gives one int drawn from it
+            (:func:`ppdp.base.check_random_state`).
         """
         validate_hyperparameters(self)
+        seed = _training_seed(random_state)
+        private, label, columns = self.private, self.label, self.columns
+        if private is None:
+            raise ValueError(
+                "private must name the binary private column of df (Imposter(private=...)), "
+                "got None"
+            )
         df = _check_frame(df)
         values = check_private_attribute(df, private, label)
         cols = _check_columns(df, columns, [private])
@@ -722,30 +723,30 @@ class Imposter(ReleaseMixin, BaseEstimator):
 
         previous_threads = torch.get_num_threads()
         previous_det = torch.are_deterministic_algorithms_enabled()
-        torch.set_num_threads(self.n_threads)
+        torch.set_num_threads(int(self.n_threads))
         torch.use_deterministic_algorithms(True)
         try:
-            torch.manual_seed(self.seed)
-            gen = torch.Generator().manual_seed(self.seed)
+            torch.manual_seed(seed)
+            gen = torch.Generator().manual_seed(seed)
             enc, dec, d1, d2 = self._build(self.codec_.width_)
             self.encoder_, self.generator_, self.d1_, self.d2_ = enc, dec, d1, d2
             betas = (0.5, 0.9)
             opt_eg = torch.optim.Adam(
-                [*enc.parameters(), *dec.parameters()], lr=self.lr, betas=betas
+                [*enc.parameters(), *dec.parameters()], lr=float(self.lr), betas=betas
             )
-            opt_d1 = torch.optim.Adam(d1.parameters(), lr=self.lr, betas=betas)
-            opt_d2 = torch.optim.Adam(d2.parameters(), lr=self.lr, betas=betas)
+            opt_d1 = torch.optim.Adam(d1.parameters(), lr=float(self.lr), betas=betas)
+            opt_d2 = torch.optim.Adam(d2.parameters(), lr=float(self.lr), betas=betas)
             x_all = torch.from_numpy(x_np)
             t_all = torch.from_numpy(t_np)
             s_all = torch.from_numpy(s_np)
             n = x_all.shape[0]
-            m = min(self.batch_size, n)
+            m = min(int(self.batch_size), n)
             bce = f.binary_cross_entropy_with_logits
             history = []
             from tqdm import tqdm
 
             for epoch in tqdm(
-                range(self.epochs), desc="IMPOSTER", disable=not self.progress, leave=False
+                range(int(self.epochs)), desc="IMPOSTER", disable=not self.progress, leave=False
             ):
                 perm = torch.randperm(n, generator=gen)
                 sums = dict.fromkeys(
@@ -757,15 +758,16 @@ class Imposter(ReleaseMixin, BaseEstimator):
                     x, t, s = x_all[idx], t_all[idx], s_all[idx]
                     s_oh = torch.stack([1 - s, s], dim=1)
                     # lines 2-4: encode, reparameterize, reconstruct x~ = G(E(x) | s)
-                    mu, logvar = enc(x)
+                    hid = enc["body"](x)
+                    mu, logvar = enc["mu"](hid), enc["logvar"](hid)
                     zl = mu + torch.exp(0.5 * logvar) * torch.randn(mu.shape, generator=gen)
                     logits_rec = dec(torch.cat([zl, s_oh], dim=1))
                     x_tilde = self._activate(logits_rec)
                     # line 5: x^ = G(z | s), z ~ N(0, I)
-                    z = torch.randn((m, self.latent_dim), generator=gen)
+                    z = torch.randn((m, int(self.latent_dim)), generator=gen)
                     x_hat = self._activate(dec(torch.cat([z, s_oh], dim=1)))
                     # line 8: generated minibatches with s = 0 and s = 1
-                    z2 = torch.randn((2 * m, self.latent_dim), generator=gen)
+                    z2 = torch.randn((2 * m, int(self.latent_dim)), generator=gen)
                     s2 = torch.cat([torch.zeros(m), torch.ones(m)])
                     s2_oh = torch.stack([1 - s2, s2], dim=1)
                     x_priv = self._activate(dec(torch.cat([z2, s2_oh], dim=1)))
@@ -791,7 +793,7 @@ class Imposter(ReleaseMixin, BaseEstimator):
                         g_d2 = -bce(d2_out, s2)
                     else:
                         g_d2 = bce(d2_out, torch.full((2 * m,), 0.5))
-                    g_loss = recon + kl + g_d1 + self.lam * g_d2
+                    g_loss = recon + kl + g_d1 + float(self.lam) * g_d2
                     opt_eg.zero_grad()
                     g_loss.backward()
                     opt_eg.step()
@@ -826,14 +828,14 @@ class Imposter(ReleaseMixin, BaseEstimator):
 
     def _check_fitted(self):
         if not hasattr(self, "history_"):
-            raise ValueError("this Imposter is not fitted yet; call fit(df, private=...) first")
+            raise NotFittedError("this Imposter is not fitted yet; call fit(df) first")
 
     def generate_activated(self, z: np.ndarray, s01: np.ndarray) -> np.ndarray:
         """Generator outputs (softmax/sigmoid blocks) for latent codes ``z`` and conditions ``s``."""
         self._check_fitted()
         torch = _torch()
         previous_threads = torch.get_num_threads()
-        torch.set_num_threads(self.n_threads)
+        torch.set_num_threads(int(self.n_threads))
         try:
             with torch.no_grad():
                 zt = torch.from_numpy(np.asarray(z, dtype=np.float32))
@@ -866,13 +868,23 @@ class Imposter(ReleaseMixin, BaseEstimator):
                     f"s must hold values of {list(self.private_values_)}, got {s_arr[~known][:3]}"
                 )
             s01 = (s_arr == self.private_values_[1]).astype(np.float32)
-        z = rng.standard_normal((n, self.latent_dim)).astype(np.float32)
+        z = rng.standard_normal((n, int(self.latent_dim))).astype(np.float32)
         table = self.codec_.decode(self.generate_activated(z, s01), rng)
         table[self.private_] = pd.Series(
             np.where(s01 == 1, self.private_values_[1], self.private_values_[0])
         )
         table[self.private_] = table[self.private_].astype(self.private_dtype_)
         return table[self.output_columns_]
+
+    def guarantee_checks(self) -> list:
+        """None: IMPOSTER declares no measurable bound.
+
+        ``lam`` weighs the privacy discriminator's game in the generator's loss (Eq. 10); how
+        well the release hides ``s`` is measured by attacks (the benchmark, Table 2), not
+        promised. The empty list makes :func:`ppdp.guarantees.guarantee_report` say so.
+        """
+        self._check_fitted()
+        return []
 
     def release(self, random_state: Any = None, *, n: int | None = None) -> pd.DataFrame:
         """``n`` synthetic records with the fitted table's columns (see the class docstring).
@@ -884,6 +896,7 @@ class Imposter(ReleaseMixin, BaseEstimator):
         check_fitted(self, ["history_", "n_fitted_"])
         rng = check_random_state(random_state)
         check_params({"n": n}, {"n": [*_POSITIVE_INT, None]}, "Imposter.release")
+        enforce(self.guarantee_checks())
         if n is None:
             n = self.n_fitted_
         n = int(n)

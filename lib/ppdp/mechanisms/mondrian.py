@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ppdp.base import ReleaseMixin, check_fitted, check_random_state
+from ppdp.base import Mechanism, check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
 from ppdp.mechanisms._validation import Interval, StrOptions, validate_hyperparameters
 from ppdp.tabular import (
@@ -65,7 +65,7 @@ def _check_k_l(refine, k, l, sensitive) -> None:  # noqa: E741 (the paper's l)
         raise ValueError("l-diversity needs the sensitive column: pass sensitive=")
 
 
-class Mondrian(ReleaseMixin):
+class Mondrian(Mechanism):
     """Mondrian median partitioning under k-anonymity and/or l-diversity (Algorithm 2).
 
     Parameters
@@ -126,14 +126,12 @@ class Mondrian(ReleaseMixin):
         hierarchies: Mapping[str, Hierarchy] | None = None,
         refine: str = "none",
     ):
-        validate_hyperparameters(self, {"refine": refine, "k": k, "l": l})
-        _check_k_l(refine, k, l, sensitive)
         self.qi = qi
         self.sensitive = sensitive
         self.k = k
         self.l = l
-        self.categorical = tuple(categorical)
-        self.hierarchies = dict(hierarchies or {})
+        self.categorical = categorical
+        self.hierarchies = hierarchies
         self.refine = refine
 
     # -- fitting ------------------------------------------------------------------------------
@@ -196,8 +194,7 @@ class Mondrian(ReleaseMixin):
         The generalized table publishes one region per group, so its equivalence classes are
         the groups (or unions of groups with equal regions, which only makes them larger).
         """
-        if not hasattr(self, "groups_"):
-            raise RuntimeError("call fit(table) before guarantee_checks()")
+        check_fitted(self, "groups_")
         checks = []
         if self.k is not None:
             size, g = measure_k_anonymity(self.groups_)
@@ -296,8 +293,7 @@ class Mondrian(ReleaseMixin):
 
     def transform(self, sensitive_name: str | None = None) -> pd.DataFrame:
         """The generalized table (QIs as text, sensitive values unchanged), in the input row order."""
-        if not hasattr(self, "generalized_"):
-            raise RuntimeError("call fit(table) before transform()")
+        check_fitted(self, "generalized_")
         enforce(self.guarantee_checks())
         name = sensitive_name or self.sensitive
         frame = self.generalized_.to_frame(name)

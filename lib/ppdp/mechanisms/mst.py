@@ -55,7 +55,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ppdp.base import ReleaseMixin, check_fitted, check_frame, check_random_state
+from ppdp.base import Mechanism, check_fitted, check_frame, check_random_state
 from ppdp.guarantees import CHECK_TOL, GuaranteeCheck, enforce
 from ppdp.mechanisms._validation import Interval, check_params, validate_hyperparameters
 
@@ -360,7 +360,7 @@ def _typed_values(domain: pd.Index, series: pd.Series, col) -> pd.Series:
     return typed
 
 
-class MST(ReleaseMixin):
+class MST(Mechanism):
     """MST synthetic data: noisy one- and two-way marginals on a private maximum spanning tree.
 
     McKenna, Miklau and Sheldon (2021), the MST mechanism; the module docstring gives its steps

@@ -56,7 +56,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ppdp.base import ReleaseMixin, check_fitted, check_random_state
+from ppdp.base import Mechanism, check_fitted, check_random_state
 from ppdp.guarantees import CHECK_TOL, GuaranteeCheck, enforce
 from ppdp.mechanisms._validation import Interval, StrOptions, check_params, validate_hyperparameters
 from ppdp.mechanisms.mondrian import Mondrian
@@ -556,7 +556,7 @@ def _check_property_2(delta, l) -> None:  # noqa: E741 (the paper's l)
         raise ValueError(f"delta={delta!r} must lie in [1/l, 1] = [{1 / l:.6g}, 1] (Property 2)")
 
 
-class MutualCover(ReleaseMixin):
+class MutualCover(Mechanism):
     """Mutual Cover with delta-probability random output tables (Algorithms 1-3).
 
     Parameters
@@ -644,24 +644,12 @@ class MutualCover(ReleaseMixin):
         max_range_columns: int = MAX_RANGE_COLUMNS,
         progress: bool = False,
     ):
-        validate_hyperparameters(
-            self,
-            {
-                "numeric_columns": numeric_columns,
-                "max_range_columns": max_range_columns,
-                "refine": refine,
-                "solver": solver,
-                "l": l,
-                "delta": delta,
-            },
-        )
-        _check_property_2(delta, l)
         self.qi = qi
         self.sensitive = sensitive
-        self.delta = float(delta)
+        self.delta = delta
         self.l = l
-        self.categorical = tuple(categorical)
-        self.hierarchies = dict(hierarchies or {})
+        self.categorical = categorical
+        self.hierarchies = hierarchies
         self.randomize_unchanged = randomize_unchanged
         self.solver = solver
         self.refine = refine
@@ -877,8 +865,7 @@ class MutualCover(ReleaseMixin):
         partition meets in the sense of Definition 2 (smallest group size over the count of its
         most frequent sensitive value).
         """
-        if not hasattr(self, "tables_"):
-            raise RuntimeError("call fit(table) before guarantee_checks()")
+        check_fitted(self, "tables_")
         worst, where = -np.inf, ""
         for a, c in enumerate(self.qi_):
             p = self._prob[a][self._perm[a]]
@@ -936,8 +923,7 @@ class MutualCover(ReleaseMixin):
         """
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-        if not hasattr(self, "tables_"):
-            raise RuntimeError("call fit(table) before sample()")
+        check_fitted(self, "tables_")
         if table is not None and not (
             isinstance(table, pd.DataFrame) and table.equals(self.table_)
         ):

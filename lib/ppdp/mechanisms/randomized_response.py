@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ppdp.base import ReleaseMixin, check_fitted, check_random_state
+from ppdp.base import Mechanism, check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
 from ppdp.mechanisms._validation import Interval, check_params, validate_hyperparameters
 
@@ -198,7 +198,7 @@ def _check_unique_columns(df: pd.DataFrame, columns) -> None:
         )
 
 
-class KaryRandomizedResponse(ReleaseMixin):
+class KaryRandomizedResponse(Mechanism):
     """k-RR applied independently to several columns of a table (Section 3.1, Eq. 1).
 
     Parameters
@@ -225,16 +225,21 @@ class KaryRandomizedResponse(ReleaseMixin):
     def __init__(
         self, epsilon: float | Mapping[str, float] = 1.0, columns: Sequence[str] | None = None
     ):
-        self._check_epsilon(epsilon)
-        if columns is not None:
-            if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
-                raise TypeError(f"columns must be a sequence of column names, got {columns!r}")
-            columns = list(columns)
-            repeated = sorted(c for c, n in Counter(columns).items() if n > 1)
-            if repeated:
-                raise ValueError(f"columns lists {repeated} more than once, got {columns!r}")
         self.epsilon = epsilon
         self.columns = columns
+
+    def _check_columns(self) -> list[str] | None:
+        """``columns`` as a list of distinct names, or None (every column)."""
+        columns = self.columns
+        if columns is None:
+            return None
+        if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
+            raise TypeError(f"columns must be a sequence of column names, got {columns!r}")
+        columns = list(columns)
+        repeated = sorted(c for c, n in Counter(columns).items() if n > 1)
+        if repeated:
+            raise ValueError(f"columns lists {repeated} more than once, got {columns!r}")
+        return columns
 
     def _check_epsilon(self, epsilon) -> None:
         """One budget for every column, or a mapping column -> budget; each finite and > 0."""
@@ -253,11 +258,12 @@ class KaryRandomizedResponse(ReleaseMixin):
         for name in ("columns_", "epsilons_", "domains_", "matrices_", "table_"):
             self.__dict__.pop(name, None)
         self._check_epsilon(self.epsilon)
+        chosen = self._check_columns()
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
         if len(df) == 0:
             raise ValueError("df is empty: k-RR needs at least one row to learn the alphabets")
-        columns = list(dict.fromkeys(df.columns)) if self.columns is None else list(self.columns)
+        columns = list(dict.fromkeys(df.columns)) if chosen is None else chosen
         missing = [c for c in columns if c not in df.columns]
         if missing:
             raise ValueError(f"columns {missing} are not in the table; it has {list(df.columns)}")
@@ -293,8 +299,7 @@ class KaryRandomizedResponse(ReleaseMixin):
         channel :meth:`randomize` applies (keep with the diagonal of ``matrices_``, otherwise a
         uniform other value) against that column's ``epsilon`` (sense ``at_most``).
         """
-        if not hasattr(self, "matrices_"):
-            raise ValueError("this KaryRandomizedResponse is not fitted yet; call fit(df) first")
+        check_fitted(self, "matrices_")
         return [
             GuaranteeCheck(
                 mechanism=type(self).__name__,
@@ -313,8 +318,7 @@ class KaryRandomizedResponse(ReleaseMixin):
         Raises :class:`ppdp.guarantees.GuaranteeViolation` (and randomizes nothing) if a fitted
         channel's likelihood ratio exceeds its ``e^epsilon``.
         """
-        if not hasattr(self, "domains_"):
-            raise ValueError("this KaryRandomizedResponse is not fitted yet; call fit(df) first")
+        check_fitted(self, "domains_")
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
         if not isinstance(rng, np.random.Generator):

@@ -102,7 +102,7 @@ import pandas as pd
 from scipy.spatial import cKDTree
 from scipy.special import entr
 
-from ppdp.base import ReleaseMixin, check_fitted, check_random_state
+from ppdp.base import Mechanism, check_fitted, check_random_state
 from ppdp.guarantees import CHECK_TOL, GuaranteeCheck, enforce
 from ppdp.mechanisms._validation import Interval, StrOptions, check_params, validate_hyperparameters
 
@@ -1227,7 +1227,7 @@ def _chain_checks(
 _FITTED = ("qis_", "tables_", "labels_", "thresholds_", "privacy_", "utility_loss_", "n_classes_")
 
 
-class RelayChain(ReleaseMixin):
+class RelayChain(Mechanism):
     """Tables ``T_1, ..., T_l`` along a relay chain with ``P(T_i) <= (l - i + 1) * delta``.
 
     Each ``T_i`` is computed by :func:`sanitize` from ``T_{i-1}`` alone, with FLA's look-ahead to
@@ -1288,33 +1288,34 @@ class RelayChain(ReleaseMixin):
         weights=None,
         progress: bool = False,
     ):
-        self.method = _check_method(method, type(self).__name__)
-        validate_hyperparameters(self, {"hops": hops, "delta": delta})
-        self.hops = int(hops)
-        self.delta = float(delta)
+        self.method = method
+        self.hops = hops
+        self.delta = delta
         self.sensitive = sensitive
         self.quasi_identifiers = quasi_identifiers
         self.weights = weights
-        self.progress = bool(progress)
+        self.progress = progress
 
     def fit(self, table: pd.DataFrame) -> RelayChain:
         """Run the chain from ``T0 = table``."""
         # a failed fit must not leave an earlier chain's tables looking like this one's
         for name in _FITTED:
             self.__dict__.pop(name, None)
-        validate_hyperparameters(self)
+        # the method in any case, as the constructor accepts it
+        method = _check_method(self.method, type(self).__name__)
+        validate_hyperparameters(self, {"method": method, "hops": self.hops, "delta": self.delta})
         table = _check_table(table)
         qis = _check_columns(table, self.sensitive, self.quasi_identifiers)
         w = _check_weights(self.weights, len(qis))
         if len(table) > 1 and float(_qi_matrix(table, qis).var(axis=0).sum()) == 0:
             raise ValueError("all QI tuples of the table are equal; there is nothing to sanitize")
-        length, delta = self.hops, self.delta
+        length, delta = int(self.hops), float(self.delta)
         self.thresholds_ = np.array([(length - i + 1) * delta for i in range(1, length + 1)])
         steps = range(1, length + 1)
         if self.progress:
             from tqdm.auto import tqdm
 
-            steps = tqdm(steps, desc=f"{self.method} chain", leave=False)
+            steps = tqdm(steps, desc=f"{method} chain", leave=False)
         # Each table is read (QI matrix, equivalence classes) once: as the next participant's
         # input and for its measures, which are those of privacy_disclosure, equivalence_classes
         # and utility_loss on the published table (class counts do not depend on the weights).
@@ -1332,9 +1333,7 @@ class RelayChain(ReleaseMixin):
             units, row_unit = _build_units(values, codes, n_values, w)
             if tables:
                 measured.append((units, row_unit, values))
-            label = _unit_labels(
-                units, row_unit, self.method, threshold, nxt, warn=True, stacklevel=2
-            )
+            label = _unit_labels(units, row_unit, method, threshold, nxt, warn=True, stacklevel=2)
             current = generalize(current, label, sensitive=self.sensitive, quasi_identifiers=qis)
             tables.append(current)
         values = _qi_matrix(current, qis)
@@ -1356,8 +1355,7 @@ class RelayChain(ReleaseMixin):
         One check: the table with the least slack (largest ``P(T_i) - (l - i + 1) delta``), its
         threshold as ``declared`` and ``where = "T_i"``.
         """
-        if not hasattr(self, "tables_"):
-            raise ValueError("this RelayChain is not fitted yet; call fit(table) first")
+        check_fitted(self, "tables_")
         return _chain_checks(self.tables_, self.thresholds_, self.sensitive, self.qis_)[0]
 
     def release(self, random_state: Any = None, *, hop: int = 1) -> pd.DataFrame:

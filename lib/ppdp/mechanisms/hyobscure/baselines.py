@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ppdp.base import check_fitted
 from ppdp.guarantees import GuaranteeCheck, enforce
 from ppdp.infotheory import pairwise_js_divergence
 from ppdp.mechanisms._validation import Interval, check_params, validate_hyperparameters
@@ -119,8 +120,7 @@ class _UserLevel:
     def sample(self, rng: np.random.Generator, *, keep: float = 0.0) -> Release:
         """Publish one data set: each user's features replaced by those of a drawn group member
         (each user keeps their own with probability ``keep``, see :func:`keep_own`)."""
-        if not hasattr(self, "matrices_"):
-            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        check_fitted(self, "matrices_")
         rng = _check_rng(rng)
         source = np.empty(len(self.groups_), dtype=np.int64)
         for members, M in zip(self.members_, self.matrices_, strict=True):
@@ -333,8 +333,7 @@ class PrivCheck:
         population) of ``mappings_`` on the fitted groups, at most ``budget``. PrivCheck takes
         its generalization as given and declares no (k, alpha) or (l, beta) bound.
         """
-        if not hasattr(self, "mappings_"):
-            raise RuntimeError("PrivCheck is not fitted; call fit first")
+        check_fitted(self, "mappings_")
         measured = expected_distance(
             self.counts_, self.generalization_.labels, self.mappings_, self.distances_, "global"
         )
@@ -346,8 +345,7 @@ class PrivCheck:
 
     def sample(self, rng: np.random.Generator, *, keep: float = 0.0) -> Release:
         """Publish one data set (each user keeps their own features with probability ``keep``)."""
-        if not hasattr(self, "mappings_"):
-            raise RuntimeError("PrivCheck is not fitted; call fit first")
+        check_fitted(self, "mappings_")
         rng = _check_rng(rng)
         enforce(self.guarantee_checks())
         release = sample_cluster_release(self.X_, self.clusters_, self.groups_, self.mappings_, rng)

@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.stats import entropy
 
+from ppdp.base import InfeasibleError
 from ppdp.mechanisms._validation import check_params
 
 from .checks import BOUNDS, DOMAIN, POSITIVE_INT, as_private, check_bound_order
@@ -418,12 +419,12 @@ def initial_generalization(
     if l > V:
         raise ValueError(f"l={l} exceeds the number of distinct private values ({V})")
     if n_groups * alpha < n_users:
-        raise ValueError(
+        raise InfeasibleError(
             f"n_groups={n_groups} is below |U|/alpha = {n_users}/{alpha} = {n_users / alpha:.2f}: "
             f"{n_groups} groups of at most alpha={alpha} users cannot hold {n_users} users"
         )
     if n_groups * k > n_users:
-        raise ValueError(
+        raise InfeasibleError(
             f"n_groups={n_groups} exceeds |U|/k = {n_users}/{k} = {n_users / k:.2f}: "
             f"{n_groups} groups of at least k={k} users need more than {n_users} users"
         )
@@ -458,7 +459,7 @@ def initial_generalization(
             reasons.append(f"K={K}: no partition into {K} intervals meets the bounds (exact check)")
             continue
         reasons.append(f"K={K}: constraint-aware k-means got stuck in {n_init} runs")
-    raise ValueError(
+    raise InfeasibleError(
         f"no generalization satisfies (k, alpha)=({k}, {alpha}) and (l, beta)=({l}, {beta}) with "
         f"contiguous groups for {n_users} users over {V} values; " + "; ".join(reasons)
     )

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
+from ppdp.base import InfeasibleError, check_fitted
 from ppdp.guarantees import GuaranteeCheck, enforce
 from ppdp.mechanisms._validation import Interval, validate_hyperparameters
 
@@ -368,8 +369,8 @@ class HyObscure:
                         scope=self.budget_scope,
                         solver=self.solver,
                     )
-                except ValueError as exc:
-                    if before_move is None or "smallest achievable" not in str(exc):
+                except InfeasibleError:
+                    if before_move is None:
                         raise
                     # the greedy move left a group no mapping within budget can serve (with
                     # "cluster_mean", clusters absent from a group cost the budget): undo it
@@ -471,8 +472,7 @@ class HyObscure:
         The bounds are the ones this estimator was constructed with, whatever generalization
         ``fit`` started from.
         """
-        if not hasattr(self, "mappings_"):
-            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        check_fitted(self, "mappings_")
         name = type(self).__name__
         gen = self.generalization_
         distances, scope = self._budget_terms()
@@ -517,8 +517,7 @@ class HyObscure:
         With ``keep > 0`` each user keeps their own features with that probability (the authors'
         ``pp``, :func:`~ppdp.mechanisms.hyobscure.keep_own`); the generalized values are
         the fitted ones either way."""
-        if not hasattr(self, "mappings_"):
-            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        check_fitted(self, "mappings_")
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
         # the bounds are properties of the fitted channel: a broken one is never sampled from

@@ -11,6 +11,7 @@ import cvxpy as cp
 import numpy as np
 from scipy.special import rel_entr, xlogy
 
+from ppdp.base import InfeasibleError
 from ppdp.infotheory import mutual_information, pairwise_js_divergence
 from ppdp.mechanisms._validation import check_params
 
@@ -482,7 +483,7 @@ def solve_obfuscation(
     pcg = np.stack([p[:, labels == g].sum(axis=1) for g in range(K)])
     need = _min_budget(pcg, distances, scope)
     if np.any(np.asarray(need) > budget + 1e-12):
-        raise ValueError(
+        raise InfeasibleError(
             f"budget={budget} is below the smallest achievable expected distance "
             f"{float(np.max(need)):.6g}; no obfuscation meets the utility constraint (Eq. 16)"
         )

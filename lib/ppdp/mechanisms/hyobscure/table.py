@@ -18,10 +18,9 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 from pandas.api.types import is_numeric_dtype
-from sklearn.base import BaseEstimator
 
-from ppdp.base import ReleaseMixin, check_fitted, check_frame, check_random_state
-from ppdp.guarantees import GuaranteeCheck
+from ppdp.base import Mechanism, check_fitted, check_frame, check_random_state
+from ppdp.guarantees import GuaranteeCheck, enforce
 from ppdp.mechanisms._validation import validate_hyperparameters
 
 from .baselines import DPObfuscation, Frapp, PrivCheck, RandomObfuscation, Similarity
@@ -104,7 +103,7 @@ def _check_mechanism(mechanism: Any):
     return mechanism
 
 
-class TableObfuscation(ReleaseMixin, BaseEstimator):
+class TableObfuscation(Mechanism):
     """HyObscure, a variant or a baseline on a table: obfuscated features, generalized private value.
 
     Each row of the table is a user: the ``private`` column holds the exact private value ``y``
@@ -176,7 +175,7 @@ class TableObfuscation(ReleaseMixin, BaseEstimator):
     stream, in this order: the k-means clusters (when needed), ``G^0``, then the mechanism's fit
     (``HyObscure.fit(X, y, rng=...)`` runs the G-problem's moves on it). ``release(random_state)``
     draws one data set from a stream of its own: the same fit and the same int give the same
-    frame. :meth:`~ppdp.base.ReleaseMixin.fit_release` uses a single stream for both:
+    frame. :meth:`~ppdp.base.Mechanism.fit_release` uses a single stream for both:
     ``fit_release(df, s)`` equals
     ``g = numpy.random.default_rng(s); fit(df, random_state=g).release(random_state=g)``.
 
@@ -409,6 +408,12 @@ class TableObfuscation(ReleaseMixin, BaseEstimator):
                 ) from exc
             clusters = clusters.reshape(-1)
 
+        n_values = np.unique(y).size
+        if n_values < settings["l"]:
+            raise ValueError(
+                f"private column {private!r} holds {n_values} distinct value(s); the "
+                f"generalization's l={settings['l']} needs at least {settings['l']}"
+            )
         mechanism = copy.deepcopy(template)
         if clusters is None and isinstance(mechanism, _CLUSTERED):
             clusters = cluster_users(X, mechanism.n_clusters, rng, n_init=kmeans_n_init)
@@ -466,7 +471,8 @@ class TableObfuscation(ReleaseMixin, BaseEstimator):
         """
         check_fitted(self, "mechanism_")
         rng = check_random_state(random_state)
-        published = self.mechanism_.sample(rng)  # enforces the mechanism's guarantee checks
+        enforce(self.guarantee_checks())
+        published = self.mechanism_.sample(rng)  # the mechanism's own sample checks them too
         out = self._table.copy()
         for j, column in enumerate(self.feature_columns_):
             values = pd.Series(published.features[:, j], index=out.index)

@@ -8,6 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from ppdp import infotheory
+from ppdp.base import check_fitted
 from ppdp.guarantees import GuaranteeCheck, enforce
 from ppdp.mechanisms._validation import Interval, validate_hyperparameters
 from ppdp.mechanisms.exponential import exponential_epsilon, exponential_weights
@@ -95,8 +96,7 @@ class ExponentialMechanism:
         """With a budget ``delta``: the expected distortion of ``mapping_`` (of ``beta_``
         when fitted with ``mapping=False``), at most ``delta``. With ``beta`` alone no budget is
         declared and the list is empty; ``epsilon_`` follows from ``beta`` by construction."""
-        if not hasattr(self, "beta_"):
-            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        check_fitted(self, "beta_")
         if self.delta is None:
             return []
         if hasattr(self, "mapping_"):

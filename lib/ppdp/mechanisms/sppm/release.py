@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ppdp.base import check_fitted
 from ppdp.guarantees import GuaranteeCheck, enforce
 
 from .distortion import as_distortion
@@ -97,14 +98,12 @@ class BudgetedMapping:
 
     def guarantee_checks(self) -> list[GuaranteeCheck]:
         """The distortion budget ``E[d(B, B^)] <= delta`` (Eq. 2) measured on ``mapping_``."""
-        if not hasattr(self, "mapping_"):
-            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        check_fitted(self, "mapping_")
         return [budget_check(self, self.p_ab_, self._distortion, self.mapping_, self.delta)]
 
     def sample(self, b, rng: np.random.Generator):
         """Release ``b^ ~ p(. | b)`` for each profile index in ``b``, after the budget check."""
-        if not hasattr(self, "mapping_"):
-            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit first")
+        check_fitted(self, "mapping_")
         out = sample_release(self.mapping_, b, rng)
         enforce(self.guarantee_checks())
         return out

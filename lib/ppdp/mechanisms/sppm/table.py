@@ -33,9 +33,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator
 
-from ppdp.base import ReleaseMixin, check_fitted, check_frame, check_random_state
+from ppdp.base import Mechanism, check_fitted, check_frame, check_random_state
+from ppdp.guarantees import enforce
 from ppdp.mechanisms._validation import Interval, StrOptions, check_params, validate_hyperparameters
 
 from .certified import CertifiedMapping
@@ -175,7 +175,7 @@ def _column_list(value: Any, name: str, df: pd.DataFrame) -> list:
     return cols
 
 
-class TableMapping(ReleaseMixin, BaseEstimator):
+class TableMapping(Mechanism):
     """A privacy-preserving mapping of a table's released columns (SPPM on a DataFrame).
 
     Parameters
@@ -352,6 +352,12 @@ class TableMapping(ReleaseMixin, BaseEstimator):
         self._first = b_first
         return self
 
+    def guarantee_checks(self) -> list:
+        """The fitted core mapping's distortion budget ``E[d(B, B^)] <= delta``, measured on the
+        mapping :meth:`release` draws from (the core's own checks)."""
+        check_fitted(self, "mechanism_")
+        return list(self.mechanism_.guarantee_checks())
+
     def release(self, random_state=None) -> pd.DataFrame:
         """A copy of the fitted table whose released columns hold each row's drawn ``b^``.
 
@@ -361,6 +367,7 @@ class TableMapping(ReleaseMixin, BaseEstimator):
         """
         check_fitted(self, "mechanism_")
         rng = check_random_state(random_state)
+        enforce(self.guarantee_checks())
         drawn = np.asarray(self.mechanism_.sample(self.profile_index_, rng), dtype=np.int64)
         out = self._table.copy()
         values = self._table[self.released_columns_].iloc[self._first[drawn]]

@@ -1,0 +1,336 @@
+"""The mechanism contract as executable checks, in the spirit of scikit-learn's estimator checks.
+
+Every DataFrame-level mechanism subclasses :class:`ppdp.base.Mechanism`. A :class:`MechanismCase`
+says how to build one (good parameters, a small table, one bad value per checked parameter);
+:func:`contract_checks` yields every check of the contract, each a function of the case that
+raises :class:`AssertionError` when the mechanism breaks the contract::
+
+    import pytest
+    from ppdp.contract import MechanismCase, contract_checks
+
+    CASE = MechanismCase("mine", make=lambda: MyMechanism(k=5), table=my_table,
+                         bad_params={"k": 0}, column="age")
+
+    @pytest.mark.parametrize("check", contract_checks(), ids=lambda c: c.__name__)
+    def test_contract(check):
+        check(CASE)
+
+The checks:
+
+* it is a :class:`~ppdp.base.Mechanism`; its constructor stores the parameters as given
+  (``get_params``), and :func:`sklearn.base.clone` and pickling round-trip;
+* ``release`` and ``guarantee_checks`` before ``fit`` raise
+  :class:`~sklearn.exceptions.NotFittedError`;
+* ``fit`` returns ``self`` and leaves the caller's table unchanged;
+* the same ``random_state`` gives the same bytes, another one another release (random
+  mechanisms);
+* the release has the table's columns in their order (and its index, for mechanisms that keep the
+  records);
+* ``release`` consults ``guarantee_checks`` and raises
+  :class:`~ppdp.guarantees.GuaranteeViolation` on a violated bound;
+  :func:`~ppdp.guarantees.guarantee_report` works;
+* a bad hyper-parameter is accepted by the constructor and rejected by ``fit``, which names it;
+* bad tables (no rows, a missing column, a missing or infinite value) raise a ValueError or
+  TypeError that says what is wrong; a categorical dtype and a column of one value are either
+  released or refused with such an error.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import pickle
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["MechanismCase", "contract_checks"]
+
+
+@dataclass(frozen=True)
+class MechanismCase:
+    """How the contract checks build and feed one mechanism.
+
+    Attributes
+    ----------
+    name : str
+        A short name for test ids.
+    make : callable
+        ``make()`` returns a new, unfitted mechanism with good parameters.
+    table : callable
+        ``table()`` returns a new small table the mechanism fits.
+    bad_params : dict
+        Parameter name -> a value ``fit`` must reject with an error naming the parameter.
+    column : str
+        A column of the table the mechanism reads (for the missing-column and missing-value
+        checks).
+    numeric : str, optional
+        A numeric column it reads (for the infinite-value check); None skips that check.
+    named_columns : bool
+        Whether the mechanism reads columns by name (False for a synthesizer of whatever
+        columns it is given, for which a table without a column is just another table).
+    random : bool
+        Whether the release depends on ``random_state``.
+    keeps_index : bool
+        Whether the release keeps the table's index row for row.
+    release_params : dict
+        Extra keyword arguments of ``release``.
+    """
+
+    name: str
+    make: Callable[[], Any]
+    table: Callable[[], pd.DataFrame]
+    bad_params: Mapping[str, Any]
+    column: str
+    numeric: str | None = None
+    named_columns: bool = True
+    random: bool = True
+    keeps_index: bool = True
+    release_params: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _fit(mech, table: pd.DataFrame, random_state: Any = 0):
+    """``mech.fit(table)``, with ``random_state`` when ``fit`` takes one."""
+    if "random_state" in inspect.signature(mech.fit).parameters:
+        return mech.fit(table, random_state=random_state)
+    return mech.fit(table)
+
+
+def _release(case: MechanismCase, mech, random_state: Any) -> pd.DataFrame:
+    return mech.release(random_state=random_state, **case.release_params)
+
+
+def _fitted(case: MechanismCase):
+    return _fit(case.make(), case.table())
+
+
+# ------------------------------------------------------------------------------------------------
+# the protocol
+
+
+def check_is_a_mechanism(case: MechanismCase) -> None:
+    from ppdp.base import Mechanism
+
+    mech = case.make()
+    assert isinstance(mech, Mechanism), f"{case.name}: not a ppdp.base.Mechanism"
+    for verb in ("fit", "release", "fit_release", "guarantee_checks", "get_params"):
+        assert callable(getattr(mech, verb, None)), f"{case.name}: no {verb}()"
+
+
+def check_constructor_stores_parameters_and_clones(case: MechanismCase) -> None:
+    from sklearn.base import clone
+
+    mech = case.make()
+    params = mech.get_params(deep=False)
+    twin = clone(mech)  # raises when the constructor changes a parameter it stores
+    assert type(twin) is type(mech)
+    for name, value in twin.get_params(deep=False).items():
+        assert name in params, f"{case.name}: clone has the unknown parameter {name!r}"
+        _assert_same_value(value, params[name], f"{case.name}: clone's {name}")
+    # set_params changes what get_params reports
+    name = next(iter(case.bad_params))
+    good = params[name]
+    mech.set_params(**{name: good})
+    _assert_same_value(mech.get_params(deep=False)[name], good, f"{case.name}: set_params")
+
+
+def _assert_same_value(a, b, what: str) -> None:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        assert np.array_equal(a, b), what
+    elif hasattr(a, "get_params") and hasattr(b, "get_params"):
+        assert type(a) is type(b), what
+    elif hasattr(a, "__dict__") and not isinstance(a, type):
+        # a component without get_params (cloned by deep copy): same class, same attributes
+        assert type(a) is type(b) and vars(a).keys() == vars(b).keys(), what
+    else:
+        assert a == b or (a is b), f"{what}: {a!r} != {b!r}"
+
+
+def check_not_fitted(case: MechanismCase) -> None:
+    from sklearn.exceptions import NotFittedError
+
+    mech = case.make()
+    for call in (lambda: _release(case, mech, 0), mech.guarantee_checks):
+        try:
+            call()
+        except NotFittedError:
+            continue
+        raise AssertionError(f"{case.name}: an unfitted mechanism did not raise NotFittedError")
+
+
+def check_fit_returns_self_and_keeps_the_table(case: MechanismCase) -> None:
+    mech = case.make()
+    table = case.table()
+    before = table.copy(deep=True)
+    assert _fit(mech, table) is mech, f"{case.name}: fit did not return self"
+    pd.testing.assert_frame_equal(table, before, obj=f"{case.name}: the fitted table")
+    _release(case, mech, 0)
+    pd.testing.assert_frame_equal(table, before, obj=f"{case.name}: the table after release")
+
+
+def check_same_random_state_same_bytes(case: MechanismCase) -> None:
+    mech = _fitted(case)
+    first = _release(case, mech, 3)
+    pd.testing.assert_frame_equal(first, _release(case, mech, 3), obj=f"{case.name}: release(3)")
+    again = _fit(case.make(), case.table())
+    pd.testing.assert_frame_equal(
+        first, _release(case, again, 3), obj=f"{case.name}: a second fit's release(3)"
+    )
+    pd.testing.assert_frame_equal(
+        first,
+        _release(case, mech, np.random.default_rng(3)),
+        obj=f"{case.name}: release(default_rng(3))",
+    )
+    if case.random:
+        other = _release(case, mech, 4)
+        assert not first.equals(other), f"{case.name}: release(3) equals release(4)"
+
+
+def check_release_schema(case: MechanismCase) -> None:
+    table = case.table()
+    released = _release(case, _fit(case.make(), table), 0)
+    assert isinstance(released, pd.DataFrame), f"{case.name}: release is not a DataFrame"
+    assert list(released.columns) == list(table.columns), (
+        f"{case.name}: released columns {list(released.columns)} differ from {list(table.columns)}"
+    )
+    if case.keeps_index:
+        pd.testing.assert_index_equal(released.index, table.index, obj=f"{case.name}: index")
+
+
+def check_guarantees_are_enforced(case: MechanismCase) -> None:
+    from ppdp.guarantees import GuaranteeCheck, GuaranteeViolation, guarantee_report
+
+    mech = _fitted(case)
+    report = guarantee_report(mech)
+    assert list(report.columns)[:2] == ["mechanism", "guarantee"]
+    assert report["holds"].all(), f"{case.name}: a fitted mechanism breaks its own guarantee"
+    broken = GuaranteeCheck(case.name, "contract check", 1.0, 2.0, "at_most", "test")
+    mech.guarantee_checks = lambda: [broken]  # an instance attribute shadows the method
+    try:
+        _release(case, mech, 0)
+    except GuaranteeViolation:
+        return
+    raise AssertionError(f"{case.name}: release did not consult guarantee_checks()")
+
+
+def check_pickle_round_trip(case: MechanismCase) -> None:
+    mech = _fitted(case)
+    loaded = pickle.loads(pickle.dumps(mech))
+    pd.testing.assert_frame_equal(
+        _release(case, mech, 5), _release(case, loaded, 5), obj=f"{case.name}: after pickle"
+    )
+    copied = copy.deepcopy(mech)
+    pd.testing.assert_frame_equal(
+        _release(case, mech, 6), _release(case, copied, 6), obj=f"{case.name}: after deepcopy"
+    )
+
+
+def check_bad_parameters_raise_at_fit(case: MechanismCase) -> None:
+    for name, value in case.bad_params.items():
+        mech = case.make().set_params(**{name: value})  # the constructor path stores it too
+        try:
+            _fit(mech, case.table())
+        except (TypeError, ValueError) as err:
+            assert re.search(rf"\b{re.escape(name)}\b", str(err)), (
+                f"{case.name}: {name}={value!r} raised without naming it: {err}"
+            )
+            continue
+        raise AssertionError(f"{case.name}: fit accepted {name}={value!r}")
+
+
+# ------------------------------------------------------------------------------------------------
+# bad and unusual tables
+
+
+def _refused_clearly(case: MechanismCase, table: pd.DataFrame, words: tuple[str, ...], what: str):
+    """fit + release on ``table`` must raise a ValueError or TypeError mentioning a word."""
+    try:
+        _release(case, _fit(case.make(), table), 0)
+    except (TypeError, ValueError) as err:
+        text = str(err).lower()
+        assert any(w.lower() in text for w in words), (
+            f"{case.name}: {what} raised an unclear message: {err}"
+        )
+        return
+    raise AssertionError(f"{case.name}: {what} was released")
+
+
+def _released_or_refused(case: MechanismCase, table: pd.DataFrame, column: str, what: str):
+    """fit + release on ``table`` either releases its columns or names ``column``."""
+    try:
+        released = _release(case, _fit(case.make(), table), 0)
+    except (TypeError, ValueError) as err:
+        assert column in str(err), f"{case.name}: {what} refused without naming {column!r}: {err}"
+        return
+    assert list(released.columns) == list(table.columns), f"{case.name}: {what}: columns"
+
+
+def check_empty_table(case: MechanismCase) -> None:
+    table = case.table().iloc[:0]
+    _refused_clearly(case, table, ("row", "empty"), "a table without rows")
+
+
+def check_missing_column(case: MechanismCase) -> None:
+    if not case.named_columns:
+        return
+    table = case.table().drop(columns=case.column)
+    _refused_clearly(case, table, (case.column,), f"a table without {case.column!r}")
+
+
+def check_missing_value(case: MechanismCase) -> None:
+    table = case.table()
+    table[case.column] = table[case.column].astype(object)
+    table.iloc[1, table.columns.get_loc(case.column)] = None
+    _refused_clearly(case, table, (case.column, "missing", "nan"), "a missing value")
+
+
+def check_infinite_value(case: MechanismCase) -> None:
+    if case.numeric is None:
+        return
+    table = case.table()
+    table[case.numeric] = table[case.numeric].astype(np.float64)
+    table.iloc[1, table.columns.get_loc(case.numeric)] = np.inf
+    _refused_clearly(case, table, (case.numeric, "finite", "inf"), "an infinite value")
+
+
+def check_categorical_dtype(case: MechanismCase) -> None:
+    table = case.table()
+    text = [c for c in table.columns if not pd.api.types.is_numeric_dtype(table[c])]
+    if not text:
+        return
+    table[text[0]] = table[text[0]].astype("category")
+    _released_or_refused(case, table, text[0], "a categorical column")
+
+
+def check_column_of_one_value(case: MechanismCase) -> None:
+    table = case.table()
+    table[case.column] = table[case.column].iloc[0]
+    _released_or_refused(case, table, case.column, "a column of one value")
+
+
+_CHECKS = (
+    check_is_a_mechanism,
+    check_constructor_stores_parameters_and_clones,
+    check_not_fitted,
+    check_fit_returns_self_and_keeps_the_table,
+    check_same_random_state_same_bytes,
+    check_release_schema,
+    check_guarantees_are_enforced,
+    check_pickle_round_trip,
+    check_bad_parameters_raise_at_fit,
+    check_empty_table,
+    check_missing_column,
+    check_missing_value,
+    check_infinite_value,
+    check_categorical_dtype,
+    check_column_of_one_value,
+)
+
+
+def contract_checks() -> Iterator[Callable[[MechanismCase], None]]:
+    """Every check of the mechanism contract, in order (each takes a :class:`MechanismCase`)."""
+    yield from _CHECKS
