@@ -64,7 +64,7 @@ def run_one(dataset: str, n: int, variant: str, budget: float, seed: int) -> dic
         domain=pop.kind,
         **extra,
     )
-    mech.fit(X, y, rng=rng, clusters=clusters, generalization=gen0)
+    mech.fit(X, y, random_state=rng, clusters=clusters, generalization=gen0)
     t3 = time.perf_counter()
     mech.sample(rng)
     t4 = time.perf_counter()

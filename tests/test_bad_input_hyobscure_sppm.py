@@ -29,7 +29,12 @@ def _mappings(edit):
 
 def _fit_mappings(M):
     return hy.HyObscure(**SMALL).fit(
-        X, Y, rng=np.random.default_rng(0), clusters=CLUSTERS, generalization=GEN, mappings=M
+        X,
+        Y,
+        random_state=np.random.default_rng(0),
+        clusters=CLUSTERS,
+        generalization=GEN,
+        mappings=M,
     )
 
 
@@ -96,7 +101,7 @@ def test_bad_clusters_are_rejected(clusters, exc, match, who):
             PrivCheck(budget=0.05).fit(X, Y, generalization=GEN, clusters=clusters)
         else:
             hy.HyObscure(**SMALL).fit(
-                X, Y, rng=np.random.default_rng(0), clusters=clusters, generalization=GEN
+                X, Y, random_state=np.random.default_rng(0), clusters=clusters, generalization=GEN
             )
 
 
@@ -108,7 +113,9 @@ def test_string_uid_column_in_x_names_the_column():
     frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
     frame.insert(0, "uid", [f"u{i}" for i in range(len(frame))])
     with pytest.raises(TypeError, match=r"X must hold numeric.*column 'uid' has dtype"):
-        hy.HyObscure(**SMALL).fit(frame, Y, rng=np.random.default_rng(0), clusters=CLUSTERS)
+        hy.HyObscure(**SMALL).fit(
+            frame, Y, random_state=np.random.default_rng(0), clusters=CLUSTERS
+        )
 
 
 @pytest.mark.parametrize(
@@ -124,13 +131,13 @@ def test_missing_private_values_are_counted_and_located(y):
     with pytest.raises(
         ValueError, match=r"y must hold.*1 values are missing \(first at position 7\)"
     ):
-        hy.HyObscure(**SMALL).fit(X, y, rng=np.random.default_rng(0), clusters=CLUSTERS)
+        hy.HyObscure(**SMALL).fit(X, y, random_state=np.random.default_rng(0), clusters=CLUSTERS)
 
 
 def test_nullable_y_without_missing_values_is_accepted():
     y = pd.Series(Y, dtype="Int64")
-    a = hy.HyObscure(**SMALL).fit(X, y, rng=np.random.default_rng(0), clusters=CLUSTERS)
-    b = hy.HyObscure(**SMALL).fit(X, Y, rng=np.random.default_rng(0), clusters=CLUSTERS)
+    a = hy.HyObscure(**SMALL).fit(X, y, random_state=np.random.default_rng(0), clusters=CLUSTERS)
+    b = hy.HyObscure(**SMALL).fit(X, Y, random_state=np.random.default_rng(0), clusters=CLUSTERS)
     np.testing.assert_array_equal(a.mappings_, b.mappings_)
 
 
@@ -193,7 +200,7 @@ def test_bad_hyper_parameters(make, exc, match):
 def test_k_above_the_number_of_users():
     with pytest.raises(ValueError, match=r"k=500 exceeds the number of users \|U\|=160"):
         hy.HyObscure(**{**SMALL, "k": 500, "alpha": 600}).fit(
-            X, Y, rng=np.random.default_rng(0), clusters=CLUSTERS
+            X, Y, random_state=np.random.default_rng(0), clusters=CLUSTERS
         )
 
 
@@ -204,8 +211,8 @@ def test_k_above_the_number_of_users():
 def test_numpy_scalars_are_accepted_wherever_numbers_are():
     f32 = np.float32
     params = {**SMALL, "budget": f32(0.05), "k": np.int32(30), "threshold": f32(1e-4)}
-    a = hy.HyObscure(**params).fit(X, Y, rng=np.random.default_rng(0), clusters=CLUSTERS)
-    b = hy.HyObscure(**SMALL).fit(X, Y, rng=np.random.default_rng(0), clusters=CLUSTERS)
+    a = hy.HyObscure(**params).fit(X, Y, random_state=np.random.default_rng(0), clusters=CLUSTERS)
+    b = hy.HyObscure(**SMALL).fit(X, Y, random_state=np.random.default_rng(0), clusters=CLUSTERS)
     assert a.budget == pytest.approx(0.05) and a.leakage_ == pytest.approx(b.leakage_, abs=1e-6)
     assert PrivCheck(budget=f32(0.05), n_clusters=np.int64(3)).budget == pytest.approx(0.05)
     assert RandomObfuscation(p_rand=f32(0.25)).p_rand == 0.25

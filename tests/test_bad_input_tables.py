@@ -161,7 +161,7 @@ CASES = [
         NotFittedError,
         r"not fitted",
     ),
-    ("mc-sample-rng", lambda: fitted().sample(None, 0), TypeError, r"rng must be a numpy"),
+    ("mc-sample-rng", lambda: fitted().sample(None, "0"), TypeError, r"random_state must be"),
     (
         "mc-sample-other-table",
         lambda: fitted().sample(table(seed=1), np.random.default_rng(0)),

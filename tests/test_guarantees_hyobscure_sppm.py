@@ -50,7 +50,7 @@ def _expected_distance_loops(X, y, clusters, labels_of_value, domain, mappings, 
 def _fit(cls=hy.HyObscure, seed=0, **kw):
     X, y, clusters = _population(seed)
     params = {**SMALL, **kw}
-    mech = cls(**params).fit(X, y, rng=np.random.default_rng(seed), clusters=clusters)
+    mech = cls(**params).fit(X, y, random_state=np.random.default_rng(seed), clusters=clusters)
     return mech, X, y, clusters
 
 
@@ -114,7 +114,7 @@ def test_given_generalization_is_checked_against_the_constructor_bounds():
     # beta=8 holds, but l=9 is what this estimator promises: the fit must refuse to release
     mech = hy.HyObscure(**{**SMALL, "l": 9, "beta": 9})
     with pytest.raises(GuaranteeViolation, match=r"l-variety.*group"):
-        mech.fit(X, y, rng=np.random.default_rng(0), clusters=clusters, generalization=gen)
+        mech.fit(X, y, random_state=np.random.default_rng(0), clusters=clusters, generalization=gen)
 
 
 def test_given_mappings_over_budget_are_refused():
@@ -127,7 +127,7 @@ def test_given_mappings_over_budget_are_refused():
         hy.HyObscure(**{**SMALL, "budget": 1e-4}).fit(
             X,
             y,
-            rng=np.random.default_rng(0),
+            random_state=np.random.default_rng(0),
             clusters=clusters,
             generalization=gen,
             mappings=uniform,

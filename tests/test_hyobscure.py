@@ -305,7 +305,9 @@ def _fit(seed=0, **kw):
     params = dict(SMALL)
     params.update(kw)
     return (
-        hy.HyObscure(**params).fit(X, y, rng=np.random.default_rng(seed), clusters=clusters),
+        hy.HyObscure(**params).fit(
+            X, y, random_state=np.random.default_rng(seed), clusters=clusters
+        ),
         X,
         y,
     )
@@ -368,10 +370,10 @@ def test_release_rows_exist_groups_valid_and_reproducible():
 def test_xobf_and_ygen_variants():
     X, y, clusters = _population(2, n=160, n_values=16)
     params = dict(SMALL)
-    x = hy.XObf(**params).fit(X, y, rng=np.random.default_rng(0), clusters=clusters)
+    x = hy.XObf(**params).fit(X, y, random_state=np.random.default_rng(0), clusters=clusters)
     assert np.array_equal(x.generalization_.labels, x.initial_generalization_.labels)
     assert [h["phase"] for h in x.history_] == ["O"]
-    g = hy.YGen(**params).fit(X, y, rng=np.random.default_rng(0), clusters=clusters)
+    g = hy.YGen(**params).fit(X, y, random_state=np.random.default_rng(0), clusters=clusters)
     assert all(h["phase"] != "O" or h["iteration"] == 0 for h in g.history_)
     assert g.leakage_ <= g.history_[0]["leakage"] + 1e-12
     g.sample(np.random.default_rng(0))
@@ -389,14 +391,14 @@ def test_bad_inputs_raise_clear_errors():
         hy.HyObscure(distance="euclid")
     with pytest.raises(ValueError, match="k=100 exceeds"):
         hy.HyObscure(k=100, alpha=200, n_groups=1).fit(
-            X, y, rng=np.random.default_rng(0), clusters=clusters
+            X, y, random_state=np.random.default_rng(0), clusters=clusters
         )
     with pytest.raises(ValueError, match="y has"):
-        hy.HyObscure().fit(X, y[:-1], rng=np.random.default_rng(0))
-    with pytest.raises(TypeError, match="rng"):
-        hy.HyObscure().fit(X, y, rng=0)
+        hy.HyObscure().fit(X, y[:-1], random_state=np.random.default_rng(0))
+    with pytest.raises(TypeError, match="random_state"):
+        hy.HyObscure().fit(X, y, random_state="0")
     with pytest.raises(ValueError, match="non-negative"):
-        hy.HyObscure().fit(-X, y, rng=np.random.default_rng(0))
+        hy.HyObscure().fit(-X, y, random_state=np.random.default_rng(0))
     with pytest.raises(NotFittedError, match="not fitted"):
         hy.HyObscure().sample(np.random.default_rng(0))
     domain = hy.private_domain(y)

@@ -173,7 +173,7 @@ def test_greedy_fit_keeps_k_and_contiguity_and_meets_the_budget():
     X, y, clusters = hyobscure_population(1, n=300)
     gen = hy.band_generalization(hy.private_domain(y), [24, 28, 32])
     mech = _greedy_hyobscure(k=20, l=2, budget=1.1, max_iter=5)
-    mech.fit(X, y, rng=np.random.default_rng(0), clusters=clusters, generalization=gen)
+    mech.fit(X, y, random_state=np.random.default_rng(0), clusters=clusters, generalization=gen)
     assert all(check.holds for check in mech.guarantee_checks())
     # the released mapping was solved for the released groups: no move after the last O-step
     last = mech.history_[-1]
@@ -194,7 +194,7 @@ def test_greedy_step_on_home_cells_moves_lines_between_areas():
     X[:, 0] += 1.0
     gen = hy.area_generalization(hy.private_domain(cells, "grid"), 4)
     mech = _greedy_hyobscure(k=10, l=2, budget=1.3, domain="grid", max_iter=3)
-    mech.fit(X, cells, rng=np.random.default_rng(0), clusters=clusters, generalization=gen)
+    mech.fit(X, cells, random_state=np.random.default_rng(0), clusters=clusters, generalization=gen)
     assert all(check.holds for check in mech.guarantee_checks())
     moved = [rec for rec in mech.history_ if rec["phase"] == "G" and rec["moves"]]
     assert moved
@@ -209,7 +209,7 @@ def _xobf(seed=0):
     X, y, clusters = hyobscure_population(seed)
     gen = hy.band_generalization(hy.private_domain(y), [24, 28, 32])
     mech = hy.XObf(n_groups=4, k=5, alpha=500, l=1, beta=50, budget=0.3, n_clusters=3)
-    mech.fit(X, y, rng=np.random.default_rng(0), clusters=clusters, generalization=gen)
+    mech.fit(X, y, random_state=np.random.default_rng(0), clusters=clusters, generalization=gen)
     return mech, X
 
 
@@ -470,7 +470,7 @@ def test_a_move_that_leaves_no_mapping_within_budget_is_undone(monkeypatch):
 
     monkeypatch.setattr(estimators, "greedy_generalization", fake_move)
     mech = _greedy_hyobscure(k=1, l=1, budget=budget, max_iter=5)
-    mech.fit(X, y, rng=np.random.default_rng(0), clusters=clusters, generalization=gen0)
+    mech.fit(X, y, random_state=np.random.default_rng(0), clusters=clusters, generalization=gen0)
     assert mech.history_[-1]["phase"] == "undo"
     np.testing.assert_array_equal(mech.generalization_.labels, gen0.labels)
     assert all(check.holds for check in mech.guarantee_checks())

@@ -378,7 +378,7 @@ def test_fit_counts_k_on_the_population(g_step):
     mech.fit(
         X,
         y,
-        rng=np.random.default_rng(0),
+        random_state=np.random.default_rng(0),
         clusters=clusters,
         generalization=gen,
         population=population,
@@ -401,7 +401,7 @@ def test_fit_counts_k_on_the_population(g_step):
     assert min(per_group_fit) < 60
     with pytest.raises(GuaranteeViolation, match="k-uniqueness"):
         _authors_mech(g_step=g_step).fit(
-            X, y, rng=np.random.default_rng(0), clusters=clusters, generalization=gen
+            X, y, random_state=np.random.default_rng(0), clusters=clusters, generalization=gen
         )
 
 
@@ -428,7 +428,7 @@ def test_variants_pass_the_population_through(cls):
     mech.fit(
         X,
         y,
-        rng=np.random.default_rng(0),
+        random_state=np.random.default_rng(0),
         clusters=clusters,
         generalization=gen,
         population=population,
@@ -442,7 +442,7 @@ def test_without_population_the_fitted_users_are_counted():
     X, y, clusters = hyobscure_population(1, n=160)
     gen = hy.band_generalization(hy.private_domain(y), [24, 28, 32])
     mech = _authors_mech(k=20, max_iter=1)
-    mech.fit(X, y, rng=np.random.default_rng(0), clusters=clusters, generalization=gen)
+    mech.fit(X, y, random_state=np.random.default_rng(0), clusters=clusters, generalization=gen)
     np.testing.assert_array_equal(mech.value_counts_, mech.counts_.sum(axis=0))
     k_check = next(c for c in mech.guarantee_checks() if c.guarantee.startswith("k-"))
     assert "population" not in k_check.where
@@ -464,7 +464,7 @@ def test_bad_population_is_named(population, match):
         _authors_mech(k=20).fit(
             X,
             y,
-            rng=np.random.default_rng(0),
+            random_state=np.random.default_rng(0),
             clusters=clusters,
             generalization=gen,
             population=population,
@@ -485,7 +485,7 @@ def test_greedy_score_is_validated():
     mech.greedy_score = "kl"
     X, y, clusters = hyobscure_population(1, n=160)
     with pytest.raises(ValueError, match="'greedy_score'"):
-        mech.fit(X, y, rng=np.random.default_rng(0), clusters=clusters)
+        mech.fit(X, y, random_state=np.random.default_rng(0), clusters=clusters)
 
 
 @pytest.mark.parametrize("score", ["transposed", "leakage"])
@@ -495,7 +495,7 @@ def test_fit_moves_by_the_chosen_score(score):
     X, y, clusters = hyobscure_population(1, n=300)
     gen = hy.band_generalization(hy.private_domain(y), [24, 28, 32])
     mech = _authors_mech(k=20, greedy_score=score, max_iter=2)
-    mech.fit(X, y, rng=np.random.default_rng(0), clusters=clusters, generalization=gen)
+    mech.fit(X, y, random_state=np.random.default_rng(0), clusters=clusters, generalization=gen)
     moves = [i for i, rec in enumerate(mech.history_) if rec["phase"] == "move"]
     assert moves
     first = mech.history_[moves[0]]

@@ -293,8 +293,8 @@ def test_protection_bad_input(planted):
     with pytest.raises(ValueError, match="not fitted"):
         model.sample(5, np.random.default_rng(0))
     fitted_model = Imposter(private="sex", epochs=1, progress=False).fit(planted)
-    with pytest.raises(TypeError, match="Generator"):
-        fitted_model.sample(5, 0)
+    with pytest.raises(TypeError, match="random_state"):
+        fitted_model.sample(5, "0")
     with pytest.raises(ValueError, match=r"'n' parameter of Imposter\.sample .*Got 0"):
         fitted_model.sample(0, np.random.default_rng(0))
 

@@ -265,8 +265,8 @@ def test_bad_input():
     with pytest.raises(ValueError, match="Property 1"):
         MutualCover(QI, "INCWAGE", delta=0.2, l=5).fit(table, groups=np.arange(len(table)) // 3)
     mc = MutualCover(QI, "INCWAGE", delta=0.2, l=5).fit(table)
-    with pytest.raises(TypeError, match="Generator"):
-        mc.sample(table, 0)
+    with pytest.raises(TypeError, match="random_state"):
+        mc.sample(table, "0")
 
 
 def test_run_experiments_on_a_synthetic_census():

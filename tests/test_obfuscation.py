@@ -115,7 +115,7 @@ def test_privcheck_optimizes_ignoring_groups_and_releases_in_group():
     D = hy.cluster_distances(X, clusters, y, gen)
     q = hy.expected_distance(counts, gen.labels, pc.mappings_, D)
     xo = hy.XObf(n_groups=3, k=1, alpha=150, l=1, beta=9, budget=q + 1e-9, n_clusters=3).fit(
-        X, y, rng=rng, clusters=clusters, generalization=gen
+        X, y, random_state=rng, clusters=clusters, generalization=gen
     )
     assert xo.leakage_ <= pc.leakage_ + 1e-6
 

@@ -119,7 +119,7 @@ def test_bad_inputs_raise_clear_errors():
     mech = KaryRandomizedResponse(1.0).fit(pd.DataFrame({"a": ["x", "y"]}))
     with pytest.raises(ValueError, match="outside the fitted alphabet"):
         mech.randomize(pd.DataFrame({"a": ["w"]}), np.random.default_rng(0))
-    with pytest.raises(TypeError, match="Generator"):
-        mech.randomize(pd.DataFrame({"a": ["x"]}), 0)
+    with pytest.raises(TypeError, match="random_state"):
+        mech.randomize(pd.DataFrame({"a": ["x"]}), "0")
     with pytest.raises(ValueError, match="codes"):
         randomize_codes([0, 3], 3, 1.0, np.random.default_rng(0))

@@ -147,9 +147,9 @@ def test_released_features_are_the_cores_release(fitted, df):
         clusters = hy.cluster_users(X, SMALL["n_clusters"], rng, n_init=1)
     gen0 = hy.initial_generalization(y, hy.private_domain(y), *CONSTRAINTS.values(), rng, n_init=10)
     if isinstance(mech, hy.HyObscure):
-        mech.fit(X, y, rng=rng, clusters=clusters, generalization=gen0)
+        mech.fit(X, y, random_state=rng, clusters=clusters, generalization=gen0)
     else:
-        mech.fit(X, y, generalization=gen0, clusters=clusters, rng=rng)
+        mech.fit(X, y, generalization=gen0, clusters=clusters, random_state=rng)
     core = mech.sample(np.random.default_rng(5))
     out = adapter.release(random_state=5)
     assert np.array_equal(out[FEATURES].to_numpy(np.float64), core.features)
@@ -160,10 +160,12 @@ def test_released_features_are_the_cores_release(fitted, df):
 
 def test_hyobscure_through_the_table_is_its_own_fit(df):
     """With k-means restarts as in ``cluster_users`` and no clusters, the adapter adds nothing to
-    ``HyObscure.fit(X, y, rng=...)``: same clusters, same G^0, same G-problem moves."""
+    ``HyObscure.fit(X, y, random_state=...)``: same clusters, same G^0, same G-problem moves."""
     adapter = _adapter("HyObscure", kmeans_n_init=10).fit(df, random_state=11)
     core = hy.HyObscure(**SMALL).fit(
-        df[FEATURES].to_numpy(np.float64), df["age"].to_numpy(), rng=np.random.default_rng(11)
+        df[FEATURES].to_numpy(np.float64),
+        df["age"].to_numpy(),
+        random_state=np.random.default_rng(11),
     )
     assert np.array_equal(adapter.mechanism_.mappings_, core.mappings_)
     released = adapter.release(random_state=2)[FEATURES].to_numpy(np.float64)

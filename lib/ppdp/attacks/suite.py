@@ -38,10 +38,10 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
+from ppdp._validation import Interval, check_params
 from ppdp.attacks.inference import make_model
 from ppdp.base import check_frame
 from ppdp.cells import design_matrix, sample_cells
-from ppdp.mechanisms._validation import Interval, check_params
 from ppdp.tabular import AttributeDomain
 
 __all__ = [

@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ppdp._validation import Interval, check_params
 from ppdp.attacks.suite import (
     _check_column_name,
     _check_domains,
@@ -62,7 +63,6 @@ from ppdp.attacks.suite import (
 )
 from ppdp.base import check_fitted, check_frame
 from ppdp.cells import cell_membership
-from ppdp.mechanisms._validation import Interval, check_params
 from ppdp.mechanisms.randomized_response import krr_matrix
 from ppdp.tabular import AttributeDomain
 

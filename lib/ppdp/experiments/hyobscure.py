@@ -427,9 +427,9 @@ def _fit(mech, X, y, clusters, gen0, rng, population=None):
     variants count k and l on (``None``: the published users)."""
     if isinstance(mech, hy.HyObscure):
         return mech.fit(
-            X, y, rng=rng, clusters=clusters, generalization=gen0, population=population
+            X, y, random_state=rng, clusters=clusters, generalization=gen0, population=population
         )
-    return mech.fit(X, y, generalization=gen0, clusters=clusters, rng=rng)
+    return mech.fit(X, y, generalization=gen0, clusters=clusters, random_state=rng)
 
 
 def _utility(
@@ -1072,7 +1072,7 @@ def convergence(pop, seed: int, budget: float, *, overrides=None) -> pd.DataFram
     mech.fit(
         ctx.Xp,
         ctx.yp,
-        rng=np.random.default_rng(np.random.SeedSequence([seed, 505])),
+        random_state=np.random.default_rng(np.random.SeedSequence([seed, 505])),
         clusters=ctx.cp,
         generalization=gen0,
     )
@@ -1157,7 +1157,7 @@ def _time_one_fit(pop, cfg, seed, n, budget, kmeans_n_init, measure_memory) -> d
         },
         domain=pop.kind,
     )
-    mech.fit(X, y, rng=rng, clusters=clusters, generalization=gen0)
+    mech.fit(X, y, random_state=rng, clusters=clusters, generalization=gen0)
     t3 = time.perf_counter()
     mech.sample(rng)
     t4 = time.perf_counter()

@@ -26,9 +26,9 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from ppdp._validation import Interval, validate_hyperparameters
 from ppdp.base import Mechanism, check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
-from ppdp.mechanisms._validation import Interval, validate_hyperparameters
 from ppdp.tabular import (
     measure_k_anonymity,
     measure_l_diversity,

@@ -64,6 +64,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from ppdp._validation import Interval, StrOptions, check_params, validate_hyperparameters
 from ppdp.base import Mechanism, NotFittedError, check_fitted, check_random_state
 from ppdp.guarantees import enforce
 from ppdp.infotheory import (
@@ -72,7 +73,6 @@ from ppdp.infotheory import (
     joint_entropy,
     normalized_mutual_information_from_samples,
 )
-from ppdp.mechanisms._validation import Interval, StrOptions, check_params, validate_hyperparameters
 
 __all__ = [
     "DetectionResult",
@@ -846,7 +846,7 @@ class Imposter(Mechanism):
             torch.set_num_threads(previous_threads)
         return out
 
-    def sample(self, n: int, rng: np.random.Generator, s: Any = None) -> pd.DataFrame:
+    def sample(self, n: int, random_state: Any = None, s: Any = None) -> pd.DataFrame:
         """Draw ``n`` synthetic records ``(x^, s)`` with the training table's columns and dtypes.
 
         ``s`` is drawn from its training marginal unless given (one of the two values, or an
@@ -855,8 +855,7 @@ class Imposter(Mechanism):
         """
         self._check_fitted()
         check_params({"n": n}, {"n": _POSITIVE_INT}, "Imposter.sample")
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        rng = check_random_state(random_state)
         n = int(n)
         if s is None:
             s01 = (rng.random(n) < self.private_prior_).astype(np.float32)

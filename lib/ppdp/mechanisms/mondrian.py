@@ -33,9 +33,9 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from ppdp._validation import Interval, StrOptions, validate_hyperparameters
 from ppdp.base import Mechanism, check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
-from ppdp.mechanisms._validation import Interval, StrOptions, validate_hyperparameters
 from ppdp.tabular import (
     AttributeDomain,
     Hierarchy,

@@ -55,9 +55,9 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from ppdp._validation import Interval, check_params, validate_hyperparameters
 from ppdp.base import Mechanism, check_fitted, check_frame, check_random_state
 from ppdp.guarantees import CHECK_TOL, GuaranteeCheck, enforce
-from ppdp.mechanisms._validation import Interval, check_params, validate_hyperparameters
 
 __all__ = ["MST", "cdp_delta", "cdp_epsilon", "cdp_rho"]
 

@@ -56,9 +56,9 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 import pandas as pd
 
+from ppdp._validation import Interval, StrOptions, check_params, validate_hyperparameters
 from ppdp.base import Mechanism, check_fitted, check_random_state
 from ppdp.guarantees import CHECK_TOL, GuaranteeCheck, enforce
-from ppdp.mechanisms._validation import Interval, StrOptions, check_params, validate_hyperparameters
 from ppdp.mechanisms.mondrian import Mondrian
 from ppdp.tabular import (
     AttributeDomain,
@@ -901,7 +901,7 @@ class MutualCover(Mechanism):
             return float(h.n_leaves_under(h.lca(t.values.tolist())) - 1)
         return 1.0 if len(t.values) > 1 else 0.0
 
-    def sample(self, table: pd.DataFrame | None, rng: np.random.Generator) -> pd.DataFrame:
+    def sample(self, table: pd.DataFrame | None, random_state: Any = None) -> pd.DataFrame:
         """Draw a release of the fitted table: same rows, same order, QIs replaced.
 
         Every row's value on each QI is drawn from its row of the group's random output table
@@ -913,7 +913,8 @@ class MutualCover(Mechanism):
             The table passed to :meth:`fit` (checked: same index, columns, dtypes and values), or
             None. The release is always built from the fitted table, whose partition and random
             output tables were computed on it.
-        rng : numpy.random.Generator
+        random_state : None, int >= 0 or numpy.random.Generator
+            :func:`ppdp.base.check_random_state`; a Generator is used as is and advanced.
 
         Raises
         ------
@@ -921,8 +922,7 @@ class MutualCover(Mechanism):
             If a random output table breaks delta-probability or the partition is not l-diverse;
             nothing is released.
         """
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        rng = check_random_state(random_state)
         check_fitted(self, "tables_")
         if table is not None and not (
             isinstance(table, pd.DataFrame) and table.equals(self.table_)
@@ -998,9 +998,10 @@ class MutualCover(Mechanism):
             released[c] = _as_column(col, released[c])
 
     def fit_sample(
-        self, table: pd.DataFrame, rng: np.random.Generator, groups=None
+        self, table: pd.DataFrame, random_state: Any = None, groups=None
     ) -> pd.DataFrame:
-        return self.fit(table, groups=groups).sample(None, rng)
+        """``fit(table, groups)`` then ``sample(None, random_state)``."""
+        return self.fit(table, groups=groups).sample(None, random_state)
 
     def release(self, random_state: Any = None) -> pd.DataFrame:
         """Draw one release of the fitted table: :meth:`sample` with ``random_state``'s generator.

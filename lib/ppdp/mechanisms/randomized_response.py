@@ -33,9 +33,9 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from ppdp._validation import Interval, check_params, validate_hyperparameters
 from ppdp.base import Mechanism, check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
-from ppdp.mechanisms._validation import Interval, check_params, validate_hyperparameters
 
 __all__ = [
     "KaryRandomizedResponse",
@@ -312,7 +312,7 @@ class KaryRandomizedResponse(Mechanism):
             for col in self.columns_
         ]
 
-    def randomize(self, df: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    def randomize(self, df: pd.DataFrame, random_state: Any = None) -> pd.DataFrame:
         """Return a copy of ``df`` whose fitted columns went through k-RR; other columns unchanged.
 
         Raises :class:`ppdp.guarantees.GuaranteeViolation` (and randomizes nothing) if a fitted
@@ -321,8 +321,7 @@ class KaryRandomizedResponse(Mechanism):
         check_fitted(self, "domains_")
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        rng = check_random_state(random_state)
         missing = [c for c in self.columns_ if c not in df.columns]
         if missing:
             raise ValueError(f"columns {missing} were fitted but are not in the table")
@@ -355,9 +354,9 @@ class KaryRandomizedResponse(Mechanism):
             out[col] = pd.Series(domain[new], index=df.index).astype(df[col].dtype)
         return out
 
-    def fit_randomize(self, df: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
-        """``fit(df)`` then ``randomize(df, rng)``."""
-        return self.fit(df).randomize(df, rng)
+    def fit_randomize(self, df: pd.DataFrame, random_state: Any = None) -> pd.DataFrame:
+        """``fit(df)`` then ``randomize(df, random_state)``."""
+        return self.fit(df).randomize(df, random_state)
 
     def release(self, random_state: Any = None) -> pd.DataFrame:
         """The fitted table with every fitted column passed through k-RR (Eq. 1).

@@ -102,9 +102,9 @@ import pandas as pd
 from scipy.spatial import cKDTree
 from scipy.special import entr
 
+from ppdp._validation import Interval, StrOptions, check_params, validate_hyperparameters
 from ppdp.base import Mechanism, check_fitted, check_random_state
 from ppdp.guarantees import CHECK_TOL, GuaranteeCheck, enforce
-from ppdp.mechanisms._validation import Interval, StrOptions, check_params, validate_hyperparameters
 
 __all__ = [
     "METHODS",

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ppdp.mechanisms._validation import StrOptions, check_params
+from ppdp._validation import StrOptions, check_params
 
 __all__ = ["activity_map", "cf_rmse", "cosine_similarity_matrix"]
 

@@ -34,9 +34,9 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
+from ppdp._validation import Interval, StrOptions, check_params
 from ppdp.base import check_frame, check_random_state
 from ppdp.cells import cell_membership, design_matrix
-from ppdp.mechanisms._validation import Interval, StrOptions, check_params
 from ppdp.tabular import AttributeDomain
 
 __all__ = [

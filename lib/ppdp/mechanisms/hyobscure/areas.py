@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from ppdp.mechanisms._validation import check_params
+from ppdp._validation import check_params
 
 from .checks import BUDGET_SCOPE, GREEDY_SCORE, POSITIVE_INT, check_value_counts
 from .domain import Generalization, PrivateDomain, entropy_reach

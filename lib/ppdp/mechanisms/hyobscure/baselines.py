@@ -33,10 +33,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ppdp.base import check_fitted
+from ppdp._validation import Interval, check_params, validate_hyperparameters
+from ppdp.base import check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
 from ppdp.infotheory import pairwise_js_divergence
-from ppdp.mechanisms._validation import Interval, check_params, validate_hyperparameters
 from ppdp.mechanisms.exponential import exponential_epsilon, exponential_weights
 
 from .checks import (
@@ -73,10 +73,8 @@ def _check_generalization(generalization: Any) -> Generalization:
     return generalization
 
 
-def _check_rng(rng: Any) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
-    return rng
+def _check_rng(random_state: Any) -> np.random.Generator:
+    return check_random_state(random_state)
 
 
 class _UserLevel:
@@ -92,11 +90,11 @@ class _UserLevel:
         *,
         generalization: Generalization,
         clusters: Any = None,
-        rng: Any = None,
+        random_state: Any = None,
     ):
         """Learn the user-to-user obfuscation inside each group of ``generalization``.
 
-        ``clusters`` and ``rng`` are accepted for a uniform interface and not used.
+        ``clusters`` and ``random_state`` are accepted for a uniform interface and not used.
         """
         validate_hyperparameters(self)
         X = as_features(X)
@@ -117,11 +115,11 @@ class _UserLevel:
             self.matrices_.append(M)
         return self
 
-    def sample(self, rng: np.random.Generator, *, keep: float = 0.0) -> Release:
+    def sample(self, random_state: Any = None, *, keep: float = 0.0) -> Release:
         """Publish one data set: each user's features replaced by those of a drawn group member
         (each user keeps their own with probability ``keep``, see :func:`keep_own`)."""
         check_fitted(self, "matrices_")
-        rng = _check_rng(rng)
+        rng = _check_rng(random_state)
         source = np.empty(len(self.groups_), dtype=np.int64)
         for members, M in zip(self.members_, self.matrices_, strict=True):
             source[members] = members[draw_categorical(M, rng)]
@@ -214,9 +212,11 @@ class DPObfuscation(_UserLevel):
         self.distances_.append(D)
         return exponential_weights(D, self.beta)
 
-    def fit(self, X, y, *, generalization, clusters=None, rng=None):
+    def fit(self, X, y, *, generalization, clusters=None, random_state=None):
         self.distances_ = []
-        super().fit(X, y, generalization=generalization, clusters=clusters, rng=rng)
+        super().fit(
+            X, y, generalization=generalization, clusters=clusters, random_state=random_state
+        )
         d_max = max(float(D.max()) for D in self.distances_)
         self.d_max_ = d_max
         self.epsilon_ = exponential_epsilon(self.beta, d_max)
@@ -284,14 +284,14 @@ class PrivCheck:
         *,
         generalization: Generalization,
         clusters: Any = None,
-        rng: np.random.Generator | None = None,
+        random_state: Any = None,
     ) -> PrivCheck:
         validate_hyperparameters(self)
         X = as_features(X)
         y = as_private(y, X.shape[0])
         gen = _check_generalization(generalization)
         if clusters is None:
-            clusters = cluster_users(X, self.n_clusters, _check_rng(rng))
+            clusters = cluster_users(X, self.n_clusters, _check_rng(random_state))
         clusters = check_clusters(clusters, X.shape[0])
         value_idx = gen.domain.index(y)
         V = len(gen.domain.values)
@@ -343,10 +343,10 @@ class PrivCheck:
             )
         ]
 
-    def sample(self, rng: np.random.Generator, *, keep: float = 0.0) -> Release:
+    def sample(self, random_state: Any = None, *, keep: float = 0.0) -> Release:
         """Publish one data set (each user keeps their own features with probability ``keep``)."""
         check_fitted(self, "mappings_")
-        rng = _check_rng(rng)
+        rng = _check_rng(random_state)
         enforce(self.guarantee_checks())
         release = sample_cluster_release(self.X_, self.clusters_, self.groups_, self.mappings_, rng)
         return keep_own(release, self.X_, keep, rng)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ppdp.mechanisms._validation import check_params
+from ppdp._validation import check_params
 
 from .checks import GREEDY_SCORE, check_value_counts
 from .domain import Generalization, check_generalization, entropy_reach

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ppdp.mechanisms._validation import Interval, StrOptions
+from ppdp._validation import Interval, StrOptions
 
 #: Constraints of the hyper-parameters of this package's mechanisms and functions.
 POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]

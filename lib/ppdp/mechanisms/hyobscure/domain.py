@@ -11,8 +11,8 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.stats import entropy
 
+from ppdp._validation import check_params
 from ppdp.base import InfeasibleError
-from ppdp.mechanisms._validation import check_params
 
 from .checks import BOUNDS, DOMAIN, POSITIVE_INT, as_private, check_bound_order
 

@@ -9,9 +9,9 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
-from ppdp.base import InfeasibleError, check_fitted
+from ppdp._validation import Interval, validate_hyperparameters
+from ppdp.base import InfeasibleError, check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
-from ppdp.mechanisms._validation import Interval, validate_hyperparameters
 
 from .areas import greedy_area_generalization
 from .baselines import PrivCheck
@@ -281,7 +281,7 @@ class HyObscure:
         X: Any,
         y: Any,
         *,
-        rng: np.random.Generator,
+        random_state: Any = None,
         clusters: Any = None,
         generalization: Generalization | None = None,
         mappings: np.ndarray | None = None,
@@ -296,8 +296,9 @@ class HyObscure:
             Insensitive features (non-negative).
         y : array_like of int, shape (n,)
             Exact private values.
-        rng : numpy.random.Generator
-            Drives clustering, the I-problem restarts and the G-problem's move order.
+        random_state : None, int >= 0 or numpy.random.Generator
+            Drives clustering, the I-problem restarts and the G-problem's move order
+            (:func:`ppdp.base.check_random_state`; a Generator is used as is and advanced).
         clusters : array_like, optional
             Precomputed user clusters (otherwise k-means with ``n_clusters``).
         generalization : Generalization, optional
@@ -325,6 +326,7 @@ class HyObscure:
             empty, not 1-D, or holds a value outside the generalization's domain.
         """
         self._check_params()
+        rng = check_random_state(random_state)
         X, y, clusters, gen, counts, dist_model = self._prepare(
             X, y, clusters, generalization, rng, population
         )
@@ -511,15 +513,14 @@ class HyObscure:
         return checks
 
     # -- releasing -------------------------------------------------------------------------------
-    def sample(self, rng: np.random.Generator, *, keep: float = 0.0) -> Release:
+    def sample(self, random_state: Any = None, *, keep: float = 0.0) -> Release:
         """Publish one data set with the fitted functions (Algorithm 4, line 6).
 
         With ``keep > 0`` each user keeps their own features with that probability (the authors'
         ``pp``, :func:`~ppdp.mechanisms.hyobscure.keep_own`); the generalized values are
         the fitted ones either way."""
         check_fitted(self, "mappings_")
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        rng = check_random_state(random_state)
         # the bounds are properties of the fitted channel: a broken one is never sampled from
         enforce(self.guarantee_checks())
         release = sample_cluster_release(self.X_, self.clusters_, self.groups_, self.mappings_, rng)
@@ -571,13 +572,14 @@ class YGen(HyObscure):
         X,
         y,
         *,
-        rng,
+        random_state=None,
         clusters=None,
         generalization=None,
         mappings=None,
         population=None,
         progress=False,
     ):
+        rng = check_random_state(random_state)
         self._check_params()
         self._from_privcheck = mappings is None
         if mappings is None:
@@ -592,7 +594,7 @@ class YGen(HyObscure):
         return super().fit(
             X,
             y,
-            rng=rng,
+            random_state=rng,
             clusters=clusters,
             generalization=generalization,
             mappings=mappings,

@@ -11,9 +11,9 @@ import cvxpy as cp
 import numpy as np
 from scipy.special import rel_entr, xlogy
 
+from ppdp._validation import check_params
 from ppdp.base import InfeasibleError
 from ppdp.infotheory import mutual_information, pairwise_js_divergence
-from ppdp.mechanisms._validation import check_params
 
 from .checks import (
     BUDGET_SCOPE,

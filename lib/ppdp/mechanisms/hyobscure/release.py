@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ppdp.mechanisms._validation import check_params
+from ppdp._validation import check_params
 
 from .checks import PROBABILITY
 

@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import is_numeric_dtype
 
+from ppdp._validation import validate_hyperparameters
 from ppdp.base import Mechanism, check_fitted, check_frame, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
-from ppdp.mechanisms._validation import validate_hyperparameters
 
 from .baselines import DPObfuscation, Frapp, PrivCheck, RandomObfuscation, Similarity
 from .checks import DOMAIN, POSITIVE_INT, as_features, as_private, check_bound_order
@@ -173,14 +173,14 @@ class TableObfuscation(Mechanism):
     *Seeds.* ``random_state`` is None, an int >= 0 or a :class:`numpy.random.Generator`
     (:func:`ppdp.base.check_random_state`). ``fit(df, random_state)`` draws everything from one
     stream, in this order: the k-means clusters (when needed), ``G^0``, then the mechanism's fit
-    (``HyObscure.fit(X, y, rng=...)`` runs the G-problem's moves on it). ``release(random_state)``
+    (``HyObscure.fit(X, y, random_state=...)`` runs the G-problem's moves on it). ``release(random_state)``
     draws one data set from a stream of its own: the same fit and the same int give the same
     frame. :meth:`~ppdp.base.Mechanism.fit_release` uses a single stream for both:
     ``fit_release(df, s)`` equals
     ``g = numpy.random.default_rng(s); fit(df, random_state=g).release(random_state=g)``.
 
     With ``kmeans_n_init=10`` (the k-means restarts of :func:`cluster_users`) and no ``clusters``,
-    fitting HyObscure, XObf or YGen through the table is ``mechanism.fit(X, y, rng=rng)`` itself,
+    fitting HyObscure, XObf or YGen through the table is ``mechanism.fit(X, y, random_state=rng)`` itself,
     which draws its clusters and ``G^0`` in the same order.
 
     *Guarantees.* ``release`` draws through the mechanism's ``sample``, which re-measures its
@@ -430,9 +430,9 @@ class TableObfuscation(Mechanism):
             n_init=settings["n_init"],
         )
         if isinstance(mechanism, HyObscure):
-            mechanism.fit(X, y, rng=rng, clusters=clusters, generalization=gen0)
+            mechanism.fit(X, y, random_state=rng, clusters=clusters, generalization=gen0)
         else:
-            mechanism.fit(X, y, generalization=gen0, clusters=clusters, rng=rng)
+            mechanism.fit(X, y, generalization=gen0, clusters=clusters, random_state=rng)
 
         self.mechanism_ = mechanism
         self.initial_generalization_ = gen0

@@ -45,8 +45,8 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ppdp import infotheory
+from ppdp._validation import Interval, validate_hyperparameters
 from ppdp.guarantees import enforce
-from ppdp.mechanisms._validation import Interval, validate_hyperparameters
 
 from .bounds import least_attractive_posterior, posterior_lower_bound, posterior_of
 from .column_generation import COLUMNS_PER_ROW, StepSolver

@@ -14,7 +14,7 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 
-from ppdp.mechanisms._validation import Interval, check_params
+from ppdp._validation import Interval, check_params
 
 from .distortion import Distortion
 from .problem import validate_problem

@@ -9,8 +9,8 @@ from typing import ClassVar
 import numpy as np
 
 from ppdp import infotheory
+from ppdp._validation import StrOptions, validate_hyperparameters
 from ppdp.guarantees import enforce
-from ppdp.mechanisms._validation import StrOptions, validate_hyperparameters
 
 from .problem import (
     DELTA,

@@ -8,9 +8,9 @@ from typing import ClassVar
 import numpy as np
 
 from ppdp import infotheory
-from ppdp.base import check_fitted
+from ppdp._validation import Interval, validate_hyperparameters
+from ppdp.base import check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
-from ppdp.mechanisms._validation import Interval, validate_hyperparameters
 from ppdp.mechanisms.exponential import exponential_epsilon, exponential_weights
 
 from .distortion import Distortion, as_distortion
@@ -135,12 +135,12 @@ class ExponentialMechanism:
                 hi = mid
         return hi
 
-    def sample(self, b, rng: np.random.Generator):
+    def sample(self, b, random_state=None):
         """Release ``b^ ~ p(. | b)`` for each profile index in ``b``."""
         if not hasattr(self, "mapping_"):
             raise RuntimeError(
                 f"{type(self).__name__} has no mapping; call fit (with mapping=True) first"
             )
-        out = sample_release(self.mapping_, b, rng)
+        out = sample_release(self.mapping_, b, check_random_state(random_state))
         enforce(self.guarantee_checks())
         return out

@@ -17,8 +17,8 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ppdp import infotheory
+from ppdp._validation import Interval, StrOptions, validate_hyperparameters
 from ppdp.guarantees import enforce
-from ppdp.mechanisms._validation import Interval, StrOptions, validate_hyperparameters
 
 from .bounds import variational_lower_bound
 from .column_generation import COLUMNS_PER_ROW, StepSolver

@@ -12,8 +12,8 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 
+from ppdp._validation import Interval, check_params
 from ppdp.guarantees import GuaranteeCheck
-from ppdp.mechanisms._validation import Interval, check_params
 
 from .distortion import SquaredDistortion, as_distortion
 

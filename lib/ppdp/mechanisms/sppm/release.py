@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ppdp.base import check_fitted
+from ppdp.base import check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
 
 from .distortion import as_distortion
@@ -101,9 +101,9 @@ class BudgetedMapping:
         check_fitted(self, "mapping_")
         return [budget_check(self, self.p_ab_, self._distortion, self.mapping_, self.delta)]
 
-    def sample(self, b, rng: np.random.Generator):
+    def sample(self, b, random_state=None):
         """Release ``b^ ~ p(. | b)`` for each profile index in ``b``, after the budget check."""
         check_fitted(self, "mapping_")
-        out = sample_release(self.mapping_, b, rng)
+        out = sample_release(self.mapping_, b, check_random_state(random_state))
         enforce(self.guarantee_checks())
         return out

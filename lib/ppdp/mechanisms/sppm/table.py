@@ -34,9 +34,9 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from ppdp._validation import Interval, StrOptions, check_params, validate_hyperparameters
 from ppdp.base import Mechanism, check_fitted, check_frame, check_random_state
 from ppdp.guarantees import enforce
-from ppdp.mechanisms._validation import Interval, StrOptions, check_params, validate_hyperparameters
 
 from .certified import CertifiedMapping
 from .distortion import Distortion, HammingDistortion, SquaredDistortion

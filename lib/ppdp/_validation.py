@@ -2,7 +2,8 @@
 
 The one module of the library that imports :mod:`sklearn.utils._param_validation` (private to
 scikit-learn, and the machinery sklearn-compatible libraries such as imbalanced-learn build on);
-every mechanism takes :class:`Interval`, :class:`StrOptions` and the check functions from here.
+every mechanism, attack and utility measure takes :class:`Interval`, :class:`StrOptions` and the
+check functions from here (it sits in the core layer, below all of them).
 A mechanism class lists its constraints in a ``_parameter_constraints`` class attribute,
 ``{name: [constraint, ...]}`` (a value is valid when it meets one of them; ``None``, ``callable``
 or a type are constraints too), and checks them with :func:`validate_hyperparameters`, as
