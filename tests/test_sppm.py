@@ -528,8 +528,8 @@ def test_bad_inputs_raise_clear_errors():
         S.ExponentialMechanism()
     with pytest.raises(ValueError, match="p_ab"):
         S.SPPM(1.0).fit(np.ones(4) / 4, d)
-    with pytest.raises(TypeError, match="rng"):
-        S.sample_release(np.eye(3), [0, 1], rng=0)
+    with pytest.raises(TypeError, match="random_state"):
+        S.sample_release(np.eye(3), [0, 1], random_state="0")
 
 
 def test_infeasible_budget_names_smallest_feasible_budget():

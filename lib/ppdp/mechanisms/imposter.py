@@ -481,9 +481,10 @@ class TableCodec:
             out[:, j] = pd.Categorical(df[col].to_numpy(), categories=self.categories_[col]).codes
         return out
 
-    def decode(self, activated: np.ndarray, rng: np.random.Generator) -> pd.DataFrame:
+    def decode(self, activated: np.ndarray, random_state: Any = None) -> pd.DataFrame:
         """Table from generator outputs: categories drawn from the softmax blocks, numerics by the
         inverse empirical CDF of the sigmoid outputs."""
+        rng = check_random_state(random_state)
         n = activated.shape[0]
         data = {}
         for col, start, stop in self.blocks_:

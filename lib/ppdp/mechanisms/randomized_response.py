@@ -136,15 +136,14 @@ def _apply_keep(codes: np.ndarray, keep: np.ndarray, rng: np.random.Generator) -
     return np.where(flip, other, codes)
 
 
-def randomize_codes(codes, k: int, epsilon: float, rng: np.random.Generator) -> np.ndarray:
+def randomize_codes(codes, k: int, epsilon: float, random_state: Any = None) -> np.ndarray:
     """Apply k-RR to integer codes in ``{0, ..., k-1}``.
 
     With probability ``1 - keep`` a code is replaced by one of the other ``k - 1`` codes, drawn
     uniformly: draw ``u`` in ``{0, ..., k-2}`` and report ``u + (u >= code)``. ``keep`` is
     :func:`krr_applied_keep` (Eq. 1 on the grid of the uniform draws).
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    rng = check_random_state(random_state)
     check_params({"k": k}, {"k": _K}, "randomize_codes")
     k = int(k)
     codes = np.asarray(codes)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ppdp._validation import check_params
+from ppdp.base import check_random_state
 
 from .checks import PROBABILITY
 
@@ -33,7 +35,7 @@ class Release:
     source: np.ndarray
 
 
-def draw_categorical(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def draw_categorical(probs: np.ndarray, random_state: Any = None) -> np.ndarray:
     """One draw per row of a row-stochastic matrix (inverse CDF, vectorized).
 
     Round-off in the cumulative sums can never select a zero-probability entry: the CDF is set to
@@ -43,7 +45,7 @@ def draw_categorical(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     cdf = np.cumsum(probs, axis=1)
     last = C - 1 - np.argmax(probs[:, ::-1] > 0, axis=1)
     cdf[np.arange(C)[None, :] >= last[:, None]] = np.inf
-    u = rng.random(n)
+    u = check_random_state(random_state).random(n)
     return (cdf < u[:, None]).sum(axis=1)
 
 
@@ -60,10 +62,11 @@ def sample_cluster_release(
     clusters: np.ndarray,
     groups: np.ndarray,
     mappings: np.ndarray,
-    rng: np.random.Generator,
+    random_state: Any = None,
 ) -> Release:
     """Publish one data set (Sect. III-F): per user, draw ``c^ ~ O(.|c, y~)``, then a uniformly
     random user of cluster ``c^`` with the same ``y~``, and publish that user's features."""
+    rng = check_random_state(random_state)
     K, C, _ = mappings.shape
     order, sizes, starts = _cell_members(clusters, groups, C, K)
     probs = mappings[groups, clusters]
@@ -78,7 +81,7 @@ def sample_cluster_release(
     return Release(features=X[source], groups=groups.copy(), source=source)
 
 
-def keep_own(release: Release, X: np.ndarray, keep: float, rng: np.random.Generator) -> Release:
+def keep_own(release: Release, X: np.ndarray, keep: float, random_state: Any = None) -> Release:
     """Leave each user unobfuscated with probability ``keep`` (the authors' ``pp``).
 
     The authors' evaluation joins low-utility-loss points to the curve this way: a user keeps
@@ -94,12 +97,12 @@ def keep_own(release: Release, X: np.ndarray, keep: float, rng: np.random.Genera
     X : ndarray, shape (n, m)
         The users' own features.
     keep : float in [0, 1]
-    rng : numpy.random.Generator
+    random_state : None, int >= 0 or numpy.random.Generator
+        :func:`ppdp.base.check_random_state`; a Generator is used as is and advanced.
     """
     check_params({"keep": keep}, {"keep": PROBABILITY}, "keep_own")
     keep = float(keep)
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+    rng = check_random_state(random_state)
     n = len(release.source)
     if X.shape[0] != n:
         raise ValueError(f"X has {X.shape[0]} rows; the release has {n} users")

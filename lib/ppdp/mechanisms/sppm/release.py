@@ -36,10 +36,9 @@ def _check_profiles(b, n: int) -> np.ndarray:
     return arr
 
 
-def sample_release(mapping, b, rng: np.random.Generator) -> np.ndarray:
+def sample_release(mapping, b, random_state=None) -> np.ndarray:
     """Draw ``b^ ~ p(. | b)`` for each index in ``b`` (dense or sparse mapping)."""
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    rng = check_random_state(random_state)
     n = mapping.shape[0]
     b = _check_profiles(b, n)
     u = rng.random(b.size)
