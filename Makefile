@@ -90,8 +90,11 @@ export STRIP_STDERR
 
 # JupyterLab on this environment, browsing notebooks/. Its python3 kernel is this environment's
 # interpreter; MPLBACKEND is unset so that figures made by hand also show inline.
+# extra JupyterLab arguments, e.g. make lab LAB_ARGS="--no-browser --port 8890" for a headless server
+LAB_ARGS ?=
+
 lab: $(STAMP)
-	env -u MPLBACKEND $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks
+	env -u MPLBACKEND $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks $(LAB_ARGS)
 
 # The documentation site in docs/_build/html (open its index.html): docs/, the API reference from
 # the docstrings, the notebooks with their committed outputs (not executed) and the committed report.

@@ -766,32 +766,49 @@ def plot_planes(
     utility: str = "task_auc",
 ):
     """One panel per privacy axis of ``private`` (default: the dataset's protected attribute; the
-    first panel the worst attacker's advantage): each mechanism's curve over its levels (95% bars
-    over seeds), the reference releases as black markers (unprotected: star, private columns
-    suppressed: square, nothing released: cross) and the Pareto frontier of all points as a grey
-    step line."""
+    first panel the worst attacker's advantage): the curve over its levels (95% bars over seeds)
+    of each mechanism that protects ``private`` (MovieLens' HyObscure family protects age, the
+    others gender), the reference releases as black markers (unprotected: star, private columns
+    suppressed: square, nothing released: cross) and the Pareto frontier of the points drawn as a
+    grey step line. Every mechanism of a figure has its own colour."""
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import method_style
+    protected = load_roles()[dataset]["private"][0]
+    private = private or protected
 
-    private = private or load_roles()[dataset]["private"][0]
+    def protects(method: str) -> str:
+        entry = REGISTRY.get(method)
+        return (entry.protects if entry is not None else None) or protected
+
+    drawn = results["method"].isin(REFERENCES) | results["method"].map(
+        lambda m: protects(m) == private
+    )
+    results = results[drawn]
 
     planes = {
         r: plane_points(results, dataset, private=private, risk=r, utility=utility) for r in risks
     }
     risks = [r for r in risks if not planes[r].empty]
     n_panels = max(len(risks), 1)
-    fig, axes = plt.subplots(1, n_panels, figsize=(3.3 * n_panels + 1.6, 3.3), squeeze=False)
-    # one style per mechanism present, stable across panels: 8 colours x 8 markers, solid lines
-    # for the first eight and dashed for the rest
+    legend_width = 2.4  # inches right of the panels, for the legend
+    fig, axes = plt.subplots(
+        1, n_panels, figsize=(3.3 * n_panels + legend_width, 3.4), squeeze=False
+    )
+    # one style per mechanism drawn, stable across panels: a colour of its own (tab20's dark
+    # shades first, then the light ones) and a marker cycling through eight
     present = sorted(set(results.loc[results["experiment"] == f"benchmark_{dataset}", "method"]))
     present = [m for m in present if m not in REFERENCES]
-    styles = {}
-    for i, m in enumerate(present):
-        style = method_style(i)
-        style["marker"] = method_style(i + i // 8)["marker"]  # shift markers on the second round
-        style["linestyle"] = "-" if i < 8 else "--"
-        styles[m] = style
+    palette = plt.get_cmap("tab20").colors
+    shades = [palette[i] for i in range(0, 20, 2)] + [palette[i] for i in range(1, 20, 2)]
+    markers = "osD^vP*X"
+    styles = {
+        m: {
+            "color": shades[i % len(shades)],
+            "marker": markers[i % len(markers)],
+            "linestyle": "-" if i < len(shades) else "--",
+        }
+        for i, m in enumerate(present)
+    }
     for ax, risk in zip(axes[0], risks, strict=False):
         pts = planes[risk]
         front = pareto_front(pts, utility)
@@ -827,9 +844,9 @@ def plot_planes(
     handles, labels = max(
         (ax.get_legend_handles_labels() for ax in axes[0]), key=lambda hl: len(hl[1])
     )
-    fig.legend(handles, labels, loc="center right", fontsize=7.5, frameon=False)
+    fig.legend(handles, labels, loc="center right", fontsize=9, frameon=False)
     fig.suptitle(f"{dataset}: attacks on {private!r} against utility")
-    fig.tight_layout(rect=(0, 0, (3.3 * n_panels) / (3.3 * n_panels + 1.6), 1))
+    fig.tight_layout(rect=(0, 0, (3.3 * n_panels) / (3.3 * n_panels + legend_width), 1))
     return fig
 
 

@@ -798,7 +798,7 @@ def plot_mondrian_disclosure(frame: pd.DataFrame):
 
     from ppdp.plotting import method_style
 
-    fig, axes = plt.subplots(1, 2, figsize=(8, 3), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(9.4, 3), sharey=True)
     for ax, metric, mc_exp, title in (
         (axes[0], "identity_disclosure", "fig3", "(a) identity disclosure"),
         (axes[1], "attribute_disclosure", "fig4", "(b) attribute disclosure"),
@@ -819,16 +819,27 @@ def plot_mondrian_disclosure(frame: pd.DataFrame):
         ax.set_xlabel("$P_{match}$")
         ax.set_title(title)
     axes[0].set_ylabel("probability")
-    axes[1].legend(fontsize=7)
+    # outside the panels: inside, it covers the curves near P_match = 1
+    axes[1].legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     fig.tight_layout()
     return fig
 
 
 def plot_tradeoff(
-    frame: pd.DataFrame, experiment: str, metric: str, ylabel: str, baselines: Sequence[str]
+    frame: pd.DataFrame,
+    experiment: str,
+    metric: str,
+    ylabel: str,
+    baselines: Sequence[str],
+    *,
+    log_baselines: bool = False,
 ):
-    """Figs. 6/7: MutualCover per 1/delta (max/min/mean) and the baselines per l."""
+    """Figs. 6/7: MutualCover per 1/delta (max/min/mean) and the baselines per l.
+
+    ``log_baselines`` draws the baselines' panels on a logarithmic y axis (Fig. 7: their errors
+    span decades), labelled with plain numbers."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator
 
     from ppdp.plotting import method_style
 
@@ -858,6 +869,13 @@ def plot_tradeoff(
         )
         ax.set_xlabel("$l$")
         ax.set_title(f"({chr(98 + i)}) {b}")
+        if log_baselines:
+            ax.set_yscale("log")
+            plain = FuncFormatter(lambda v, _: f"{v:g}")
+            ax.yaxis.set_major_formatter(plain)
+            # label the 2x and 5x minor ticks too, as numbers (not "2×10⁰")
+            ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
+            ax.yaxis.set_minor_formatter(plain)
     fig.tight_layout()
     return fig
 
@@ -873,6 +891,7 @@ def plot_effect_of_l(frame: pd.DataFrame):
         (axes[0], "iloss", "(a) information loss"),
         (axes[1], "relative_error", "(b) relative error"),
     ):
+        ax.set_ylabel({"iloss": "ILoss", "relative_error": "relative error"}[metric])
         s = summary(frame, "fig8", metric).sort_values("l")
         ax.errorbar(
             s["l"],
