@@ -28,6 +28,9 @@ version = release = ppdp.__version__
 
 extensions = [
     "myst_nb",
+    # a local MathJax (copied into _static/mathjax): the formulas of the notebooks and docstrings
+    # render offline, where the default MathJax from a CDN would leave raw TeX
+    "sphinx-mathjax-offline",
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "api_docstrings",

@@ -59,3 +59,26 @@ def test_infeasible_settings_raise_infeasible_error_which_callers_catch_by_type(
     with pytest.raises(InfeasibleError, match="n_groups=9 exceeds"):
         hy.initial_generalization(y, domain, 9, 20, 60, 1, 10, rng)
     assert issubclass(InfeasibleError, ValueError)
+
+
+def test_a_bad_notebook_parameter_is_one_line_in_a_kernel(capsys):
+    """IPython (the notebooks' kernel) renders the parameter error as its message alone."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from ppdp.experiments.common import Param, ParameterValueError, check_parameters
+
+    with pytest.raises(ParameterValueError, match=r"parameter n_rows=-1 is not allowed"):
+        check_parameters({"n_rows": -1}, {"n_rows": Param("int", low=1)})
+    shell = InteractiveShell.instance()
+    try:
+        result = shell.run_cell(
+            "from ppdp.experiments.common import Param, check_parameters\n"
+            "check_parameters({'n_rows': -1}, {'n_rows': Param('int', low=1)})\n"
+        )
+    finally:
+        InteractiveShell.clear_instance()
+    assert isinstance(result.error_in_exec, ValueError)
+    shown = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert shown == [
+        "ParameterValueError: parameter n_rows=-1 is not allowed: expected an integer >= 1"
+    ], shown

@@ -22,13 +22,17 @@ pytestmark = pytest.mark.skipif(
 )
 
 WIDTH, HEIGHT = 1280, 900
+#: page -> (path in the site, its title, whether it holds formulas MathJax must typeset)
 PAGES = {
-    "index": ("docs/index.html", "ppdp documentation"),
+    "index": ("docs/index.html", "ppdp documentation", False),
     "notebook": (
         "notebooks/mutual_cover.html",
         "Privacy-Preserving Data Publishing via Mutual Cover",
+        True,
     ),
 }
+#: how long (virtual milliseconds) the page's scripts may run before the DOM is read
+SCRIPT_TIME = "--virtual-time-budget=5000"
 
 
 def chromium(profile, *args: str) -> subprocess.CompletedProcess:
@@ -50,13 +54,22 @@ def chromium(profile, *args: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize("name", sorted(PAGES))
 def test_the_browser_renders_the_page(docs_site, tmp_path, name):
-    path, title = PAGES[name]
+    path, title, math = PAGES[name]
     url = (docs_site / path).as_uri()
-    dom = chromium(tmp_path / "profile", "--dump-dom", url).stdout
+    dom = chromium(tmp_path / "profile", SCRIPT_TIME, "--dump-dom", url).stdout
     assert title in dom, f"{path}: the rendered page does not hold its title {title!r}"
+    if math:
+        # the site's own MathJax typeset the formulas (offline: no CDN to fetch it from)
+        assert "mjx-container" in dom, f"{path}: MathJax left its formulas as raw TeX"
 
     shot = tmp_path / f"{name}.png"
-    chromium(tmp_path / "profile", f"--screenshot={shot}", f"--window-size={WIDTH},{HEIGHT}", url)
+    chromium(
+        tmp_path / "profile",
+        SCRIPT_TIME,
+        f"--screenshot={shot}",
+        f"--window-size={WIDTH},{HEIGHT}",
+        url,
+    )
     assert shot.stat().st_size > 20_000, f"{shot.name}: {shot.stat().st_size} bytes"
     with PIL.open(shot) as image:
         assert image.format == "PNG" and image.size == (WIDTH, HEIGHT)

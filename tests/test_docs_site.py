@@ -79,6 +79,15 @@ def test_every_notebook_has_a_page_with_its_figures(docs_site, notebook):
         assert resolve(page, src).is_file(), f"{page.name}: image {src} is not in the build"
 
 
+def test_the_site_ships_its_own_mathjax(docs_site):
+    """Formulas are typeset by a MathJax copied into the site, not fetched from a CDN, which an
+    offline reader cannot reach (the browser check sees them typeset)."""
+    page = (docs_site / "notebooks" / "mutual_cover.html").read_text()
+    sources = re.findall(r'<script[^>]*src="([^"]*mathjax[^"]*)"', page)
+    assert sources and all(not s.startswith(("http:", "https:", "//")) for s in sources), sources
+    assert resolve(docs_site / "notebooks" / "mutual_cover.html", sources[0]).is_file()
+
+
 def test_every_figure_link_of_the_report_opens_the_committed_figure(docs_site):
     page = docs_site / "reports" / "reproduction.html"
     linked = set(re.findall(r"\]\((figures/[^)\s]+\.png)\)", REPORT.read_text()))

@@ -477,6 +477,23 @@ class Param:
         return {key: self.item.check(f"{name}[{key!r}]", v) for key, v in value.items()}
 
 
+class _OneLineInNotebooks:
+    """An error a Jupyter kernel shows as one line, its message, without the frames of the
+    library code that raised it: IPython renders an exception with ``_render_traceback_`` by
+    calling it. Outside a kernel the traceback is Python's own."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self}"]
+
+
+class ParameterValueError(_OneLineInNotebooks, ValueError):
+    """A notebook parameter with a value outside what is allowed (one line in a notebook)."""
+
+
+class ParameterTypeError(_OneLineInNotebooks, TypeError):
+    """A notebook parameter of the wrong type (one line in a notebook)."""
+
+
 #: The parameters every notebook takes: the profile's name, the base seed and where outputs go.
 COMMON_PARAMETERS: dict[str, Param] = {
     "profile": Param("str"),
@@ -506,10 +523,19 @@ def check_parameters(values: Mapping[str, Any], spec: Mapping[str, Param]) -> di
 
     Raises
     ------
-    TypeError, ValueError
-        Naming the parameter, its value and what is allowed.
+    ParameterTypeError, ParameterValueError
+        A TypeError or ValueError naming the parameter, its value and what is allowed, which a
+        notebook shows as that one line.
     """
     missing = [name for name in spec if name not in values]
     if missing:
-        raise ValueError(f"parameters {missing} are not set; expected all of {list(spec)}")
-    return {name: rule.check(name, values[name]) for name, rule in spec.items()}
+        raise ParameterValueError(f"parameters {missing} are not set; expected all of {list(spec)}")
+    out = {}
+    for name, rule in spec.items():
+        try:
+            out[name] = rule.check(name, values[name])
+        except TypeError as err:
+            raise ParameterTypeError(str(err)) from None
+        except ValueError as err:
+            raise ParameterValueError(str(err)) from None
+    return out
