@@ -88,7 +88,9 @@ def _channel(kind: str, seed: int) -> ObfuscationChannel:
     common = {
         "features": ("f1", "f2"),
         "labels": ("18-25", "35-50"),
-        "value_groups": {18: 0, 25: 0, 35: 1, 50: 1},
+        "generalization": hy.Generalization(
+            hy.private_domain(np.array([18, 25, 35, 50])), np.array([0, 0, 1, 1])
+        ),
     }
     if kind == "cluster":
         return ObfuscationChannel(
@@ -140,7 +142,10 @@ def _brute_force(kind, channel, released, targets, prior):
             out[i] = prior[i]
             continue
         joint = np.array(
-            [prior[i, v] * evidence[channel.value_groups[value]] for v, value in enumerate(values)]
+            [
+                prior[i, v] * evidence[channel.generalization.transform([value])[0]]
+                for v, value in enumerate(values)
+            ]
         )
         out[i] = joint / joint.sum()
     return out

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -132,8 +133,10 @@ class ObfuscationChannel:
         The obfuscated feature columns.
     labels : tuple of str
         The released label of each group ``0..K-1``.
-    value_groups : dict
-        The group of each private value the mechanism generalizes.
+    generalization : Generalization
+        The released generalization: the group of each private value
+        (:meth:`~ppdp.mechanisms.hyobscure.Generalization.transform_nearest` places a value the
+        fitted table did not hold in the group of the nearest one).
     kind : str
         ``"cluster"``, or the user-level baseline's class name (``"RandomObfuscation"``,
         ``"Frapp"``, ``"Similarity"``, ``"DPObfuscation"``).
@@ -147,7 +150,7 @@ class ObfuscationChannel:
 
     features: tuple
     labels: tuple
-    value_groups: dict
+    generalization: Any
     kind: str
     parameter: float = float("nan")
     centres: np.ndarray | None = None
@@ -206,7 +209,7 @@ def obfuscation_channel(mechanism) -> ObfuscationChannel:
     common = {
         "features": tuple(mechanism.feature_columns_),
         "labels": tuple(mechanism.group_labels_),
-        "value_groups": dict(zip(gen.domain.values.tolist(), gen.labels.tolist(), strict=True)),
+        "generalization": gen,
     }
     name = type(inner).__name__
     if name in USER_LEVEL:
@@ -266,8 +269,8 @@ def obfuscation_posterior(
     ------
     TypeError, ValueError
         For an argument of the wrong type or value, naming it; a released label that is not a
-        group's, a feature column outside ``qi``, a private value the mechanism does not
-        generalize.
+        group's, a feature column outside ``qi``, a private value that is not an integer (an age,
+        a home cell).
 
     Notes
     -----
@@ -289,7 +292,7 @@ def obfuscation_posterior(
             f"the obfuscated features {outside} must be among the qi {qi}: the attacker knows "
             "the target's true features"
         )
-    value_group = _value_groups(channel, domains[private], private)
+    value_group = channel.generalization.transform_nearest(domains[private].values)
     values = domains[private].values
     n_groups = len(channel.labels)
     prior = _check_prior(prior, len(targets), len(values), "prior")
@@ -338,24 +341,3 @@ def obfuscation_posterior(
     joint[contradicted] = evidence[contradicted][:, value_group]
     total = joint.sum(axis=1, keepdims=True)
     return np.where(matched[:, None], joint / np.where(total > 0, total, 1.0), prior)
-
-
-def _value_groups(channel: ObfuscationChannel, domain: AttributeDomain, private: str) -> np.ndarray:
-    """The group of every value of the private domain.
-
-    A numeric value the fitted table did not hold falls in the group of the nearest value it did
-    (the groups are intervals of the values, Sect. II-A); a categorical one is an error."""
-    known = list(channel.value_groups)
-    groups = []
-    for v in domain.values.tolist():
-        if v in channel.value_groups:
-            groups.append(channel.value_groups[v])
-        elif domain.kind == "numeric":
-            nearest = min(known, key=lambda k: (abs(float(k) - float(v)), float(k)))
-            groups.append(channel.value_groups[nearest])
-        else:
-            raise ValueError(
-                f"domains[{private!r}] holds the value {v!r}, which the mechanism does not "
-                f"generalize (it knows {known})"
-            )
-    return np.array(groups, dtype=np.int64)

@@ -326,10 +326,18 @@ def targeted_risks(
     )
     if aware is not None and p == (protects or data.protected):
         attack = AWARE_ATTACKERS[aware]
-        posteriors[aware] = tuple(
-            attack(ctx, data, released, level, fitted, people, prior)
-            for people, prior in zip((ctx.targets, ctx.controls), ctx.priors, strict=True)
+        # one call for targets and controls: each person's posterior is his own, and the
+        # mechanism's channel or tables are read once
+        both = attack(
+            ctx,
+            data,
+            released,
+            level,
+            fitted,
+            pd.concat([ctx.targets, ctx.controls]),
+            np.vstack(ctx.priors),
         )
+        posteriors[aware] = (both[: len(ctx.targets)], both[len(ctx.targets) :])
     advantages = []
     for name, (post_t, post_c) in posteriors.items():
         auc_t, auc_c = ctx.scores(post_t, post_c)

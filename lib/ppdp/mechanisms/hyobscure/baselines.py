@@ -73,10 +73,6 @@ def _check_generalization(generalization: Any) -> Generalization:
     return generalization
 
 
-def _check_rng(random_state: Any) -> np.random.Generator:
-    return check_random_state(random_state)
-
-
 class _UserLevel:
     """Shared machinery: one row-stochastic matrix over the members of each group."""
 
@@ -119,7 +115,7 @@ class _UserLevel:
         """Publish one data set: each user's features replaced by those of a drawn group member
         (each user keeps their own with probability ``keep``, see :func:`keep_own`)."""
         check_fitted(self, "matrices_")
-        rng = _check_rng(random_state)
+        rng = check_random_state(random_state)
         source = np.empty(len(self.groups_), dtype=np.int64)
         for members, M in zip(self.members_, self.matrices_, strict=True):
             source[members] = members[draw_categorical(M, rng)]
@@ -291,7 +287,7 @@ class PrivCheck:
         y = as_private(y, X.shape[0])
         gen = _check_generalization(generalization)
         if clusters is None:
-            clusters = cluster_users(X, self.n_clusters, _check_rng(random_state))
+            clusters = cluster_users(X, self.n_clusters, check_random_state(random_state))
         clusters = check_clusters(clusters, X.shape[0])
         value_idx = gen.domain.index(y)
         V = len(gen.domain.values)
@@ -346,7 +342,7 @@ class PrivCheck:
     def sample(self, random_state: Any = None, *, keep: float = 0.0) -> Release:
         """Publish one data set (each user keeps their own features with probability ``keep``)."""
         check_fitted(self, "mappings_")
-        rng = _check_rng(random_state)
+        rng = check_random_state(random_state)
         enforce(self.guarantee_checks())
         release = sample_cluster_release(self.X_, self.clusters_, self.groups_, self.mappings_, rng)
         return keep_own(release, self.X_, keep, rng)
