@@ -33,7 +33,7 @@ export OPENBLAS_CORETYPE ?= Haswell
 export MKL_CBWR ?= COMPATIBLE
 endif
 
-.PHONY: install reproduce test lint unit nbval notebooks lab docs benchmarks clean
+.PHONY: install reproduce test lint unit doctest nbval notebooks lab docs benchmarks clean
 
 install: $(STAMP)
 
@@ -57,7 +57,7 @@ reproduce: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete --configfile config/$(PROFILE).yaml
 	@echo "Report: reports/$(PROFILE)/reproduction.md; figures: figures/$(PROFILE)/"
 
-test: lint unit nbval
+test: lint unit doctest nbval
 
 LINTED := lib tests benchmarks notebooks docs
 
@@ -68,6 +68,10 @@ lint: $(STAMP)
 # unit and property tests, plus the pipeline tests (snakemake dry runs, a real smoke run, determinism)
 unit: $(STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider tests
+
+# the Examples sections of the library's docstrings, executed as written (docs/tests.md)
+doctest: $(STAMP)
+	$(BIN)/pytest -q -p no:cacheprovider --doctest-modules lib/ppdp
 
 nbval: $(STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider --nbval-lax notebooks

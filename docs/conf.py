@@ -34,6 +34,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "api_docstrings",
+    "mechanism_guarantees",
     "ppdp_site",
 ]
 

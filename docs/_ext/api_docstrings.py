@@ -96,6 +96,79 @@ def undocumented(modname: str) -> list[str]:
     return problems
 
 
+#: A numpy-style section header: the title, then a line of dashes as long.
+SECTION = re.compile(r"^[ \t]*(\w+)[ \t]*\n[ \t]*-{3,}[ \t]*$", re.M)
+
+
+def sections(doc: str) -> set[str]:
+    """The numpy-style section titles of a docstring (``Parameters``, ``Returns``, ...)."""
+    return set(SECTION.findall(inspect.cleandoc(doc)))
+
+
+def _raises_itself(obj: object) -> bool:
+    """Whether the function's own body holds a ``raise`` statement (nested functions excluded)."""
+    try:
+        tree = ast.parse(inspect.cleandoc("\n" + inspect.getsource(obj)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    func = tree.body[0]
+    stack = list(getattr(func, "body", []))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Raise):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _takes_parameters(obj: object) -> bool:
+    target = obj.__init__ if inspect.isclass(obj) else obj
+    try:
+        params = inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        return False
+    return any(name not in ("self", "cls") for name in params)
+
+
+def incomplete(modname: str) -> list[str]:
+    """The public classes and functions of ``modname.__all__`` whose docstring lacks a section.
+
+    Every one needs an ``Examples`` section with a doctest (``>>>``); one that takes arguments
+    needs ``Parameters`` (or, for a dataclass or named tuple, ``Attributes``); a function that
+    returns something needs ``Returns`` (or ``Yields``); a function whose own body raises needs
+    ``Raises``. Names defined in another module are checked there, not here.
+    """
+    module = importlib.import_module(modname)
+    problems = []
+    for name in getattr(module, "__all__", ()):
+        obj = getattr(module, name, None)
+        if not (inspect.isclass(obj) or inspect.isfunction(obj)):
+            continue
+        if getattr(obj, "__module__", modname) != modname and not modname.startswith(
+            obj.__module__.rsplit(".", 1)[0]
+        ):
+            continue  # re-exported from outside this package: checked where it is defined
+        doc = _own_docstring(obj)
+        if doc is None:
+            continue  # undocumented() reports it
+        have = sections(doc)
+        missing = []
+        if "Examples" not in have or ">>>" not in doc:
+            missing.append("Examples (with >>>)")
+        if _takes_parameters(obj) and not have & {"Parameters", "Attributes"}:
+            missing.append("Parameters")
+        if inspect.isfunction(obj):
+            returns = inspect.signature(obj).return_annotation
+            if returns not in (None, "None") and not have & {"Returns", "Yields"}:
+                missing.append("Returns")
+            if _raises_itself(obj) and "Raises" not in have:
+                missing.append("Raises")
+        if missing:
+            problems.append(f"{modname}.{name} lacks {', '.join(missing)}")
+    return problems
+
+
 def _constant(obj: object) -> bool:
     return not (inspect.isclass(obj) or inspect.isroutine(obj) or inspect.ismodule(obj))
 

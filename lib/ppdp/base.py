@@ -20,7 +20,7 @@ from __future__ import annotations
 import inspect
 import numbers
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -113,6 +113,11 @@ class Mechanism(BaseEstimator, ABC):
 
     ``tests/test_mechanism_contract.py`` runs every registered mechanism through the same checks.
     """
+
+    #: The bound every release is checked against, in a sentence with the paper's definition
+    #: or equation ("none declared" and why, for a mechanism that promises none). The API
+    #: reference's index lists it for every mechanism.
+    guarantee: ClassVar[str]
 
     @abstractmethod
     def fit(self, df: pd.DataFrame, *args: Any, **kwargs: Any):

@@ -17,7 +17,7 @@ raises :class:`AssertionError` when the mechanism breaks the contract::
 
 The checks:
 
-* it is a :class:`~ppdp.base.Mechanism`; its constructor stores the parameters as given
+* it is a :class:`~ppdp.base.Mechanism` that states its guarantee (``guarantee``); its constructor stores the parameters as given
   (``get_params``), and :func:`sklearn.base.clone` and pickling round-trip;
 * ``release`` and ``guarantee_checks`` before ``fit`` raise
   :class:`~sklearn.exceptions.NotFittedError`;
@@ -119,6 +119,10 @@ def check_is_a_mechanism(case: MechanismCase) -> None:
     assert isinstance(mech, Mechanism), f"{case.name}: not a ppdp.base.Mechanism"
     for verb in ("fit", "release", "fit_release", "guarantee_checks", "get_params"):
         assert callable(getattr(mech, verb, None)), f"{case.name}: no {verb}()"
+    stated = getattr(type(mech), "guarantee", None)
+    assert isinstance(stated, str) and stated.strip(), (
+        f"{case.name}: {type(mech).__name__}.guarantee does not state the bound its releases keep"
+    )
 
 
 def check_constructor_stores_parameters_and_clones(case: MechanismCase) -> None:

@@ -118,6 +118,12 @@ class Anatomy(Mechanism):
         A copy of the fitted table, from which :meth:`release` draws; set with ``qit_``/``st_``.
     """
 
+    #: The bound every release is checked against (listed on the API reference's index).
+    guarantee: ClassVar[str] = (
+        "l-diversity (Definition 2 of Mutual Cover) of at least ``l`` in every group, and every"
+        " group at least ``l`` records."
+    )
+
     _parameter_constraints: ClassVar[dict] = {"l": [Interval(Integral, 2, None, closed="left")]}
 
     def __init__(self, qi: Sequence[str], sensitive: str, *, l: int):  # noqa: E741 (the paper's l)

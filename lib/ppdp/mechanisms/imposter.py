@@ -577,6 +577,13 @@ class Imposter(Mechanism):
     size and a fresh ``RangeIndex(n)`` otherwise; the rows are synthetic either way.
     """
 
+    #: The bound every release is checked against (listed on the API reference's index).
+    guarantee: ClassVar[str] = (
+        "none declared: ``lam`` weighs the privacy discriminator in the generator's loss (Eq. "
+        "10), and how well a release hides the private column is measured by attacks, not "
+        "promised."
+    )
+
     _parameter_constraints: ClassVar[dict] = {
         "lam": [Interval(Real, 0, None, closed="left")],
         "epochs": _POSITIVE_INT,

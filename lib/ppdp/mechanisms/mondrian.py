@@ -109,6 +109,12 @@ class Mondrian(Mechanism):
     input dtype cannot be kept; the sensitive column keeps its input dtype.
     """
 
+    #: The bound every release is checked against (listed on the API reference's index).
+    guarantee: ClassVar[str] = (
+        "k-anonymity (every group at least ``k`` records) and l-diversity (Definition 2 of"
+        " Mutual Cover) of at least ``l`` in every group, each when it is set."
+    )
+
     _parameter_constraints: ClassVar[dict] = {
         "refine": [StrOptions(("none", "anatomy"))],
         "k": [Interval(Integral, 1, None, closed="left"), None],

@@ -412,6 +412,13 @@ class MST(Mechanism):
     both from one generator, so the same seed gives the same table.
     """
 
+    #: The bound every release is checked against (listed on the API reference's index).
+    guarantee: ClassVar[str] = (
+        "(epsilon, delta)-differential privacy through rho-zCDP: the zCDP spent by the noise "
+        "scales and selection rounds actually used is at most ``rho_``, which implies "
+        "``epsilon`` at ``delta``."
+    )
+
     _parameter_constraints: ClassVar[dict] = {
         "epsilon": _POSITIVE,
         "delta": _PROBABILITY,

@@ -619,6 +619,13 @@ class MutualCover(Mechanism):
     released column keeps its input dtype (nullable integers, categories, strings).
     """
 
+    #: The bound every release is checked against (listed on the API reference's index).
+    guarantee: ClassVar[str] = (
+        "delta-probability (Definition 5): no released value's posterior ratio above ``delta`` "
+        "in any random output table; l-diversity (Definition 2) of at least ``l`` of the "
+        "partition."
+    )
+
     _parameter_constraints: ClassVar[dict] = {
         "numeric_columns": _CONSTRAINTS["numeric_columns"],
         "max_range_columns": _CONSTRAINTS["max_range_columns"],

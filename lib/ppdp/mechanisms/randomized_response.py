@@ -219,6 +219,12 @@ class KaryRandomizedResponse(Mechanism):
         A copy of the fitted table; :meth:`release` randomizes it.
     """
 
+    #: The bound every release is checked against (listed on the API reference's index).
+    guarantee: ClassVar[str] = (
+        "epsilon-local differential privacy of each randomized column: the largest log "
+        "likelihood ratio of its channel is at most that column's ``epsilon``."
+    )
+
     _parameter_constraints: ClassVar[dict] = {"epsilon": [*_EPSILON, Mapping]}
 
     def __init__(

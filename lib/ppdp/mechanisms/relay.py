@@ -1271,6 +1271,12 @@ class RelayChain(Mechanism):
         exposed then.
     """
 
+    #: The bound every release is checked against (listed on the API reference's index).
+    guarantee: ClassVar[str] = (
+        "increasing privacy along the chain (Sec. 2): the privacy disclosure P(T_i) of the"
+        " ``i``-th table is at most ``(l - i + 1) * delta``."
+    )
+
     _parameter_constraints: ClassVar[dict] = {
         "method": [StrOptions(METHODS)],
         "hops": [Interval(Integral, 1, None, closed="left")],

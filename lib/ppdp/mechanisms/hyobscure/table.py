@@ -202,6 +202,13 @@ class TableObfuscation(Mechanism):
         released = TableObfuscation(hy, private="age").fit(df, random_state=0).release(1)
     """
 
+    #: The bound every release is checked against (listed on the API reference's index).
+    guarantee: ClassVar[str] = (
+        "its engine's: HyObscure, XObf and YGen keep the utility budget (Eq. 16), (k, "
+        "alpha)-uniqueness, (l, beta)-variety and contiguous groups; PrivCheck its budget; the "
+        "other baselines declare none."
+    )
+
     _parameter_constraints: ClassVar[dict] = {
         **{
             name: [*DOMAIN, None] if name == "domain" else [*POSITIVE_INT, None]

@@ -228,6 +228,13 @@ class TableMapping(Mechanism):
         The smallest feasible budget (:func:`.min_feasible_budget`; 0 for these distortions).
     """
 
+    #: The bound every release is checked against (listed on the API reference's index).
+    guarantee: ClassVar[str] = (
+        "the distortion budget of the mapping it draws from, E[d(B, B^)] at most ``delta``"
+        " (Eq. 2), for SPPM, the certified and exact optima and the exponential mechanism"
+        " alike."
+    )
+
     _parameter_constraints: ClassVar[dict] = {
         "distortion": [StrOptions(DISTORTIONS)],
         "method": [StrOptions(tuple(METHODS))],

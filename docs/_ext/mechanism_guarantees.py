@@ -1,0 +1,92 @@
+"""The ``mechanism-guarantees`` directive: every mechanism of the library with its guarantee.
+
+It lists each concrete subclass of :class:`ppdp.base.Mechanism` defined under
+``ppdp.mechanisms``, linked to the API page that documents it, with the sentence of its
+``guarantee`` attribute, the bound its releases are checked against. A mechanism without that
+sentence, or on no API page, is a warning, which ``make docs`` (``-W``) turns into a failed build.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from pathlib import Path
+
+from api_docstrings import api_modules
+from docutils import nodes
+from docutils.statemachine import StringList
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+logger = logging.getLogger(__name__)
+
+
+def mechanisms() -> list[type]:
+    """The concrete :class:`ppdp.base.Mechanism` subclasses of ``ppdp.mechanisms``, by name."""
+    import ppdp.mechanisms
+    from ppdp.base import Mechanism
+
+    for info in pkgutil.walk_packages(ppdp.mechanisms.__path__, "ppdp.mechanisms."):
+        importlib.import_module(info.name)
+    found, todo = set(), [Mechanism]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            todo.append(sub)
+            if not inspect.isabstract(sub) and sub.__module__.startswith("ppdp.mechanisms."):
+                found.add(sub)
+    return sorted(found, key=lambda c: c.__name__)
+
+
+def documented_as(cls: type, modules: list[str]) -> str | None:
+    """The name an API page documents ``cls`` under (``module.Name``), or None."""
+    for modname in modules:
+        module = importlib.import_module(modname)
+        if cls.__name__ in getattr(module, "__all__", ()) and getattr(module, cls.__name__) is cls:
+            return f"{modname}.{cls.__name__}"
+    return None
+
+
+def guarantee_rows(pages: Path) -> tuple[list[tuple[str, str]], list[str]]:
+    """(documented name, guarantee) per mechanism, and the problems found on the way."""
+    modules = api_modules(pages)
+    rows, problems = [], []
+    for cls in mechanisms():
+        name = documented_as(cls, modules)
+        stated = getattr(cls, "guarantee", None)
+        if name is None:
+            problems.append(f"{cls.__module__}.{cls.__name__} is on no API page")
+            continue
+        if not isinstance(stated, str) or not stated.strip():
+            problems.append(f"{name} states no guarantee (its class attribute 'guarantee')")
+            continue
+        rows.append((name, " ".join(stated.split())))
+    return rows, problems
+
+
+class MechanismGuarantees(SphinxDirective):
+    """A table: each mechanism (linked) and the guarantee checked on every release."""
+
+    def run(self) -> list[nodes.Node]:
+        pages = Path(self.env.srcdir, self.config.api_docstrings_pages)
+        rows, problems = guarantee_rows(pages)
+        for problem in problems:
+            logger.warning(problem, location=self.get_location(), type="mechanism_guarantees")
+        lines = [
+            ".. list-table::",
+            "   :header-rows: 1",
+            "   :widths: 25 75",
+            "",
+            "   * - Mechanism",
+            "     - Guarantee checked on every release",
+        ]
+        for name, stated in rows:
+            lines += [f"   * - :class:`~{name}`", f"     - {stated}"]
+        container = nodes.container()
+        self.state.nested_parse(StringList(lines, source="mechanism-guarantees"), 0, container)
+        return container.children
+
+
+def setup(app):
+    app.add_directive("mechanism-guarantees", MechanismGuarantees)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
