@@ -206,3 +206,21 @@ def test_the_docstring_check_catches_an_undocumented_name(tmp_path, monkeypatch)
         "pkg.Record",
         "pkg.plain",
     ]
+
+
+def test_the_api_index_lists_every_mechanism_with_its_guarantee(docs_site, monkeypatch):
+    """One row per concrete Mechanism: a link to its class and its ``guarantee`` sentence."""
+    monkeypatch.syspath_prepend(str(ROOT / "docs" / "_ext"))
+    from mechanism_guarantees import mechanisms
+
+    page = (docs_site / "docs" / "api" / "index.html").read_text()
+    table = page[page.index('class="mechanism-guarantees') :].split("</table>", 1)[0]
+    rows = table.split("<tr")[2:]  # the header row first
+    found = mechanisms()
+    assert len(found) >= 9 and len(rows) == len(found)
+    for cls in found:
+        row = next((r for r in rows if re.search(rf'href="[^"]*\.{cls.__name__}"', r)), None)
+        assert row is not None, f"no linked row for {cls.__name__}"
+        text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", row)).split())
+        stated = " ".join(cls.guarantee.replace("``", "").split())
+        assert stated.replace("'", "\u2019") in text.replace("'", "\u2019"), cls.__name__

@@ -11,11 +11,12 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import re
 from pathlib import Path
 
 from api_docstrings import api_modules
 from docutils import nodes
-from docutils.statemachine import StringList
+from sphinx import addnodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
@@ -64,27 +65,50 @@ def guarantee_rows(pages: Path) -> tuple[list[tuple[str, str]], list[str]]:
     return rows, problems
 
 
+def _inline(text: str) -> list[nodes.Node]:
+    """``text`` with its double-backquoted parts as literals (the attribute is reST-like)."""
+    parts = re.split(r"``(.+?)``", text)
+    return [nodes.literal(p, p) if i % 2 else nodes.Text(p) for i, p in enumerate(parts) if p]
+
+
+def _row(*cells: list[nodes.Node]) -> nodes.row:
+    row = nodes.row()
+    for content in cells:
+        entry = nodes.entry()
+        entry += nodes.paragraph("", "", *content)
+        row += entry
+    return row
+
+
 class MechanismGuarantees(SphinxDirective):
-    """A table: each mechanism (linked) and the guarantee checked on every release."""
+    """A table: each mechanism (linked) and the guarantee checked on every release.
+
+    Built from docutils nodes, so that it renders the same in a MyST or a reST page.
+    """
 
     def run(self) -> list[nodes.Node]:
         pages = Path(self.env.srcdir, self.config.api_docstrings_pages)
         rows, problems = guarantee_rows(pages)
         for problem in problems:
             logger.warning(problem, location=self.get_location(), type="mechanism_guarantees")
-        lines = [
-            ".. list-table::",
-            "   :header-rows: 1",
-            "   :widths: 25 75",
-            "",
-            "   * - Mechanism",
-            "     - Guarantee checked on every release",
-        ]
+        group = nodes.tgroup(cols=2)
+        group += nodes.colspec(colwidth=25)
+        group += nodes.colspec(colwidth=75)
+        head = nodes.thead()
+        head += _row([nodes.Text("Mechanism")], [nodes.Text("Guarantee checked on every release")])
+        group += head
+        body = nodes.tbody()
         for name, stated in rows:
-            lines += [f"   * - :class:`~{name}`", f"     - {stated}"]
-        container = nodes.container()
-        self.state.nested_parse(StringList(lines, source="mechanism-guarantees"), 0, container)
-        return container.children
+            short = name.rsplit(".", 1)[1]
+            link = addnodes.pending_xref(
+                "", refdomain="py", reftype="class", reftarget=name, refexplicit=True
+            )
+            link += nodes.literal(short, short)
+            body += _row([link], _inline(stated))
+        group += body
+        table = nodes.table(classes=["mechanism-guarantees"])
+        table += group
+        return [table]
 
 
 def setup(app):

@@ -43,6 +43,22 @@ class InfeasibleError(ValueError):
     The table and the parameters are each valid; together they admit no solution (a budget below
     the smallest achievable distortion, group bounds no partition of the users meets). Callers
     that treat infeasibility as a result catch this type, never a message's text.
+
+    Parameters
+    ----------
+    *args : object
+        As for ``ValueError``: usually one message that says which constraint cannot be met.
+
+    Examples
+    --------
+    It is a ValueError, so code that only checks arguments catches it too:
+
+    >>> from ppdp.base import InfeasibleError
+    >>> try:
+    ...     raise InfeasibleError("no partition into groups of at least 5 users")
+    ... except ValueError as err:
+    ...     print(type(err).__name__, "-", err)
+    InfeasibleError - no partition into groups of at least 5 users
     """
 
 
@@ -52,6 +68,41 @@ def check_random_state(random_state: Any, name: str = "random_state") -> np.rand
     A Generator is returned as is (the caller's stream advances); an int seeds a new one; None
     draws fresh entropy from the operating system. scikit-learn's own helper returns the legacy
     ``RandomState``, which this library does not use.
+
+    Parameters
+    ----------
+    random_state : None, int >= 0 or numpy.random.Generator
+        The seed or stream to use.
+    name : str
+        The argument's name in the error messages.
+
+    Returns
+    -------
+    numpy.random.Generator
+        ``random_state`` itself when it is a Generator, otherwise a new one.
+
+    Raises
+    ------
+    ValueError
+        For a negative int.
+    TypeError
+        For anything else (a float, a bool, a legacy ``RandomState``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.base import check_random_state
+    >>> check_random_state(0).integers(10, size=3).tolist()
+    [8, 6, 5]
+    >>> check_random_state(0).integers(10, size=3).tolist()  # the same int, the same draws
+    [8, 6, 5]
+    >>> g = np.random.default_rng(1)
+    >>> check_random_state(g) is g
+    True
+    >>> check_random_state(1.5)
+    Traceback (most recent call last):
+    ...
+    TypeError: random_state must be None, an int >= 0 or a numpy.random.Generator, got float 1.5
     """
     if random_state is None or isinstance(random_state, np.random.Generator):
         return np.random.default_rng(random_state)
@@ -66,7 +117,39 @@ def check_random_state(random_state: Any, name: str = "random_state") -> np.rand
 
 
 def check_frame(df: Any, name: str = "df") -> pd.DataFrame:
-    """``df`` itself if it is a non-empty DataFrame with unique string column names."""
+    """``df`` itself if it is a non-empty DataFrame with unique string column names.
+
+    Parameters
+    ----------
+    df : object
+        The table to check.
+    name : str
+        The argument's name in the error messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``df``, unchanged (not a copy).
+
+    Raises
+    ------
+    TypeError
+        If ``df`` is not a ``pandas.DataFrame``.
+    ValueError
+        If it has no rows or repeats a column name.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ppdp.base import check_frame
+    >>> df = pd.DataFrame({"age": [23, 41], "zip": ["a", "b"]})
+    >>> check_frame(df) is df
+    True
+    >>> check_frame(df.iloc[:0], name="table")
+    Traceback (most recent call last):
+    ...
+    ValueError: table has no rows; a release needs at least one
+    """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(df).__name__}")
     if len(df) == 0:
@@ -83,6 +166,30 @@ def check_fitted(mechanism: Any, attributes: str | list[str] | None = None) -> N
     scikit-learn's ``check_is_fitted`` semantics: fitted means every named attribute exists, or,
     with none named, that some attribute ends in ``_`` (learned state). Its own function needs the
     scikit-learn estimator tags, which a mechanism need not carry.
+
+    Parameters
+    ----------
+    mechanism : object
+        The mechanism (or any object) to check.
+    attributes : str, list of str or None
+        The learned attributes that ``fit`` sets; None accepts any attribute ending in ``_``.
+
+    Raises
+    ------
+    sklearn.exceptions.NotFittedError
+        If a named attribute is missing (or, with none named, no attribute ends in ``_``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ppdp.base import check_fitted
+    >>> from ppdp.mechanisms.randomized_response import KaryRandomizedResponse
+    >>> mech = KaryRandomizedResponse(1.0)
+    >>> check_fitted(mech)
+    Traceback (most recent call last):
+    ...
+    sklearn.exceptions.NotFittedError: this KaryRandomizedResponse is not fitted yet; call fit(df) before release()
+    >>> check_fitted(mech.fit(pd.DataFrame({"sex": ["F", "M", "M"]})), "matrices_")  # passes
     """
     if attributes is None:
         fitted = any(k.endswith("_") and not k.startswith("__") for k in vars(mechanism))
@@ -112,6 +219,46 @@ class Mechanism(BaseEstimator, ABC):
       measurable bound), so that :func:`ppdp.guarantees.guarantee_report` works on it.
 
     ``tests/test_mechanism_contract.py`` runs every registered mechanism through the same checks.
+
+    Attributes
+    ----------
+    guarantee : str
+        Class attribute: the bound every release is checked against, in a sentence.
+
+    Examples
+    --------
+    A minimal mechanism that releases the fitted table with one column dropped to its mode, and
+    promises no measurable bound:
+
+    >>> import pandas as pd
+    >>> from ppdp.base import Mechanism, check_fitted, check_random_state
+    >>> from ppdp.guarantees import enforce, guarantee_report
+    >>> class Mode(Mechanism):
+    ...     guarantee = "none declared: an illustration"
+    ...     def __init__(self, column="sex"):
+    ...         self.column = column
+    ...     def fit(self, df):
+    ...         self.table_ = df.copy()
+    ...         return self
+    ...     def guarantee_checks(self):
+    ...         check_fitted(self, "table_")
+    ...         return []
+    ...     def release(self, random_state=None):
+    ...         check_random_state(random_state)
+    ...         enforce(self.guarantee_checks())
+    ...         out = self.table_.copy()
+    ...         out[self.column] = out[self.column].mode().iloc[0]
+    ...         return out
+    >>> df = pd.DataFrame({"age": [23, 41, 35], "sex": ["F", "M", "M"]})
+    >>> Mode().fit_release(df, random_state=0)
+       age sex
+    0   23   M
+    1   41   M
+    2   35   M
+    >>> Mode(column="age").get_params()
+    {'column': 'age'}
+    >>> len(guarantee_report(Mode().fit(df)))
+    0
     """
 
     #: The bound every release is checked against, in a sentence with the paper's definition

@@ -44,6 +44,34 @@ def table_domains(
 
     ``numeric`` columns get numeric domains (sorted unique values); every other column is
     categorical.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The real (original) table whose values make the domains.
+    columns : sequence of str
+        The columns to build domains for, in the order of the returned dict.
+    numeric : sequence of str, default ()
+        The columns among ``columns`` with numeric domains.
+
+    Returns
+    -------
+    dict of str -> AttributeDomain
+        The domain of each column of ``columns``.
+
+    Raises
+    ------
+    ValueError
+        If a column of ``columns`` is not in ``table``, or a column of ``numeric`` is not among
+        ``columns``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> real = pd.DataFrame({"age": [23, 25, 27, 31], "edu": ["BA", "MS", "HS", "HS"]})
+    >>> domains = table_domains(real, ["age", "edu"], numeric=["age"])
+    >>> [(d.kind, d.values.tolist()) for d in domains.values()]
+    [('numeric', [23, 25, 27, 31]), ('categorical', ['BA', 'HS', 'MS'])]
     """
     missing = [c for c in columns if c not in table.columns]
     if missing:
@@ -167,8 +195,42 @@ def _distinct_cells(col: pd.Series, raw: np.ndarray) -> tuple[np.ndarray, np.nda
 def cell_membership(column, domain: AttributeDomain) -> np.ndarray:
     """Each released cell as a distribution over ``domain``: shape ``(n, |domain|)``, rows sum to 1.
 
-    Raises ValueError, naming the column and the value, for a cell that is missing or cannot be
-    read as a region of the domain.
+    Parameters
+    ----------
+    column : array_like or pandas.Series, shape (n,)
+        The released cells of one column: domain values, numeric ranges ``"lo-hi"``, numbers between
+        domain values, value sets ``"{a,b}"`` or hierarchy nodes (see the module docstring).
+    domain : AttributeDomain
+        The column's original domain, as from :func:`table_domains`.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (n, domain.size)
+        Row ``i`` is the distribution of cell ``i`` over ``domain.values``.
+
+    Raises
+    ------
+    ValueError
+        For a cell that is missing or cannot be read as a region of the domain (a range or a number
+        outside it, a value set with foreign members, an unknown value); the message names the
+        column and the value.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> real = pd.DataFrame({"age": [23, 25, 27, 31], "edu": ["BA", "MS", "HS", "HS"]})
+    >>> domains = table_domains(real, ["age", "edu"], numeric=["age"])
+    >>> cell_membership([25, "23-27", 29.0], domains["age"]).round(3)  # over 23, 25, 27, 31
+    array([[0.   , 1.   , 0.   , 0.   ],
+           [0.333, 0.333, 0.333, 0.   ],
+           [0.   , 0.   , 0.5  , 0.5  ]])
+    >>> cell_membership(["BA", "{BA,MS}"], domains["edu"])  # over BA, HS, MS
+    array([[1. , 0. , 0. ],
+           [0.5, 0. , 0.5]])
+    >>> cell_membership(["40-50"], domains["age"])
+    Traceback (most recent call last):
+    ...
+    ValueError: column 'age': range '40-50' holds no value of the domain [23, 31]
     """
     col = pd.Series(column)
     if col.isna().any():
@@ -186,7 +248,29 @@ def cell_membership(column, domain: AttributeDomain) -> np.ndarray:
 
 
 def feature_names(domains: Mapping[str, AttributeDomain], columns: Sequence[str]) -> list[str]:
-    """Names of :func:`design_matrix`'s columns: ``col`` (numeric) or ``col=value``."""
+    """Names of :func:`design_matrix`'s columns: ``col`` (numeric) or ``col=value``.
+
+    Parameters
+    ----------
+    domains : mapping str -> AttributeDomain
+        The domain of every column.
+    columns : sequence of str
+        The columns, in the order of :func:`design_matrix`.
+
+    Returns
+    -------
+    list of str
+        One name per feature: a numeric column's name, or ``col=value`` for each value of a
+        categorical column's domain.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> real = pd.DataFrame({"age": [23, 25, 27, 31], "edu": ["BA", "MS", "HS", "HS"]})
+    >>> domains = table_domains(real, ["age", "edu"], numeric=["age"])
+    >>> feature_names(domains, ["age", "edu"])
+    ['age', 'edu=BA', 'edu=HS', 'edu=MS']
+    """
     names: list[str] = []
     for c in columns:
         d = domains[c]
@@ -201,6 +285,41 @@ def design_matrix(
 
     A numeric column gives its cells' expected values, a categorical one its membership weights
     (a one-hot row for a single value, ``1/m`` on each of ``m`` members of a set).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The real table or a release of it.
+    domains : mapping str -> AttributeDomain
+        The original domain of every column of ``columns`` (see :func:`table_domains`).
+    columns : sequence of str
+        The columns to encode, in order.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (len(frame), n_features)
+        One row per row of ``frame``; its columns are named by :func:`feature_names`.
+
+    Raises
+    ------
+    ValueError
+        If a column of ``columns`` is not in ``frame``, or a cell cannot be read as a region of its
+        domain (see :func:`cell_membership`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> real = pd.DataFrame({"age": [23, 25, 27, 31], "edu": ["BA", "MS", "HS", "HS"]})
+    >>> domains = table_domains(real, ["age", "edu"], numeric=["age"])
+    >>> released = pd.DataFrame({"age": ["23-27", "23-27", "23-27", "31"],
+    ...                          "edu": ["{BA,MS}", "{BA,MS}", "HS", "HS"]})
+    >>> feature_names(domains, ["age", "edu"])
+    ['age', 'edu=BA', 'edu=HS', 'edu=MS']
+    >>> design_matrix(released, domains, ["age", "edu"])
+    array([[25. ,  0.5,  0. ,  0.5],
+           [25. ,  0.5,  0. ,  0.5],
+           [25. ,  0. ,  1. ,  0. ],
+           [31. ,  0. ,  1. ,  0. ]])
     """
     missing = [c for c in columns if c not in frame.columns]
     if missing:
@@ -223,6 +342,42 @@ def sample_cells(
 
     Cells that already are domain values are kept as they are; a region gives a value drawn
     uniformly from it. For evaluators that compare records value by value (anonymeter).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The released table.
+    domains : mapping str -> AttributeDomain
+        The original domain of every column of ``columns``.
+    columns : sequence of str
+        The columns to sample; the other columns are copied unchanged.
+    rng : numpy.random.Generator
+        The source of the draws.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``frame`` with the index kept and each column of ``columns`` holding domain values (floats
+        for a numeric column).
+
+    Raises
+    ------
+    TypeError
+        If ``rng`` is not a ``numpy.random.Generator``.
+    ValueError
+        If a cell cannot be read as a region of its domain (see :func:`cell_membership`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> real = pd.DataFrame({"age": [23, 25, 27, 31], "edu": ["BA", "MS", "HS", "HS"]})
+    >>> domains = table_domains(real, ["age", "edu"], numeric=["age"])
+    >>> released = pd.DataFrame({"age": ["23-27", "23-27", "23-27", "31"],
+    ...                          "edu": ["{BA,MS}", "{BA,MS}", "HS", "HS"]})
+    >>> sampled = sample_cells(released, domains, ["age", "edu"], np.random.default_rng(0))
+    >>> sampled["age"].tolist(), sampled["edu"].tolist()
+    ([25.0, 23.0, 23.0, 31.0], ['MS', 'MS', 'HS', 'HS'])
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")

@@ -30,7 +30,39 @@ CLASSIFIERS = ("XGBoost", "GBDT", "RF", "MLP", "LR")
 
 
 def make_classifier(name: str, seed: int = 0):
-    """An unfitted classifier of the suite (deterministic for ``seed``)."""
+    """An unfitted classifier of the suite (deterministic for ``seed``).
+
+    Parameters
+    ----------
+    name : {"XGBoost", "GBDT", "RF", "MLP", "LR"}
+        The classifier, one of :data:`CLASSIFIERS`: ``xgboost.XGBClassifier`` (100 trees of depth
+        6), ``sklearn.ensemble.HistGradientBoostingClassifier`` (100 iterations, no early stopping),
+        ``sklearn.ensemble.RandomForestClassifier`` (100 trees, at least 2 rows per leaf),
+        ``sklearn.neural_network.MLPClassifier`` (see the module docstring) or
+        ``sklearn.linear_model.LogisticRegression`` (at most 1000 iterations).
+    seed : int, default 0
+        The ``random_state`` of the model; unused by ``"LR"``, whose solver is deterministic.
+
+    Returns
+    -------
+    estimator
+        A scikit-learn-compatible classifier, not fitted.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not one of :data:`CLASSIFIERS`.
+
+    Examples
+    --------
+    >>> model = make_classifier("RF", seed=1)
+    >>> type(model).__name__, model.get_params()["random_state"]
+    ('RandomForestClassifier', 1)
+    >>> make_classifier("SVM")
+    Traceback (most recent call last):
+    ...
+    ValueError: classifier must be one of ('XGBoost', 'GBDT', 'RF', 'MLP', 'LR'), got 'SVM'
+    """
     if name == "XGBoost":
         from xgboost import XGBClassifier
 
@@ -73,7 +105,43 @@ def make_classifier(name: str, seed: int = 0):
 def split_frame(
     df: pd.DataFrame, *, test_size: float = 0.3, seed: int = 0, stratify: str | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Random train/test split (stratified on a column if given), indices reset."""
+    """Random train/test split (stratified on a column if given), indices reset.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table to split, at least 4 rows.
+    test_size : float, default 0.3
+        The share of rows in the test part, in ``(0, 1)``.
+    seed : int, default 0
+        The ``random_state`` of ``sklearn.model_selection.train_test_split``.
+    stratify : str, optional
+        A column whose class shares both parts keep; ignored (plain random split) when one of its
+        classes has fewer than 2 rows.
+
+    Returns
+    -------
+    train, test : pandas.DataFrame
+        The two parts, each with a fresh ``RangeIndex``.
+
+    Raises
+    ------
+    TypeError
+        If ``df`` is not a DataFrame.
+    ValueError
+        If ``df`` has fewer than 4 rows, ``test_size`` is outside ``(0, 1)`` or ``stratify`` is not
+        a column of ``df``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"age": range(22, 82, 3), "income": ["low"] * 10 + ["high"] * 10})
+    >>> train, test = split_frame(df, test_size=0.25, seed=0, stratify="income")
+    >>> len(train), len(test), test["income"].value_counts().to_dict()
+    (15, 5, {'high': 3, 'low': 2})
+    >>> test.index.tolist()
+    [0, 1, 2, 3, 4]
+    """
     from sklearn.model_selection import train_test_split
 
     if not isinstance(df, pd.DataFrame):
@@ -133,6 +201,52 @@ def evaluate_setting(
     ``positive`` is the class scored by F1 (default: the minority class of ``train[target]``).
     When the training target has a single class the model predicts that class (accuracy and F1
     follow from it), because no classifier can be fitted on one class.
+
+    Parameters
+    ----------
+    train, test : pandas.DataFrame
+        The training and test tables, both holding ``features`` and ``target``. Categorical features
+        are one-hot encoded over the categories of both, numeric ones standardised with the mean and
+        deviation of ``train``.
+    features : sequence of str
+        The feature columns, at least one.
+    target : str
+        The column to predict, not among ``features``; it is scored as ``positive`` against the
+        rest.
+    classifier : {"XGBoost", "GBDT", "RF", "MLP", "LR"}, default "GBDT"
+        The model, built by :func:`make_classifier`.
+    seed : int, default 0
+        The model's seed.
+    positive : object, optional
+        The class scored as positive (Eq. 18); by default the least frequent class of
+        ``train[target]`` (the first in sorted order on a tie).
+
+    Returns
+    -------
+    dict of str -> float
+        ``{"accuracy": ..., "f1": ...}`` on ``test``: accuracy (Eq. 17) and binary F1 of
+        ``positive`` (Eq. 18; 0.0 when neither the truth nor the prediction has a positive).
+
+    Raises
+    ------
+    TypeError
+        If ``train`` or ``test`` is not a DataFrame.
+    ValueError
+        If ``train`` or ``test`` is empty or lacks a column of ``features`` or ``target``, if
+        ``features`` is empty or holds ``target``, or if ``classifier`` is not one of
+        :data:`CLASSIFIERS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"age": range(22, 82, 3), "job": ["clerk", "nurse"] * 10})
+    >>> df["income"] = np.where(df["age"] >= 50, "high", "low")
+    >>> train, test = split_frame(df, test_size=0.25, seed=0, stratify="income")
+    >>> evaluate_setting(train, test, features=["age", "job"], target="income", classifier="LR")
+    {'accuracy': 1.0, 'f1': 1.0}
+    >>> evaluate_setting(train, test, features=["job"], target="income", classifier="LR")
+    {'accuracy': 0.4, 'f1': 0.0}
     """
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.metrics import accuracy_score, f1_score

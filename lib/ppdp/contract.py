@@ -79,6 +79,22 @@ class MechanismCase:
         Whether the release keeps the table's index row for row.
     release_params : dict
         Extra keyword arguments of ``release``.
+
+    Examples
+    --------
+    k-ary randomized response on one column of a six-row table; a negative ``epsilon`` is the
+    value ``fit`` must reject:
+
+    >>> import pandas as pd
+    >>> from ppdp.contract import MechanismCase
+    >>> from ppdp.mechanisms.randomized_response import KaryRandomizedResponse
+    >>> def table():
+    ...     return pd.DataFrame({"age": [23, 25, 31, 35, 41, 47],
+    ...                          "sex": ["F", "M", "M", "F", "M", "F"]})
+    >>> case = MechanismCase("krr", make=lambda: KaryRandomizedResponse(1.0, columns=["sex"]),
+    ...                      table=table, bad_params={"epsilon": -1.0}, column="sex")
+    >>> case.make().fit(case.table()).release(random_state=0).shape
+    (6, 2)
     """
 
     name: str
@@ -336,5 +352,40 @@ _CHECKS = (
 
 
 def contract_checks() -> Iterator[Callable[[MechanismCase], None]]:
-    """Every check of the mechanism contract, in order (each takes a :class:`MechanismCase`)."""
+    """Every check of the mechanism contract, in order (each takes a :class:`MechanismCase`).
+
+    Yields
+    ------
+    callable
+        A check ``check(case)``: returns None when the mechanism keeps that part of the contract
+        and raises ``AssertionError``, with the case's name and what broke, when it does not.
+
+    Examples
+    --------
+    Every check on k-ary randomized response, then the same mechanism with a ``bad_params`` value
+    that ``fit`` in fact accepts, which the check of bad parameters reports:
+
+    >>> import dataclasses
+    >>> import pandas as pd
+    >>> from ppdp.contract import MechanismCase, contract_checks
+    >>> from ppdp.mechanisms.randomized_response import KaryRandomizedResponse
+    >>> def table():
+    ...     return pd.DataFrame({"age": [23, 25, 31, 35, 41, 47],
+    ...                          "sex": ["F", "M", "M", "F", "M", "F"]})
+    >>> case = MechanismCase("krr", make=lambda: KaryRandomizedResponse(1.0, columns=["sex"]),
+    ...                      table=table, bad_params={"epsilon": -1.0}, column="sex")
+    >>> passed = 0
+    >>> for check in contract_checks():
+    ...     check(case)
+    ...     passed += 1
+    >>> passed
+    15
+    >>> lax = dataclasses.replace(case, bad_params={"epsilon": 2.0})
+    >>> for check in contract_checks():
+    ...     try:
+    ...         check(lax)
+    ...     except AssertionError as err:
+    ...         print(check.__name__, "-", err)
+    check_bad_parameters_raise_at_fit - krr: fit accepted epsilon=2.0
+    """
     yield from _CHECKS

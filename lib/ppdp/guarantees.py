@@ -51,6 +51,22 @@ class GuaranteeCheck:
         Where the worst value sits (a group, a column, a table of a chain), for the reader.
     tol : float
         Absolute slack allowed for rounding of the measurement.
+
+    Raises
+    ------
+    ValueError
+        If ``sense`` is not ``"at_least"`` or ``"at_most"``, or ``tol`` is negative or NaN.
+
+    Examples
+    --------
+    >>> from ppdp.guarantees import GuaranteeCheck
+    >>> check = GuaranteeCheck("Mondrian", "k-anonymity", 4.0, 5.0, "at_least", "group 2")
+    >>> check.holds
+    True
+    >>> check.describe()
+    'Mondrian: k-anonymity requires >= 4, measured 5 at group 2'
+    >>> GuaranteeCheck("KaryRandomizedResponse", "epsilon-LDP", 1.0, 1.2, "at_most").holds
+    False
     """
 
     mechanism: str
@@ -84,7 +100,24 @@ class GuaranteeCheck:
 
 
 class GuaranteeViolation(RuntimeError):
-    """A release would break the guarantee its mechanism declared; nothing was released."""
+    """A release would break the guarantee its mechanism declared; nothing was released.
+
+    Parameters
+    ----------
+    failed : list of GuaranteeCheck
+        The checks that do not hold; kept as the attribute ``failed`` and described in the
+        message.
+
+    Examples
+    --------
+    >>> from ppdp.guarantees import GuaranteeCheck, GuaranteeViolation
+    >>> broken = GuaranteeCheck("Mondrian", "k-anonymity", 4.0, 3.0, "at_least", "group 0")
+    >>> err = GuaranteeViolation([broken])
+    >>> print(err)
+    release withheld, declared guarantee broken: Mondrian: k-anonymity requires >= 4, measured 3 at group 0
+    >>> err.failed[0].measured
+    3.0
+    """
 
     def __init__(self, failed: list[GuaranteeCheck]):
         self.failed = list(failed)
@@ -93,7 +126,35 @@ class GuaranteeViolation(RuntimeError):
 
 
 def enforce(checks: Iterable[GuaranteeCheck]) -> list[GuaranteeCheck]:
-    """Return ``checks`` as a list if every one holds; raise :class:`GuaranteeViolation` if not."""
+    """Return ``checks`` as a list if every one holds; raise :class:`GuaranteeViolation` if not.
+
+    Parameters
+    ----------
+    checks : iterable of GuaranteeCheck
+        A mechanism's ``guarantee_checks()``, measured on what it is about to release.
+
+    Returns
+    -------
+    list of GuaranteeCheck
+        ``checks``, every one holding.
+
+    Raises
+    ------
+    GuaranteeViolation
+        If any check fails; it carries the failed checks (all of them) in ``failed``.
+
+    Examples
+    --------
+    >>> from ppdp.guarantees import GuaranteeCheck, enforce
+    >>> ok = GuaranteeCheck("Mondrian", "k-anonymity", 4.0, 5.0, "at_least", "group 2")
+    >>> bad = GuaranteeCheck("Mondrian", "l-diversity", 2.0, 1.5, "at_least", "group 0")
+    >>> enforce([ok]) == [ok]
+    True
+    >>> enforce([ok, bad])
+    Traceback (most recent call last):
+    ...
+    ppdp.guarantees.GuaranteeViolation: release withheld, declared guarantee broken: Mondrian: l-diversity requires >= 2, measured 1.5 at group 0
+    """
     checks = list(checks)
     failed = [c for c in checks if not c.holds]
     if failed:
@@ -113,6 +174,27 @@ def guarantee_report(mechanism) -> pd.DataFrame:
     -------
     DataFrame
         One row per check: mechanism, guarantee, declared, measured, sense, where, tol, holds.
+
+    Raises
+    ------
+    TypeError
+        If ``mechanism`` has no ``guarantee_checks()`` or it returns anything but
+        :class:`GuaranteeCheck` objects.
+    sklearn.exceptions.NotFittedError
+        From ``guarantee_checks()``, before the mechanism is fitted.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ppdp.guarantees import guarantee_report
+    >>> from ppdp.mechanisms.mondrian import Mondrian
+    >>> df = pd.DataFrame({"age": [23, 25, 31, 35, 41, 47, 52, 58],
+    ...                    "disease": ["flu", "cold"] * 4})
+    >>> mech = Mondrian(["age"], "disease", k=2, l=2).fit(df)
+    >>> guarantee_report(mech)[["guarantee", "declared", "measured", "where", "holds"]]
+         guarantee  declared  measured    where  holds
+    0  k-anonymity       2.0       2.0  group 0   True
+    1  l-diversity       2.0       2.0  group 0   True
     """
     checks_fn = getattr(mechanism, "guarantee_checks", None)
     if not callable(checks_fn):

@@ -222,6 +222,15 @@ def entropy(p: Any) -> float:
         If ``p`` is not real numeric.
     ValueError
         If ``p`` is not 1-D, is empty, has a negative or non-finite entry, or has zero total mass.
+
+    Examples
+    --------
+    >>> entropy([0.5, 0.5])
+    1.0
+    >>> entropy([1, 1, 2])  # counts: (1/4, 1/4, 1/2)
+    1.5
+    >>> entropy([1, 0])  # a point mass
+    0.0
     """
     return _nonneg(_entropy_normalized(_distribution(p, "p", ndim=1)))
 
@@ -238,6 +247,21 @@ def joint_entropy(joint: Any) -> float:
     -------
     float
         ``-sum p log2 p`` over all cells (``0 log 0 = 0``).
+
+    Raises
+    ------
+    TypeError
+        If ``joint`` is not real numeric.
+    ValueError
+        If ``joint`` is a scalar (0-D), is empty, has a negative or non-finite entry, or has zero
+        total mass.
+
+    Examples
+    --------
+    >>> joint_entropy([[1, 1], [1, 1]])  # two independent fair bits
+    2.0
+    >>> joint_entropy([[0.5, 0.0], [0.0, 0.5]])  # two copies of one fair bit
+    1.0
     """
     return _nonneg(_entropy_normalized(_distribution(joint, "joint", min_ndim=1)))
 
@@ -258,6 +282,24 @@ def conditional_entropy(joint: Any, given: int = 0) -> float:
     float
         ``sum_{x,y} p(x, y) log2(p(given) / p(x, y))``, computed term by term (each term is
         ``>= 0``); cells with ``p(x, y) = 0`` contribute 0.
+
+    Raises
+    ------
+    TypeError
+        If ``joint`` is not real numeric.
+    ValueError
+        If ``joint`` is not 2-D, is empty, has a negative or non-finite entry, or has zero total
+        mass, or if ``given`` is not 0 or 1.
+
+    Examples
+    --------
+    >>> joint = [[3, 1], [1, 3]]  # Y equals X with probability 3/4
+    >>> round(conditional_entropy(joint), 4)  # H(Y | X) = H(1/4, 3/4)
+    0.8113
+    >>> round(entropy([1, 3]), 4)
+    0.8113
+    >>> conditional_entropy([[1, 0], [0, 1]], given=1)  # X is determined by Y
+    0.0
     """
     p = _distribution(joint, "joint", ndim=2)
     axis = _check_axis(given)
@@ -289,6 +331,24 @@ def mutual_information(joint: Any) -> float:
     float
         ``sum_{x,y} p(x,y) log2(p(x,y) / (p(x) p(y)))`` over cells with ``p(x,y) > 0``; clipped at
         0 to remove rounding (as :func:`sklearn.metrics.mutual_info_score` does).
+
+    Raises
+    ------
+    TypeError
+        If ``joint`` is not real numeric.
+    ValueError
+        If ``joint`` is not 2-D, is empty, has a negative or non-finite entry, or has zero total
+        mass.
+
+    Examples
+    --------
+    >>> mutual_information([[1, 0], [0, 1]])  # Y is a copy of a fair bit X
+    1.0
+    >>> mutual_information([[1, 1], [1, 1]])  # independent
+    0.0
+    >>> joint = [[3, 1], [1, 3]]
+    >>> round(mutual_information(joint), 4)  # H(Y) - H(Y | X) = 1 - 0.8113
+    0.1887
     """
     return _nonneg(_mi_table(_distribution(joint, "joint", ndim=2)))
 
@@ -334,6 +394,23 @@ def normalized_mutual_information(joint: Any, average: str = "arithmetic") -> fl
         :func:`sklearn.metrics.normalized_mutual_info_score`: if both ``H(X) = 0`` and
         ``H(Y) = 0`` (each marginal has a single non-zero cell) the value is **1.0** (a perfect
         match); otherwise if ``I(X; Y) = 0`` (in particular when one entropy is 0) it is 0.0.
+
+    Raises
+    ------
+    TypeError
+        If ``joint`` is not real numeric.
+    ValueError
+        If ``joint`` is not 2-D, is empty, has a negative or non-finite entry, or has zero total
+        mass, or if ``average`` is not one of the four names.
+
+    Examples
+    --------
+    >>> normalized_mutual_information([[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    1.0
+    >>> round(normalized_mutual_information([[3, 1], [1, 3]]), 4)  # both entropies are 1 bit
+    0.1887
+    >>> normalized_mutual_information([[1, 0], [0, 0]])  # both variables constant
+    1.0
     """
     avg = _check_average(average)
     p = _distribution(joint, "joint", ndim=2)
@@ -440,6 +517,27 @@ def contingency(x: Any, y: Any, *, return_labels: bool = False):
         appearance.
     x_labels, y_labels : numpy.ndarray
         Only if ``return_labels`` is true.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` or ``y`` is not a 1-D sequence of labels (for instance a string, a scalar or a
+        scipy.sparse matrix) or holds unhashable labels.
+    ValueError
+        If ``x`` or ``y`` is a DataFrame or a multi-dimensional array, is empty or has a missing
+        label, or if ``x`` and ``y`` differ in length.
+
+    Examples
+    --------
+    >>> table, x_labels, y_labels = contingency(
+    ...     ["a", "a", "b", "b", "c", "c"], [0, 0, 1, 1, 1, 1], return_labels=True
+    ... )
+    >>> table
+    array([[2, 0],
+           [0, 2],
+           [0, 2]])
+    >>> x_labels.tolist(), y_labels.tolist()
+    (['a', 'b', 'c'], [0, 1])
     """
     cx, lx, cy, ly = _paired_codes(x, y, "x", "y")
     table = _count_table(cx, lx.shape[0], cy, ly.shape[0], dense=True)
@@ -460,6 +558,21 @@ def entropy_from_samples(x: Any) -> float:
     -------
     float
         Entropy of the empirical label distribution.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a 1-D sequence of labels (for instance a string, a scalar or a scipy.sparse
+        matrix) or holds unhashable labels.
+    ValueError
+        If ``x`` is a DataFrame or a multi-dimensional array, is empty or has a missing label.
+
+    Examples
+    --------
+    >>> entropy_from_samples(["a", "b", "a", "b"])
+    1.0
+    >>> round(entropy_from_samples([0, 0, 1, 1, 1, 1]), 4)  # H(1/3, 2/3)
+    0.9183
     """
     codes, labels = _factorize(x, "x")
     counts = np.bincount(codes, minlength=labels.shape[0])
@@ -478,6 +591,24 @@ def conditional_entropy_from_samples(x: Any, given: Any) -> float:
     -------
     float
         ``sum n(x, g)/n log2(n(g) / n(x, g))`` over observed pairs.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` or ``given`` is not a 1-D sequence of labels (for instance a string, a scalar or a
+        scipy.sparse matrix) or holds unhashable labels.
+    ValueError
+        If ``x`` or ``given`` is a DataFrame or a multi-dimensional array, is empty or has a missing
+        label, or if ``x`` and ``given`` differ in length.
+
+    Examples
+    --------
+    >>> zip_code = ["a", "a", "b", "b", "c", "c"]
+    >>> disease = [0, 0, 1, 1, 1, 1]
+    >>> conditional_entropy_from_samples(disease, given=zip_code)  # the zip code decides it
+    0.0
+    >>> round(conditional_entropy_from_samples(zip_code, given=disease), 4)  # 2/3 of H(1/2, 1/2)
+    0.6667
     """
     cx, lx, cg, lg = _paired_codes(x, given, "x", "given")
     table = _count_table(cx, lx.shape[0], cg, lg.shape[0])
@@ -499,6 +630,24 @@ def mutual_information_from_samples(x: Any, y: Any) -> float:
     float
         ``sklearn.metrics.mutual_info_score(x, y) / ln 2``, computed by that function on the
         contingency table of the integer codes of the labels.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` or ``y`` is not a 1-D sequence of labels (for instance a string, a scalar or a
+        scipy.sparse matrix) or holds unhashable labels.
+    ValueError
+        If ``x`` or ``y`` is a DataFrame or a multi-dimensional array, is empty or has a missing
+        label, or if ``x`` and ``y`` differ in length.
+
+    Examples
+    --------
+    >>> zip_code = ["a", "a", "b", "b", "c", "c"]
+    >>> disease = [0, 0, 1, 1, 1, 1]
+    >>> round(mutual_information_from_samples(zip_code, disease), 4)  # all of H(disease)
+    0.9183
+    >>> mutual_information_from_samples([0, 1, 0, 1], ["x", "x", "y", "y"])  # independent
+    0.0
     """
     cx, lx, cy, ly = _paired_codes(x, y, "x", "y")
     return _mi_counts(_count_table(cx, lx.shape[0], cy, ly.shape[0]))
@@ -521,6 +670,24 @@ def normalized_mutual_information_from_samples(
     float
         Equals ``sklearn.metrics.normalized_mutual_info_score(x, y, average_method=average)``,
         including its convention: 1.0 when both columns are constant, 0.0 when only one is.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` or ``y`` is not a 1-D sequence of labels (for instance a string, a scalar or a
+        scipy.sparse matrix) or holds unhashable labels.
+    ValueError
+        If ``x`` or ``y`` is a DataFrame or a multi-dimensional array, is empty or has a missing
+        label, if ``x`` and ``y`` differ in length, or if ``average`` is not one of the four names.
+
+    Examples
+    --------
+    >>> zip_code = ["a", "a", "b", "b", "c", "c"]
+    >>> disease = [0, 0, 1, 1, 1, 1]
+    >>> round(normalized_mutual_information_from_samples(zip_code, disease), 4)
+    0.7337
+    >>> normalized_mutual_information_from_samples(zip_code, disease, average="min")
+    1.0
     """
     avg = _check_average(average)
     cx, lx, cy, ly = _paired_codes(x, y, "x", "y")
@@ -556,6 +723,23 @@ def kl_divergence(p: Any, q: Any) -> float:
     float
         ``sum_i p_i log2(p_i / q_i)`` over ``p_i > 0``; ``+inf`` when ``p`` puts mass where ``q``
         has none (``p_i > 0 = q_i``). Clipped at 0 to remove rounding.
+
+    Raises
+    ------
+    TypeError
+        If ``p`` or ``q`` is not real numeric.
+    ValueError
+        If ``p`` or ``q`` is not 1-D, is empty, has a negative or non-finite entry, or has zero
+        total mass, or if ``p`` and ``q`` differ in length.
+
+    Examples
+    --------
+    >>> round(kl_divergence([0.5, 0.5], [0.25, 0.75]), 4)
+    0.2075
+    >>> kl_divergence([1, 1], [1, 0])  # p puts mass where q has none
+    inf
+    >>> kl_divergence([1, 3], [2, 6])  # counts are normalized: the same distribution
+    0.0
     """
     pn, qn = _two_vectors(p, q)
     # scipy.stats.entropy(p, q, base=2); rel_entr(p_i, 0) = inf for p_i > 0
@@ -575,6 +759,21 @@ def js_divergence(p: Any, q: Any) -> float:
     float
         ``JS(p, q) = D(p || m) / 2 + D(q || m) / 2`` with ``m = (p + q) / 2``, in ``[0, 1]``. This is
         the divergence, i.e. the square of ``scipy.spatial.distance.jensenshannon(p, q, base=2)``.
+
+    Raises
+    ------
+    TypeError
+        If ``p`` or ``q`` is not real numeric.
+    ValueError
+        If ``p`` or ``q`` is not 1-D, is empty, has a negative or non-finite entry, or has zero
+        total mass, or if ``p`` and ``q`` differ in length.
+
+    Examples
+    --------
+    >>> js_divergence([1, 0], [0, 1])  # disjoint supports: the maximum
+    1.0
+    >>> round(js_divergence([0.5, 0.5], [0.25, 0.75]), 4)
+    0.0488
     """
     pn, qn = _two_vectors(p, q)
     # rel_entr(d, m) = rel_entr(d, p + q) + d ln 2 with m = (p + q) / 2, which can underflow to 0
@@ -620,9 +819,29 @@ def pairwise_js_divergence(P: Any, Q: Any = None, *, chunk_rows: int | None = No
         ``D[i, j] = js_divergence(P[i], Q[j])``, in ``[0, 1]``. When ``Q`` is omitted the matrix is
         exactly symmetric with a zero diagonal.
 
+    Raises
+    ------
+    TypeError
+        If ``P`` or ``Q`` is not real numeric, or ``chunk_rows`` is not an int.
+    ValueError
+        If ``P`` or ``Q`` is not 2-D, has no column, has a negative or non-finite entry or a row of
+        zero total mass; if ``P`` and ``Q`` differ in their number of columns; if ``chunk_rows`` is
+        not positive.
+
     Notes
     -----
     Uses ``JS(p, q) = H((p + q)/2) - (H(p) + H(q))/2``, vectorized over blocks of rows.
+
+    Examples
+    --------
+    >>> P = [[1, 0], [0, 1], [1, 1]]
+    >>> pairwise_js_divergence(P).round(3)
+    array([[0.   , 1.   , 0.311],
+           [1.   , 0.   , 0.311],
+           [0.311, 0.311, 0.   ]])
+    >>> D = pairwise_js_divergence(P, [[1, 0]], chunk_rows=1)
+    >>> D.shape, round(float(D[2, 0]), 4) == round(js_divergence([1, 1], [1, 0]), 4)
+    ((3, 1), True)
     """
     pn = _row_distributions(P, "P")
     symmetric = Q is None
@@ -784,6 +1003,32 @@ def leakage(p_ab: Any, mapping: Any, *, atol: float = MAPPING_ATOL) -> float:
         ``I(A; B^)``, clipped at 0 to remove rounding. By data processing it is at most
         ``mutual_information(p_ab)``, with equality for the identity mapping, and 0 for a
         constant mapping (all rows equal).
+
+    Raises
+    ------
+    TypeError
+        If ``p_ab`` or ``mapping`` is not real numeric, or ``atol`` is not a number.
+    ValueError
+        If ``p_ab`` is not a 2-D joint distribution summing to 1 (within 1e-9) with finite,
+        non-negative entries; if ``mapping`` does not have ``|B|`` rows and at least one column, has
+        a negative or non-finite entry, or has a row not summing to 1 within ``atol``; if ``atol``
+        is negative.
+
+    Examples
+    --------
+    Randomized response on a bit ``B`` that agrees with the private bit ``A`` three times in four:
+
+    >>> import numpy as np
+    >>> p_ab = np.array([[0.375, 0.125], [0.125, 0.375]])
+    >>> round(mutual_information(p_ab), 4)
+    0.1887
+    >>> round(leakage(p_ab, np.eye(2)), 4)  # publishing B itself leaks all of I(A; B)
+    0.1887
+    >>> rr = np.array([[0.75, 0.25], [0.25, 0.75]])  # keep B with probability 3/4
+    >>> round(leakage(p_ab, rr), 4)
+    0.0456
+    >>> leakage(p_ab, [[0.5, 0.5], [0.5, 0.5]])  # a constant mapping leaks nothing
+    0.0
     """
     p = _check_p_ab(p_ab)
     m = _check_mapping(mapping, p.shape[1], atol)
@@ -833,6 +1078,34 @@ def leakage_log_ratio(
         - ``-inf`` where ``p(a, b^) = 0`` but ``p(a) > 0`` and ``p(b^) > 0``.
 
         ``leakage = sum p(a, b^) L[a, b^]`` over cells with ``p(a, b^) > 0``.
+
+    Raises
+    ------
+    TypeError
+        If ``p_ab`` or ``mapping`` is not real numeric, or ``atol`` is not a number, or ``columns``
+        is not a slice or integer indices.
+    ValueError
+        If ``p_ab`` is not a 2-D joint distribution summing to 1 (within 1e-9) with finite,
+        non-negative entries; if ``mapping`` does not have ``|B|`` rows and at least one column, has
+        a negative or non-finite entry, or has a row not summing to 1 within ``atol``; if ``atol``
+        is negative; if ``columns`` is not 1-D or holds an index outside ``[0, |B^|)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p_ab = np.array([[0.375, 0.125], [0.125, 0.375]])
+    >>> rr = np.array([[0.75, 0.25], [0.25, 0.75]])
+    >>> L = leakage_log_ratio(p_ab, rr)
+    >>> L.round(3)
+    array([[ 0.322, -0.415],
+           [-0.415,  0.322]])
+    >>> round(float(np.sum(p_ab @ rr * L)), 4) == round(leakage(p_ab, rr), 4)
+    True
+    >>> leakage_log_ratio(p_ab, rr, columns=[1]).shape
+    (2, 1)
+    >>> leakage_log_ratio([[0.5, 0.0], [0.0, 0.5]], np.eye(2))  # a zero cell of p(a, b^)
+    array([[  1., -inf],
+           [-inf,   1.]])
     """
     p = _check_p_ab(p_ab)
     m = _check_mapping(mapping, p.shape[1], atol)
@@ -878,6 +1151,18 @@ def leakage_gradient(
     numpy.ndarray, shape (|B|, |B^|) or (|B|, len(columns))
         Dense gradient.
 
+    Raises
+    ------
+    TypeError
+        If ``p_ab`` or ``mapping`` is not real numeric, or ``atol`` is not a number, or ``columns``
+        is not a slice or integer indices, or ``floor`` is not a number.
+    ValueError
+        If ``p_ab`` is not a 2-D joint distribution summing to 1 (within 1e-9) with finite,
+        non-negative entries; if ``mapping`` does not have ``|B|`` rows and at least one column, has
+        a negative or non-finite entry, or has a row not summing to 1 within ``atol``; if ``atol``
+        is negative; if ``columns`` is not 1-D or holds an index outside ``[0, |B^|)``; if ``floor``
+        is not positive and finite.
+
     Notes
     -----
     Zero conventions:
@@ -892,6 +1177,33 @@ def leakage_gradient(
       there by default. With ``floor`` set, ``L`` is evaluated with ``p(a, b^)`` replaced by
       ``max(p(a, b^), floor)`` in every cell, which gives finite costs for callers such as
       Frank-Wolfe linear programs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p_ab = np.array([[0.375, 0.125], [0.125, 0.375]])
+    >>> rr = np.array([[0.75, 0.25], [0.25, 0.75]])
+    >>> leakage_gradient(p_ab, rr).round(3)
+    array([[ 0.069, -0.115],
+           [-0.115,  0.069]])
+
+    Moving mass from ``p(1|0)`` to ``p(0|0)`` raises the leakage at the rate of the difference of
+    the row's two entries, as a finite difference confirms:
+
+    >>> eps = 1e-6
+    >>> shifted = rr + [[eps, -eps], [0, 0]]
+    >>> round((leakage(p_ab, shifted) - leakage(p_ab, rr)) / eps, 3)
+    0.184
+
+    A zero cell of ``p(a, b^)`` gives ``-inf``, unless ``floor`` bounds the log ratio:
+
+    >>> p_ab = np.array([[0.5, 0.0], [0.0, 0.5]])
+    >>> leakage_gradient(p_ab, np.eye(2))
+    array([[ 0.5, -inf],
+           [-inf,  0.5]])
+    >>> leakage_gradient(p_ab, np.eye(2), floor=1e-6).round(3)
+    array([[ 0.5  , -8.966],
+           [-8.966,  0.5  ]])
     """
     if floor is not None:
         if isinstance(floor, bool) or not isinstance(floor, int | float | np.integer | np.floating):

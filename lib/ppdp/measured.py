@@ -62,6 +62,17 @@ class MeasuredAnonymity:
         at least as uncertain as a uniform choice among ``l_entropy`` values. At least 1.
     n_classes : int
         Number of classes (distinct released QI tuples).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> released = pd.DataFrame({"zip": ["130**", "130**", "130**", "148**", "148**"],
+    ...                          "disease": ["flu", "flu", "flu", "hiv", "flu"]})
+    >>> m = measured_anonymity(released, ["zip"], "disease")
+    >>> m.k, m.l_distinct, m.n_classes  # class 130**: everyone has flu
+    (2, 1, 2)
+    >>> m.as_dict()
+    {'k': 2, 'l_distinct': 1, 'l_entropy': 1.0, 'n_classes': 2}
     """
 
     k: int

@@ -53,12 +53,31 @@ class Hierarchy:
         ``child -> parent`` for every node except the root. Leaves (nodes that are nobody's parent)
         are the attribute's values.
 
+    Raises
+    ------
+    TypeError
+        If ``parents`` is not a non-empty mapping.
+    ValueError
+        If ``parents`` does not describe one tree: several roots, a cycle, or nodes unreachable from
+        the root.
+
     Notes
     -----
     The distance between two leaves is the information loss of generalizing both to their lowest
     common ancestor: ``dis(a, b) = |leaves(lca(a, b))| - 1`` (0 when ``a == b``), the numerator of
     Xiao and Tao's ILoss. A flat tree (all leaves under the root) gives a constant distance between
     distinct values, i.e. a rescaled 0/1 distance.
+
+    Examples
+    --------
+    >>> h = Hierarchy({"BA": "College", "MS": "College", "PhD": "College",
+    ...                "HS": "School", "9th": "School", "College": "Any", "School": "Any"})
+    >>> h.root, h.leaves
+    ('Any', ['BA', 'MS', 'PhD', 'HS', '9th'])
+    >>> h.lca(["BA", "PhD"]), h.ancestors("MS")
+    ('College', ['MS', 'College', 'Any'])
+    >>> h.distance("BA", "PhD"), h.distance("BA", "HS")  # 3 - 1 and 5 - 1 leaves
+    (2.0, 4.0)
     """
 
     def __init__(self, parents: Mapping[Hashable, Hashable]):
@@ -161,10 +180,51 @@ def validate_table(
 ) -> tuple[list[str], set[str], dict[str, Hierarchy]]:
     """Check a microdata table and its attribute roles; return ``(qi, categorical, hierarchies)``.
 
-    Raises ``TypeError``/``ValueError`` naming the offending parameter and value: a table that is
-    not a DataFrame or has duplicated column names, an empty or duplicated QI list, a QI or
-    sensitive column missing from the table, NaN or infinite values, non-numeric values in a
-    continuous QI, categorical values missing from a hierarchy.
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The microdata, one row per person, with unique column names.
+    qi : sequence of str
+        The quasi-identifier columns, distinct and non-empty.
+    sensitive : str, optional
+        The sensitive column, not among ``qi``.
+    categorical : sequence of str, default ()
+        The QIs to treat as categorical; every other QI must be numeric (continuous).
+    hierarchies : mapping str -> Hierarchy, optional
+        A generalization tree per categorical QI; the columns named here are categorical too.
+
+    Returns
+    -------
+    qi : list of str
+        The QI names as a list.
+    categorical : set of str
+        The categorical QIs: ``categorical`` and the keys of ``hierarchies``.
+    hierarchies : dict of str -> Hierarchy
+        A copy of ``hierarchies`` (empty if none).
+
+    Raises
+    ------
+    TypeError
+        For a table that is not a DataFrame, ``qi`` not a non-empty sequence of names, a
+        ``hierarchies`` value that is not a :class:`Hierarchy`, or non-numeric values in a
+        continuous QI.
+    ValueError
+        For duplicated column names, a QI listed twice, an empty table, a QI or sensitive column
+        missing from the table, a sensitive column also in ``qi``, categorical columns that are not
+        QIs, NaN or infinite values, or categorical values missing from a hierarchy. The message
+        names the offending parameter and value.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"age": [23, 25, 31, 35], "edu": ["BA", "MS", "HS", "HS"],
+    ...                       "disease": ["flu", "cold", "flu", "hiv"]})
+    >>> validate_table(table, ["age", "edu"], "disease", categorical=["edu"])
+    (['age', 'edu'], {'edu'}, {})
+    >>> validate_table(table, ["age", "edu"], "disease")
+    Traceback (most recent call last):
+    ...
+    TypeError: continuous QI column 'edu' must be numeric, ...
     """
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"table must be a pandas DataFrame, got {type(table).__name__}")
@@ -243,6 +303,29 @@ class AttributeDomain:
 
     ``values[code]`` is the value of a code; numeric domains are sorted ascending, categorical
     ones by value (0/1 distance) or in the hierarchy's leaf order.
+
+    Attributes
+    ----------
+    name : str
+        The column name.
+    kind : {"numeric", "categorical"}
+        Numeric values are compared by their absolute difference, categorical ones by the 0/1
+        distance or, with a hierarchy, by :meth:`Hierarchy.distance`.
+    values : numpy.ndarray
+        The domain values, one per code.
+    hierarchy : Hierarchy or None, default None
+        The generalization tree of a categorical domain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> age = AttributeDomain("age", "numeric", np.array([23, 25, 31, 35]))
+    >>> age.size, age.span, age.domain_size  # domain_size = 35 - 23 + 1 for integers
+    (4, 12.0, 13.0)
+    >>> age.encode([31, 23, 31]).tolist()
+    [2, 0, 2]
+    >>> age.distance_matrix(np.array([0]), np.array([1, 3])).tolist()
+    [[2.0, 12.0]]
     """
 
     name: str
@@ -315,7 +398,35 @@ class AttributeDomain:
 def build_domains(
     table: pd.DataFrame, qi: Sequence[str], categorical, hierarchies
 ) -> dict[str, AttributeDomain]:
-    """One :class:`AttributeDomain` per QI from the values present in ``table``."""
+    """One :class:`AttributeDomain` per QI from the values present in ``table``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The microdata, checked by :func:`validate_table`.
+    qi : sequence of str
+        The quasi-identifier columns, in the order of the returned dict.
+    categorical : collection of str
+        The categorical QIs (with or without a hierarchy); the others get numeric domains.
+    hierarchies : mapping str -> Hierarchy
+        A generalization tree per categorical QI that has one.
+
+    Returns
+    -------
+    dict of str -> AttributeDomain
+        Numeric domains hold the sorted distinct values; categorical ones the values sorted (as text
+        when they cannot be compared), or the hierarchy's leaves present in ``table`` in leaf order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"age": [31, 23, 25, 23], "edu": ["MS", "BA", "HS", "BA"]})
+    >>> domains = build_domains(table, ["age", "edu"], {"edu"}, {})
+    >>> domains["age"].kind, domains["age"].values.tolist()
+    ('numeric', [23, 25, 31])
+    >>> domains["edu"].kind, domains["edu"].values.tolist()
+    ('categorical', ['BA', 'HS', 'MS'])
+    """
     domains = {}
     for c in qi:
         if c in hierarchies:
@@ -343,7 +454,47 @@ def encode_table(
     hierarchies: Mapping[str, Hierarchy] | None = None,
     domains: Mapping[str, AttributeDomain] | None = None,
 ) -> tuple[np.ndarray, dict[str, AttributeDomain]]:
-    """Integer codes (n, d) of the QIs and their domains (built from ``table`` unless given)."""
+    """Integer codes (n, d) of the QIs and their domains (built from ``table`` unless given).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The microdata.
+    qi : sequence of str
+        The quasi-identifier columns; column ``j`` of the codes is ``qi[j]``.
+    categorical : sequence of str, default ()
+        The categorical QIs; see :func:`validate_table`.
+    hierarchies : mapping str -> Hierarchy, optional
+        A generalization tree per categorical QI.
+    domains : mapping str -> AttributeDomain, optional
+        Domains to encode with (for instance those of a larger table); by default
+        :func:`build_domains` of ``table``.
+
+    Returns
+    -------
+    codes : numpy.ndarray of int64, shape (n, len(qi))
+        ``codes[i, j]`` is the code of row ``i``'s value of ``qi[j]`` in its domain.
+    domains : dict of str -> AttributeDomain
+        The domains used.
+
+    Raises
+    ------
+    TypeError
+        As :func:`validate_table`, for a table or QI roles of the wrong type.
+    ValueError
+        As :func:`validate_table`, for an invalid table or QI roles; also for a value outside a
+        given domain.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"age": [31, 23, 25, 23], "edu": ["MS", "BA", "HS", "BA"]})
+    >>> codes, domains = encode_table(table, ["age", "edu"], categorical=["edu"])
+    >>> codes.tolist()
+    [[2, 2], [0, 0], [1, 1], [0, 0]]
+    >>> domains["edu"].values[codes[:, 1]].tolist()
+    ['MS', 'BA', 'HS', 'BA']
+    """
     qi, categorical, hierarchies = validate_table(
         table, qi, categorical=categorical, hierarchies=hierarchies
     )
@@ -356,8 +507,35 @@ def encode_table(
 def sensitive_codes(table: pd.DataFrame, sensitive: str) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes of the column ``sensitive`` and its sorted distinct values.
 
-    ``uniques[codes]`` gives the column back. A column whose values cannot be ordered together
-    (numbers and strings) raises a TypeError naming it.
+    ``uniques[codes]`` gives the column back.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table holding the column.
+    sensitive : str
+        The sensitive column.
+
+    Returns
+    -------
+    codes : numpy.ndarray of int64, shape (n,)
+        The code ``0..S-1`` of every row's value.
+    uniques : numpy.ndarray, shape (S,)
+        The distinct values, sorted.
+
+    Raises
+    ------
+    TypeError
+        For a column whose values cannot be ordered together (numbers and strings); the message
+        names it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"disease": ["flu", "cold", "flu", "hiv"]})
+    >>> codes, uniques = sensitive_codes(table, "disease")
+    >>> codes.tolist(), uniques.tolist()
+    ([1, 0, 1, 2], ['cold', 'flu', 'hiv'])
     """
     values = table[sensitive].to_numpy()
     try:
@@ -372,7 +550,31 @@ def sensitive_codes(table: pd.DataFrame, sensitive: str) -> tuple[np.ndarray, np
 
 
 def is_l_diverse(sensitive_values, groups, l: float) -> bool:  # noqa: E741 (the paper's l)
-    """Definition 2: in every group each sensitive value makes up at most ``1/l`` of the group."""
+    """Definition 2: in every group each sensitive value makes up at most ``1/l`` of the group.
+
+    Parameters
+    ----------
+    sensitive_values : array_like, shape (n,)
+        The sensitive value of every row.
+    groups : array_like, shape (n,)
+        The group id of every row.
+    l : float
+        The diversity required.
+
+    Returns
+    -------
+    bool
+        Whether the partition is l-diverse.
+
+    Examples
+    --------
+    >>> groups = [0, 0, 0, 1, 1, 1]
+    >>> disease = ["flu", "cold", "flu", "hiv", "flu", "cold"]
+    >>> is_l_diverse(disease, groups, 1.5)  # flu is 2/3 of group 0
+    True
+    >>> is_l_diverse(disease, groups, 2)
+    False
+    """
     frame = pd.DataFrame({"g": np.asarray(groups), "s": np.asarray(sensitive_values)})
     sizes = frame.groupby("g").size()
     top = frame.groupby(["g", "s"]).size().groupby(level=0).max()
@@ -380,12 +582,48 @@ def is_l_diverse(sensitive_values, groups, l: float) -> bool:  # noqa: E741 (the
 
 
 def is_k_anonymous(groups, k: int) -> bool:
-    """Every group holds at least ``k`` tuples."""
+    """Every group holds at least ``k`` tuples.
+
+    Parameters
+    ----------
+    groups : array_like, shape (n,)
+        The group id of every row.
+    k : int
+        The smallest group size allowed.
+
+    Returns
+    -------
+    bool
+        Whether the partition is k-anonymous.
+
+    Examples
+    --------
+    >>> is_k_anonymous([0, 0, 0, 1, 1, 1], 3), is_k_anonymous([0, 0, 0, 1, 1, 1], 4)
+    (True, False)
+    """
     return bool(pd.Series(np.asarray(groups)).value_counts().min() >= k)
 
 
 def measure_k_anonymity(groups) -> tuple[int, int]:
-    """The smallest group size and the id of a group of that size (``groups``: ids ``0..G-1``)."""
+    """The smallest group size and the id of a group of that size (``groups``: ids ``0..G-1``).
+
+    Parameters
+    ----------
+    groups : array_like of int, shape (n,)
+        The group id ``0..G-1`` of every row; ids without rows are ignored.
+
+    Returns
+    -------
+    k : int
+        The size of the smallest group: the partition is k-anonymous for this ``k`` and no larger.
+    group : int
+        The id of the first group of that size.
+
+    Examples
+    --------
+    >>> measure_k_anonymity([0, 0, 0, 1, 1, 2, 2, 2])
+    (2, 1)
+    """
     sizes = np.bincount(np.asarray(groups, dtype=np.int64))
     sizes = np.where(sizes > 0, sizes, np.iinfo(np.int64).max)
     g = int(np.argmin(sizes))
@@ -396,9 +634,28 @@ def measure_l_diversity(groups, sensitive_codes) -> tuple[float, int]:
     """The largest ``l`` for which the partition is l-diverse in the sense of Definition 2.
 
     A group of ``m`` tuples whose most frequent sensitive value occurs ``c`` times is l-diverse
-    for every ``l <= m / c``; the partition's value is the smallest ``m / c``. Returns that value
-    and the group where it is reached. ``groups`` are ids ``0..G-1`` and ``sensitive_codes``
-    integer codes ``0..S-1``.
+    for every ``l <= m / c``; the partition's value is the smallest ``m / c``.
+
+    Parameters
+    ----------
+    groups : array_like of int, shape (n,)
+        The group id ``0..G-1`` of every row.
+    sensitive_codes : array_like of int, shape (n,)
+        The integer code ``0..S-1`` of every row's sensitive value (see :func:`sensitive_codes`).
+
+    Returns
+    -------
+    l : float
+        The smallest ``m / c`` over the groups (ids without rows are ignored).
+    group : int
+        The first group where it is reached.
+
+    Examples
+    --------
+    >>> groups = [0, 0, 0, 1, 1, 1]
+    >>> codes = [1, 0, 1, 2, 1, 0]  # flu, cold, flu | hiv, flu, cold
+    >>> measure_l_diversity(groups, codes)  # group 0: 3 tuples, flu twice
+    (1.5, 0)
     """
     groups = np.asarray(groups, dtype=np.int64)
     codes = np.asarray(sensitive_codes, dtype=np.int64)
@@ -423,7 +680,9 @@ class GeneralizedTable:
     Attributes
     ----------
     qi : list of str
+        The QI names.
     domains : dict of AttributeDomain
+        The domain of every QI, by name.
     groups : ndarray (n,)
         Group id of every row, in the row order of the input table.
     membership : dict name -> bool ndarray (n_groups, domain size)
@@ -431,6 +690,31 @@ class GeneralizedTable:
         numeric QI, the value set or the hierarchy node of a categorical one).
     sensitive : ndarray (n,) or None
         The unchanged sensitive value of every row.
+    labels : dict name -> list of str
+        The published text of each group's generalized value (``"28-33"``, ``"{1,2}"``, a node).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> h = Hierarchy({"BA": "College", "MS": "College", "HS": "School", "9th": "School",
+    ...                "College": "Any", "School": "Any"})
+    >>> table = pd.DataFrame({"age": [23, 25, 27, 31, 35, 39],
+    ...                       "edu": ["BA", "MS", "BA", "HS", "9th", "HS"],
+    ...                       "disease": ["flu", "cold", "flu", "hiv", "flu", "cold"]})
+    >>> codes, domains = encode_table(table, ["age", "edu"], hierarchies={"edu": h})
+    >>> released = generalize(codes, np.array([0, 0, 0, 1, 1, 1]), ["age", "edu"], domains,
+    ...                       table["disease"])
+    >>> released.n_groups
+    2
+    >>> released.to_frame("disease")
+         age      edu disease
+    0  23-27  College     flu
+    1  23-27  College    cold
+    2  23-27  College     flu
+    3  31-39   School     hiv
+    4  31-39   School     flu
+    5  31-39   School    cold
     """
 
     qi: list[str]
@@ -459,7 +743,44 @@ def generalize(
     domains: Mapping[str, AttributeDomain],
     sensitive=None,
 ) -> GeneralizedTable:
-    """Generalize each group's QI values (range, value set or hierarchy node)."""
+    """Generalize each group's QI values (range, value set or hierarchy node).
+
+    A numeric QI is published as the range ``"lo-hi"`` of its group's values (a single value if
+    they are all equal), a categorical one as the set ``"{a,b}"`` of its group's values or, with a
+    hierarchy, as their lowest common ancestor.
+
+    Parameters
+    ----------
+    codes : numpy.ndarray of int, shape (n, len(qi))
+        The QI codes of the rows, as from :func:`encode_table`.
+    groups : numpy.ndarray of int, shape (n,)
+        The group id ``0..G-1`` of every row.
+    qi : sequence of str
+        The QI names, in the column order of ``codes``.
+    domains : mapping str -> AttributeDomain
+        The domain of every QI.
+    sensitive : array_like, shape (n,), optional
+        The sensitive values, published unchanged.
+
+    Returns
+    -------
+    GeneralizedTable
+        The groups, each QI's covered domain values and labels per group, and the sensitive values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"age": [23, 25, 27, 31, 35, 39],
+    ...                       "edu": ["BA", "MS", "BA", "HS", "HS", "9th"]})
+    >>> codes, domains = encode_table(table, ["age", "edu"], categorical=["edu"])
+    >>> released = generalize(codes, np.array([0, 0, 0, 1, 1, 1]), ["age", "edu"], domains)
+    >>> released.labels
+    {'age': ['23-27', '31-39'], 'edu': ['{BA,MS}', '{9th,HS}']}
+    >>> released.membership["age"].astype(int)
+    array([[1, 1, 1, 0, 0, 0],
+           [0, 0, 0, 1, 1, 1]])
+    """
     groups = np.asarray(groups, dtype=np.int64)
     n_groups = int(groups.max()) + 1
     membership, labels = {}, {}

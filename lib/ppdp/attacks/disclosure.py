@@ -42,6 +42,31 @@ def carrier_count_distribution(probabilities) -> np.ndarray:
     """Distribution of the number of successes of independent Bernoulli trials (Poisson binomial).
 
     Returns ``dist`` with ``dist[k] = Pr[exactly k trials succeed]``, ``k = 0..len(probabilities)``.
+
+    Parameters
+    ----------
+    probabilities : array-like (n,)
+        The success probability of each trial, in [0, 1] (in Example 1: the probability that each
+        other record outputs the target's value).
+
+    Returns
+    -------
+    ndarray (n + 1,)
+        ``dist[k]``, summing to one.
+
+    Raises
+    ------
+    ValueError
+        When ``probabilities`` is not 1-d or holds a number outside [0, 1] (or NaN).
+
+    Examples
+    --------
+    Two fair coins and a sure success:
+
+    >>> carrier_count_distribution([0.5, 0.5])
+    array([0.25, 0.5 , 0.25])
+    >>> carrier_count_distribution([0.5, 0.5, 1.0])
+    array([0.  , 0.25, 0.5 , 0.25])
     """
     p = np.asarray(probabilities, dtype=float)
     if p.ndim != 1 or np.any((p < 0) | (p > 1)) or np.any(np.isnan(p)):
@@ -71,11 +96,35 @@ def reidentification_probability(table, target: int, column: int, *, breakdown: 
         Also return ``terms[c]``: the probability that exactly ``c`` records output the value and
         the target is one of them, so that the answer is ``sum_c terms[c] / c``.
 
+    Returns
+    -------
+    float
+        The probability; with ``breakdown``, the tuple ``(probability, terms)``, ``terms`` an
+        ndarray of ``m + 1`` entries (``terms[0] = 0``).
+
+    Raises
+    ------
+    ValueError
+        When ``table`` is not 2-d or its rows are not probabilities summing to one, or
+        ``target`` or ``column`` is out of range.
+
     Notes
     -----
     The adversary picks uniformly among the records carrying the value; it fails if the target is
     not among them. Records draw independently, so with ``K`` the number of other carriers the
     probability is ``p_target * E[1 / (1 + K)]``.
+
+    Examples
+    --------
+    The adversary knows that the target, record 0, had the first value (column 0) and wants to
+    pick him out among the records that output it:
+
+    >>> table = [[0.9, 0.1], [0.5, 0.5], [0.5, 0.5]]
+    >>> round(reidentification_probability(table, target=0, column=0), 4)
+    0.525
+    >>> prob, terms = reidentification_probability(table, 0, 0, breakdown=True)
+    >>> terms  # exactly 1, 2 or 3 carriers, the target among them
+    array([0.   , 0.225, 0.45 , 0.225])
     """
     p = np.asarray(table, dtype=float)
     if p.ndim != 2:
@@ -102,6 +151,41 @@ def draw_match_conditions(
     """Which QIs the adversary uses for each target: each with probability ``p_match``.
 
     A target whose draw uses no QI draws again until at least one is used.
+
+    Parameters
+    ----------
+    n_targets : int
+        Number of targets (rows), at least 0.
+    n_qi : int
+        Number of quasi-identifiers (columns), at least 1.
+    p_match : float
+        Probability ``P_match`` that a QI is used, in (0, 1].
+    rng : numpy.random.Generator
+        Source of the draws.
+
+    Returns
+    -------
+    bool ndarray (n_targets, n_qi)
+        ``used[t, a]``: target ``t``'s condition uses QI ``a``; every row uses one at least.
+
+    Raises
+    ------
+    TypeError
+        When ``rng`` is not a ``numpy.random.Generator``.
+    ValueError
+        For ``p_match`` outside (0, 1], ``n_targets < 0`` or ``n_qi < 1``.
+
+    Examples
+    --------
+    >>> used = draw_match_conditions(5, 3, 0.3, np.random.default_rng(0))
+    >>> used.astype(int)
+    array([[0, 1, 1],
+           [1, 0, 0],
+           [1, 0, 0],
+           [0, 0, 1],
+           [0, 1, 0]])
+    >>> bool(used.any(axis=1).all())
+    True
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
@@ -162,6 +246,28 @@ def disclosure_randomized(
     Returns
     -------
     identity, attribute : ndarray (n,)
+
+    Raises
+    ------
+    TypeError
+        When ``original`` or ``released`` is not a DataFrame.
+    ValueError
+        When a frame lacks a column, ``used`` has the wrong shape or the frames differ in
+        length.
+
+    Examples
+    --------
+    The adversary knows every target's age and zip and wants to find the target's released row
+    (identity) or sickness (attribute); row ``t`` of ``released`` is target ``t``'s:
+
+    >>> import pandas as pd
+    >>> original = pd.DataFrame({"age": [21, 21, 35, 35], "zip": ["a", "b", "a", "a"],
+    ...                          "sick": ["no", "yes", "no", "yes"]})
+    >>> released = pd.DataFrame({"age": [21, 35, 35, 21], "zip": ["a", "b", "a", "a"],
+    ...                          "sick": ["no", "yes", "no", "yes"]})
+    >>> used = np.ones((4, 2), dtype=bool)  # P_match = 1: both QIs in every condition
+    >>> disclosure_randomized(original, released, ["age", "zip"], "sick", used)
+    (array([0.5, 0. , 1. , 0. ]), array([0.5, 0. , 1. , 0. ]))
     """
     qi = list(qi)
     used = _check(original, released, qi, sensitive, used)
@@ -257,6 +363,15 @@ def disclosure_generalized(
     -------
     identity, attribute : ndarray (n,)
 
+    Raises
+    ------
+    TypeError
+        When ``generalized`` is not a :class:`~ppdp.tabular.GeneralizedTable` or ``original`` not
+        a DataFrame.
+    ValueError
+        When ``original`` lacks a column, ``used`` has the wrong shape, the tables differ in
+        length or ``chunk < 1``.
+
     Notes
     -----
     Every target is matched against every group, so the groups are held as bit sets (one bit per
@@ -264,6 +379,23 @@ def disclosure_generalized(
     groups being the AND of one such row per used QI. Group sizes and per-group counts of a
     sensitive value are split into binary digits, one bit set per digit, so that the number of
     matching records is a sum of population counts. All counts are exact integers.
+
+    Examples
+    --------
+    The adversary knows every target's age and zip and wants to find the target's record
+    (identity) or sickness (attribute) in a 3-anonymous Mondrian table:
+
+    >>> import pandas as pd
+    >>> from ppdp.mechanisms.mondrian import Mondrian
+    >>> original = pd.DataFrame({"age": [21, 23, 25, 30, 34, 38], "zip": [1, 2, 1, 3, 3, 2],
+    ...                          "sick": ["no", "yes", "no", "yes", "yes", "no"]})
+    >>> generalized = Mondrian(["age", "zip"], k=3).fit(original).generalized_
+    >>> used = np.ones((6, 2), dtype=bool)
+    >>> identity, attribute = disclosure_generalized(original, generalized, "sick", used)
+    >>> identity.round(3)
+    array([0.333, 0.333, 0.333, 0.333, 0.333, 0.333])
+    >>> attribute.round(3)
+    array([0.667, 0.333, 0.667, 0.667, 0.667, 0.333])
     """
     qi = generalized.qi
     if not isinstance(generalized, GeneralizedTable):

@@ -24,7 +24,42 @@ _TASKS = ("regression", "classification")
 
 
 def make_model(model: str, task: str, seed: int, *, n_estimators: int = 100, n_jobs: int = 1):
-    """A Random Forest (``"rf"``) or XGBoost (``"xgb"``) regressor or classifier."""
+    """A Random Forest (``"rf"``) or XGBoost (``"xgb"``) regressor or classifier.
+
+    Parameters
+    ----------
+    model : {"rf", "xgb"}
+        Random Forest (``scikit-learn``) or XGBoost.
+    task : {"regression", "classification"}
+        Predict a number (an age) or a class (a home cell).
+    seed : int
+        ``random_state`` of the model.
+    n_estimators : int, default 100
+        Trees of the ensemble. XGBoost's other settings are fixed: ``max_depth=6``,
+        ``learning_rate=0.1``, ``tree_method="hist"``.
+    n_jobs : int, default 1
+        Threads of the model.
+
+    Returns
+    -------
+    estimator
+        An unfitted ``RandomForestRegressor``, ``RandomForestClassifier``, ``XGBRegressor`` or
+        ``XGBClassifier``.
+
+    Raises
+    ------
+    ValueError
+        For a ``model`` or ``task`` outside the choices above.
+    TypeError
+        When ``seed`` is not an integer.
+
+    Examples
+    --------
+    >>> make_model("rf", "classification", 0, n_estimators=10)
+    RandomForestClassifier(n_estimators=10, n_jobs=1, random_state=0)
+    >>> type(make_model("xgb", "regression", 0)).__name__
+    'XGBRegressor'
+    """
     if model not in _MODELS:
         raise ValueError(f"model must be one of {_MODELS}; got {model!r}")
     if task not in _TASKS:
@@ -73,6 +108,30 @@ class InferenceAttack:
     task : {"regression", "classification"}
     seed : int
     n_estimators : int
+    n_jobs : int
+        The arguments of :func:`make_model`, checked when the attack is made.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an unknown ``model`` or ``task``, or a ``seed`` that is not an integer.
+
+    Examples
+    --------
+    Scenario I: the attacker knows the exact features, generalized age and exact age of 30
+    users, and wants the exact age of 10 others from their features and generalized age:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> features = rng.integers(0, 5, (40, 2))
+    >>> age = 20 + 5 * features[:, 0] + features[:, 1]
+    >>> group = (age >= 30).astype(int)  # the generalized age: under 30, or 30 and over
+    >>> attack = InferenceAttack("rf", "regression", seed=0, n_estimators=10)
+    >>> attack = attack.fit(features[:30], group[:30], age[:30])
+    >>> attack.predict(features[30:], group[30:]).shape
+    (10,)
+    >>> round(attack.score(features[30:], group[30:], age[30:]), 2)  # mean absolute error
+    0.32
     """
 
     def __init__(
@@ -120,7 +179,37 @@ class InferenceAttack:
 
 
 def attack_score(y_true: np.ndarray, y_pred: np.ndarray, task: str) -> float:
-    """MAE for regression, ``1 - accuracy`` for classification."""
+    """MAE for regression, ``1 - accuracy`` for classification.
+
+    The attack's privacy score: larger means better protection.
+
+    Parameters
+    ----------
+    y_true : ndarray
+        The exact private values.
+    y_pred : ndarray
+        The attacker's predictions, same shape.
+    task : {"regression", "classification"}
+
+    Returns
+    -------
+    float
+        The mean absolute error, or the share of wrong predictions.
+
+    Raises
+    ------
+    ValueError
+        When the arrays are empty or of different shapes, or for an unknown ``task``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> attack_score(np.array([30, 40]), np.array([32, 37]), "regression")
+    2.5
+    >>> y_true, y_pred = np.array(["a", "b", "b"]), np.array(["a", "a", "b"])
+    >>> round(attack_score(y_true, y_pred, "classification"), 3)
+    0.333
+    """
     y_true = np.asarray(y_true)
     y_pred = np.asarray(y_pred)
     if y_true.shape != y_pred.shape or y_true.size == 0:

@@ -97,6 +97,25 @@ def member_weights(kind: str, parameter: float, x: np.ndarray, others: np.ndarra
     ``gamma`` times another's; Similarity keeps his own with ``1 - p_obf`` and draws another in
     proportion to cosine similarity (uniformly when all are 0); DP draws member ``j`` with
     probability ``∝ exp(-beta JS(x, x_j))`` (Jensen-Shannon in bits, his own at distance 0).
+
+    Raises
+    ------
+    ValueError
+        For a ``kind`` that is not one of the four baselines (when ``others`` is not empty).
+
+    Examples
+    --------
+    A user joining a group of two: Random at ``p_rand = 0.3`` keeps his features with
+    probability 0.7 and shows each other member's with 0.15; FRAPP at ``gamma = 2`` weighs his
+    own twice as much as each other's:
+
+    >>> x, others = np.array([[1.0, 2.0]]), np.array([[1.0, 2.0], [3.0, 1.0]])
+    >>> own, weights = member_weights("RandomObfuscation", 0.3, x, others)
+    >>> own.round(3), weights.round(3)
+    (array([0.7]), array([[0.15, 0.15]]))
+    >>> own, weights = member_weights("Frapp", 2.0, x, others)
+    >>> own.round(3), weights.round(3)
+    (array([0.5]), array([[0.25, 0.25]]))
     """
     x = np.asarray(x, dtype=np.float64)
     others = np.asarray(others, dtype=np.float64)
@@ -146,6 +165,22 @@ class ObfuscationChannel:
         The k-means centres (cluster-level).
     mappings : ndarray, shape (K, C, C) or None
         ``O[g, c, c^]`` (cluster-level).
+
+    Examples
+    --------
+    The attacker knows Random obfuscation at ``p_rand = 0.5`` and the generalization of ages
+    into two groups; for a target with features ``(1, 2)`` placed in group 0, the likelihood
+    that he became each of the group's three released rows:
+
+    >>> from ppdp.mechanisms.hyobscure import Generalization, private_domain
+    >>> ages = private_domain(np.array([18, 25, 35, 50]))
+    >>> channel = ObfuscationChannel(
+    ...     features=("f1", "f2"), labels=("18-25", "35-50"),
+    ...     generalization=Generalization(ages, np.array([0, 0, 1, 1])),
+    ...     kind="RandomObfuscation", parameter=0.5)
+    >>> shown = np.array([[1.0, 2.0], [3.0, 1.0], [3.0, 1.0]])
+    >>> channel.likelihood(np.array([[1.0, 2.0]]), shown, group=0).round(3)
+    array([[0.667, 0.333, 0.333]])
     """
 
     features: tuple
@@ -195,6 +230,24 @@ def obfuscation_channel(mechanism) -> ObfuscationChannel:
         When ``mechanism`` is not a TableObfuscation.
     sklearn.exceptions.NotFittedError
         When it is not fitted.
+
+    Examples
+    --------
+    What an attacker who knows the fitted mechanism reads from it, here Random obfuscation of
+    12 users' two features inside groups of ages:
+
+    >>> import pandas as pd
+    >>> from ppdp.mechanisms.hyobscure import RandomObfuscation, TableObfuscation
+    >>> df = pd.DataFrame({"f1": [1, 1, 2, 3, 1, 2, 3, 3, 1, 2, 3, 2],
+    ...                    "f2": [1, 2, 1, 3, 1, 2, 3, 1, 2, 3, 3, 2],
+    ...                    "age": [20, 21, 22, 23, 24, 25, 30, 31, 32, 33, 34, 35]})
+    >>> mech = TableObfuscation(RandomObfuscation(p_rand=0.5), private="age", n_groups=2, k=2,
+    ...                         alpha=6, l=2, beta=3, kmeans_n_init=1).fit(df, random_state=0)
+    >>> channel = obfuscation_channel(mech)
+    >>> channel.kind, channel.parameter, channel.features
+    ('RandomObfuscation', 0.5, ('f1', 'f2'))
+    >>> channel.labels
+    ('20-22', '23-25', '30-32', '33-35')
     """
     from ppdp.mechanisms.hyobscure import TableObfuscation
 
@@ -277,6 +330,34 @@ def obfuscation_posterior(
     The likelihood takes the released rows as independent draws, as in
     :func:`~ppdp.attacks.targeted.mapping_matching_posterior`. The work is one
     ``(targets x rows of a group)`` likelihood per group, in blocks of targets.
+
+    Examples
+    --------
+    The attacker knows every user's true features and the fitted mechanism, and wants each
+    user's age; below, the posterior mass on the user's true age group. Users who publish their
+    own features (``p_rand = 0``) and whose features are unique (rows 2, 7 and 9) are found; when
+    every user publishes another's (``p_rand = 1``), the posterior is the prior, 1/4 per group:
+
+    >>> import pandas as pd
+    >>> from ppdp.cells import table_domains
+    >>> from ppdp.mechanisms.hyobscure import RandomObfuscation, TableObfuscation
+    >>> df = pd.DataFrame({"f1": [1, 1, 2, 3, 1, 2, 3, 3, 1, 2, 3, 2],
+    ...                    "f2": [1, 2, 1, 3, 1, 2, 3, 1, 2, 3, 3, 2],
+    ...                    "age": [20, 21, 22, 23, 24, 25, 30, 31, 32, 33, 34, 35]})
+    >>> doms = table_domains(df, ["f1", "f2", "age"], numeric=["f1", "f2", "age"])
+    >>> uniform = np.full(doms["age"].size, 1 / doms["age"].size)
+    >>> for p_rand in (0.0, 1.0):
+    ...     mech = TableObfuscation(RandomObfuscation(p_rand=p_rand), private="age", n_groups=2,
+    ...                             k=2, alpha=6, l=2, beta=3, kmeans_n_init=1)
+    ...     mech = mech.fit(df, random_state=0)
+    ...     post = obfuscation_posterior(df, mech.release(random_state=1), domains=doms,
+    ...                                  qi=["f1", "f2"], private="age",
+    ...                                  channel=obfuscation_channel(mech), prior=uniform)
+    ...     own = mech.generalization_.transform(df["age"].to_numpy())
+    ...     group_of_value = mech.generalization_.transform(doms["age"].values)
+    ...     print(p_rand, (post * (group_of_value == own[:, None])).sum(axis=1).round(2))
+    0.0 [0.5  0.5  1.   0.33 0.5  0.5  0.33 1.   0.5  1.   0.33 0.5 ]
+    1.0 [0.25 0.25 0.25 0.25 0.25 0.25 0.25 0.25 0.25 0.25 0.25 0.25]
     """
     caller = "obfuscation_posterior"
     if not isinstance(channel, ObfuscationChannel):

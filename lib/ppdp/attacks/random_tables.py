@@ -78,6 +78,20 @@ class KnownTable:
         the group's quasi-identifiers): a tuple whose drawn values all equal its own has this one
         moved, with probability ``perturb / sum of the group's perturb``, to one of the other
         ``n - 1`` columns uniformly. 0 for a table Algorithm 3 never perturbs.
+
+    Examples
+    --------
+    A group of two records, aged 21 and 23, each released as his own age with probability 0.6
+    and as the other's with 0.4; no output value comes from one record with probability above
+    0.6 (delta-probability, Definition 5):
+
+    >>> table = KnownTable(values=np.array([21, 23]), columns=np.array([21, 23]),
+    ...                    probabilities=np.array([[0.6, 0.4], [0.4, 0.6]]),
+    ...                    counts=np.array([1, 1]))
+    >>> int(table.counts.sum())  # the group's size
+    2
+    >>> float((table.probabilities / (table.counts @ table.probabilities)).max())
+    0.6
     """
 
     values: np.ndarray
@@ -122,13 +136,28 @@ def mutual_cover_tables(mechanism) -> list[dict[str, KnownTable]]:
 
     Examples
     --------
-    ::
+    The attacker knows the fitted mechanism's tables (not which group a row came from) and the
+    targets' ages and education, and wants their sickness; here three groups of four:
 
-        tables = mutual_cover_tables(mech)
-        posterior = random_table_posterior(
-            targets, mech.release(random_state=0), domains=domains, qi=mech.qi_,
-            private=mech.sensitive, tables=tables,
-        )
+    >>> import pandas as pd
+    >>> from ppdp.cells import table_domains
+    >>> table = pd.DataFrame({
+    ...     "age": [21, 23, 23, 25, 30, 31, 31, 33, 40, 40, 42, 45],
+    ...     "edu": ["a", "b", "a", "a", "b", "b", "c", "b", "c", "a", "c", "c"],
+    ...     "sick": ["no", "yes", "yes", "no", "yes", "no", "no", "yes", "no", "yes", "yes", "no"]})
+    >>> mech = MutualCover(["age", "edu"], "sick", delta=0.5, l=2, categorical=["edu"])
+    >>> mech = mech.fit(table, groups=np.arange(12) // 4)
+    >>> tables = mutual_cover_tables(mech)
+    >>> len(tables), list(tables[0])
+    (3, ['age', 'edu'])
+    >>> tables[0]["age"].values, tables[0]["age"].counts, tables[0]["age"].columns
+    (array([21, 23, 25]), array([1, 2, 1]), array([21, 22, 23, 24, 25]))
+    >>> domains = table_domains(table, ["age", "edu", "sick"], numeric=["age"])
+    >>> posterior = random_table_posterior(
+    ...     table, mech.release(random_state=0), domains=domains, qi=mech.qi_,
+    ...     private=mech.sensitive, tables=tables)
+    >>> posterior.shape
+    (12, 2)
     """
     if not isinstance(mechanism, MutualCover):
         raise TypeError(
@@ -659,6 +688,35 @@ def random_table_posterior(
     first call of a process), of which 0.04 s checking the 5,652 tables; 25 MB at the peak.
     :func:`mutual_cover_tables` takes 0.03 s on that fit. On that release the attacker's macro
     AUC is 0.79, class matching's 0.50.
+
+    Examples
+    --------
+    The attacker knows each target's age and the two groups' tables (each record released as
+    his own age with probability 0.6, as the other's in his group with 0.4), and wants the
+    target's sickness. The records aged 21 and 23 swapped their ages in the release: class
+    matching is certain of the wrong values, the attacker who knows the tables weighs both of
+    the group's rows:
+
+    >>> import pandas as pd
+    >>> from ppdp.attacks.targeted import class_matching_posterior
+    >>> from ppdp.cells import table_domains
+    >>> people = pd.DataFrame({"age": [21, 23, 35, 38], "sick": ["no", "yes", "yes", "yes"]})
+    >>> released = pd.DataFrame({"age": [23, 21, 38, 35], "sick": ["no", "yes", "yes", "yes"]})
+    >>> swap = np.array([[0.6, 0.4], [0.4, 0.6]])
+    >>> tables = [{"age": KnownTable(np.array([21, 23]), np.array([21, 23]), swap, np.ones(2))},
+    ...           {"age": KnownTable(np.array([35, 38]), np.array([35, 38]), swap, np.ones(2))}]
+    >>> domains = table_domains(people, ["age", "sick"], numeric=["age"])
+    >>> random_table_posterior(people, released, domains=domains, qi=["age"], private="sick",
+    ...                        tables=tables)
+    array([[0.4, 0.6],
+           [0.6, 0.4],
+           [0. , 1. ],
+           [0. , 1. ]])
+    >>> class_matching_posterior(people, released, domains=domains, qi=["age"], private="sick")
+    array([[0., 1.],
+           [1., 0.],
+           [0., 1.],
+           [0., 1.]])
     """
     caller = "random_table_posterior"
     targets, released, qi, private = _check_roles(targets, released, domains, qi, private, caller)

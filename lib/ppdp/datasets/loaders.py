@@ -102,7 +102,26 @@ MOVIELENS_1M_OCCUPATIONS: dict[int, str] = {
 
 def genre_column(genre: str) -> str:
     """Column name of a MovieLens genre: ``"Children's"`` -> ``"genre_childrens"``,
-    ``"Film-Noir"`` -> ``"genre_film_noir"``, ``"Sci-Fi"`` -> ``"genre_sci_fi"``."""
+    ``"Film-Noir"`` -> ``"genre_film_noir"``, ``"Sci-Fi"`` -> ``"genre_sci_fi"``.
+
+    Parameters
+    ----------
+    genre : str
+        A genre as GroupLens spells it (one of :data:`MOVIELENS_GENRES`).
+
+    Returns
+    -------
+    str
+        ``"genre_"`` and the genre in lower case, apostrophes dropped and every other run of
+        characters outside ``a-z0-9`` replaced by one underscore.
+
+    Examples
+    --------
+    >>> [genre_column(g) for g in ("Children's", "Film-Noir", "Sci-Fi")]
+    ['genre_childrens', 'genre_film_noir', 'genre_sci_fi']
+    >>> [genre_column(g) for g in MOVIELENS_GENRES[:3]]
+    ['genre_unknown', 'genre_action', 'genre_adventure']
+    """
     return "genre_" + re.sub(r"[^a-z0-9]+", "_", genre.lower().replace("'", "")).strip("_")
 
 
@@ -121,6 +140,24 @@ class MovieLens:
         One row per movie, keyed by ``item_id``: ``title`` (str), ``release_year``, then one bool
         column per genre named by :func:`genre_column` (``genre_action``, ``genre_childrens``,
         ...) in :data:`MOVIELENS_GENRES` order.
+
+    Examples
+    --------
+    :func:`load_movielens_100k` and :func:`load_movielens_1m` return one; a hand-made release
+    of two users and two movies:
+
+    >>> import pandas as pd
+    >>> ml = MovieLens(
+    ...     ratings=pd.DataFrame({"user_id": [1, 1, 2], "item_id": [10, 20, 10],
+    ...                           "rating": [5, 3, 4], "timestamp": [0, 0, 0]}),
+    ...     users=pd.DataFrame({"user_id": [1, 2], "gender": ["F", "M"]}),
+    ...     items=pd.DataFrame({"item_id": [10, 20], "title": ["Heat", "Fargo"]}),
+    ... )
+    >>> ml.ratings.merge(ml.items, on="item_id").groupby("title")["rating"].mean()
+    title
+    Fargo    3.0
+    Heat     4.5
+    Name: rating, dtype: float64
     """
 
     ratings: pd.DataFrame
@@ -170,6 +207,11 @@ def _strip_user_prefix(ids: pd.Series) -> pd.Series:
 def load_movielens_100k(*, progress: bool = False) -> MovieLens:
     """MovieLens 100K (dataset ``movielens-100k``): 100,000 ratings, 943 users, 1,682 movies.
 
+    Parameters
+    ----------
+    progress : bool, default False
+        Show a progress line per file while fetching (see :func:`ppdp.datasets.fetch`).
+
     Returns
     -------
     MovieLens
@@ -186,6 +228,19 @@ def load_movielens_100k(*, progress: bool = False) -> MovieLens:
     placeholder movie ``unknown``, spelt ``unkonwn`` by RecBole) gets title ``unknown`` and a
     missing year; item 1412 has year ``V`` (a split video-release date), so its year is taken from
     the ``(1995)`` at the end of its title, which is then removed.
+
+    Raises
+    ------
+    DatasetUnavailableError
+        No source could supply a verified copy of a raw file (see :func:`ppdp.datasets.fetch`).
+
+    Examples
+    --------
+    The files are not in the offline mirror; what the registry says they hold:
+
+    >>> from ppdp.datasets import get_dataset
+    >>> [(f.name, f.rows) for f in get_dataset("movielens-100k").files]
+    [('ml-100k.inter', 100000), ('ml-100k.user', 943), ('ml-100k.item', 1682)]
     """
     paths = fetch("movielens-100k", progress=progress)
     ratings = _read_atomic(
@@ -234,6 +289,11 @@ def load_movielens_100k(*, progress: bool = False) -> MovieLens:
 def load_movielens_1m(*, progress: bool = False) -> MovieLens:
     """MovieLens 1M (dataset ``movielens-1m``): 1,000,209 ratings, 6,040 users, 3,883 movies.
 
+    Parameters
+    ----------
+    progress : bool, default False
+        Show a progress line per file while fetching (see :func:`ppdp.datasets.fetch`).
+
     Returns
     -------
     MovieLens
@@ -245,6 +305,22 @@ def load_movielens_1m(*, progress: bool = False) -> MovieLens:
         :data:`MOVIELENS_1M_OCCUPATIONS`), ``zip_code`` (str). ``items``: ``item_id`` (str),
         ``title`` (str, without the year), ``release_year`` (int64), 18 bool ``genre_*`` columns
         (no ``genre_unknown``).
+
+    Raises
+    ------
+    DatasetUnavailableError
+        No source could supply a verified copy of a raw file (see :func:`ppdp.datasets.fetch`).
+
+    Examples
+    --------
+    The files (45 MB) are not in the offline mirror; what the registry says they hold, and the
+    meaning of two codes of ``users``:
+
+    >>> from ppdp.datasets import get_dataset
+    >>> [(f.name, f.rows) for f in get_dataset("movielens-1m").files]
+    [('ml-1m.inter', 1000209), ('ml-1m.user', 6040), ('ml-1m.item', 3883)]
+    >>> MOVIELENS_1M_AGE_GROUPS[25], MOVIELENS_1M_OCCUPATIONS[12]
+    ('25-34', 'programmer')
     """
     paths = fetch("movielens-1m", progress=progress)
     ratings = _read_atomic(
@@ -327,6 +403,8 @@ def load_adult(split: str = "all", *, progress: bool = False) -> pd.DataFrame:
         ``"train"`` is ``adult.data`` (32,561 rows), ``"test"`` is ``adult.test`` (16,281 rows;
         its first line, a comment, is skipped and the trailing ``.`` of its labels removed),
         ``"all"`` both, train first (48,842 rows, index 0..48841).
+    progress : bool, default False
+        Show a progress line per file while fetching (see :func:`ppdp.datasets.fetch`).
 
     Returns
     -------
@@ -338,6 +416,29 @@ def load_adult(split: str = "all", *, progress: bool = False) -> pd.DataFrame:
         only in ``workclass``, ``occupation`` and ``native_country``); ``income`` (category
         ``"<=50K"`` / ``">50K"``); ``split`` (category ``"train"`` / ``"test"``). Columns in
         that UCI order, ``split`` last.
+
+    Raises
+    ------
+    ValueError
+        If ``split`` is not one of the three.
+    RuntimeError
+        If a verified file holds an income label other than ``<=50K`` / ``>50K`` (a defect of
+        the registry, not of the caller).
+    DatasetUnavailableError
+        No source could supply a verified copy of a raw file (see :func:`ppdp.datasets.fetch`).
+
+    Examples
+    --------
+    The files are not in the offline mirror; the registry gives the rows of the two splits,
+    and the split is checked before anything is fetched:
+
+    >>> from ppdp.datasets import get_dataset
+    >>> [(f.name, f.rows) for f in get_dataset("adult").files]
+    [('adult.data', 32561), ('adult.test', 16281)]
+    >>> load_adult("validation")
+    Traceback (most recent call last):
+        ...
+    ValueError: split must be one of ('all', 'train', 'test'), got 'validation'
     """
     if split not in _ADULT_SPLITS:
         raise ValueError(f"split must be one of {_ADULT_SPLITS}, got {split!r}")
@@ -455,11 +556,39 @@ def load_german_credit(kind: str = "numeric", *, progress: bool = False) -> pd.D
         ``existing_credits``, ``job``, ``people_liable``, ``telephone``, ``foreign_worker``, and
         ``label``. The 13 qualitative attributes are category columns holding UCI's codes
         (``A11`` ...; meanings in :data:`GERMAN_CREDIT_CODES`), the 7 numerical ones int64.
+    progress : bool, default False
+        Show a progress line per file while fetching (see :func:`ppdp.datasets.fetch`).
 
     Returns
     -------
     pandas.DataFrame
         1,000 rows; ``label`` is int64, 1 = good, 2 = bad credit risk (700 / 300).
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is not ``"numeric"`` or ``"categorical"``.
+    RuntimeError
+        If a verified categorical file holds a code missing from :data:`GERMAN_CREDIT_CODES` (a
+        defect of the registry, not of the caller).
+    DatasetUnavailableError
+        No source could supply a verified copy of a raw file (see :func:`ppdp.datasets.fetch`).
+
+    Examples
+    --------
+    The files are not in the offline mirror; the registry gives the columns of the categorical
+    version, :data:`GERMAN_CREDIT_CODES` the meaning of their codes, and ``kind`` is checked
+    before anything is fetched:
+
+    >>> from ppdp.datasets import get_dataset
+    >>> get_dataset("german-credit").files[0].columns[:4]
+    ('checking_status', 'duration_months', 'credit_history', 'purpose')
+    >>> GERMAN_CREDIT_CODES["housing"]
+    {'A151': 'rent', 'A152': 'own', 'A153': 'for free'}
+    >>> load_german_credit("binary")
+    Traceback (most recent call last):
+        ...
+    ValueError: kind must be one of ('numeric', 'categorical'), got 'binary'
     """
     if kind not in _GERMAN_KINDS:
         raise ValueError(f"kind must be one of {_GERMAN_KINDS}, got {kind!r}")
@@ -493,6 +622,11 @@ def load_german_credit(kind: str = "numeric", *, progress: bool = False) -> pd.D
 def load_mutual_cover_census(*, progress: bool = False) -> pd.DataFrame:
     """The Mutual Cover paper's IPUMS USA sample (dataset ``mutual-cover-census``).
 
+    Parameters
+    ----------
+    progress : bool, default False
+        Show a progress line per file while fetching (see :func:`ppdp.datasets.fetch`).
+
     Returns
     -------
     pandas.DataFrame
@@ -502,6 +636,25 @@ def load_mutual_cover_census(*, progress: bool = False) -> pd.DataFrame:
         status), ``EDUC`` (educational attainment), ``INCWAGE`` (wage and salary income, the
         sensitive attribute), ``OCC`` (occupation code). The paper's QIs are SEX, AGE, RELATE,
         MARST, RACE, EDUC, UHRSWORK.
+
+    Raises
+    ------
+    DatasetUnavailableError
+        No source could supply a verified copy of a raw file (see :func:`ppdp.datasets.fetch`).
+
+    Examples
+    --------
+    The file is in the offline mirror (``PPDP_DATA_MIRROR``); with ``PPDP_OFFLINE`` set it comes
+    from the cache or the mirror, never from the network:
+
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"PPDP_OFFLINE": "1"}):
+    ...     census = load_mutual_cover_census()
+    >>> census.shape
+    (40152, 9)
+    >>> list(census.columns)
+    ['UHRSWORK', 'RACE', 'SEX', 'RELATE', 'AGE', 'MARST', 'EDUC', 'INCWAGE', 'OCC']
     """
     path = fetch("mutual-cover-census", progress=progress)["filter_data.csv"]
     return pd.read_csv(path, dtype="int64")
@@ -529,6 +682,8 @@ def load_foursquare_nyc(variant: str = "3users", *, progress: bool = False) -> p
     variant : {"3users", "all", "new"}
         ``"3users"``: the 692 users whose home cell holds at least 3 users (the paper's set);
         ``"all"``: all 1,083 users; ``"new"``: an earlier filtered variant (638 users).
+    progress : bool, default False
+        Show a progress line per file while fetching (see :func:`ppdp.datasets.fetch`).
 
     Returns
     -------
@@ -538,6 +693,29 @@ def load_foursquare_nyc(variant: str = "3users", *, progress: bool = False) -> p
         they are values of Foursquare's category taxonomy, not attribute names), then ``uid``,
         ``grid`` (home cell id), and the derived ``grid_row = grid // 60`` and
         ``grid_col = grid % 60``.
+
+    Raises
+    ------
+    ValueError
+        If ``variant`` is not one of the three.
+    DatasetUnavailableError
+        No source could supply a verified copy of a raw file (see :func:`ppdp.datasets.fetch`).
+
+    Examples
+    --------
+    The files are in the offline mirror (``PPDP_DATA_MIRROR``); with ``PPDP_OFFLINE`` set they
+    come from the cache or the mirror, never from the network:
+
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"PPDP_OFFLINE": "1"}):
+    ...     users = load_foursquare_nyc("3users")
+    >>> users.shape
+    (692, 204)
+    >>> list(users.columns[-4:])
+    ['uid', 'grid', 'grid_row', 'grid_col']
+    >>> int(users["grid"].value_counts().min())  # every home cell holds at least 3 users
+    3
     """
     if variant not in _FOURSQUARE_FILES:
         raise ValueError(f"variant must be one of {tuple(_FOURSQUARE_FILES)}, got {variant!r}")
@@ -558,12 +736,39 @@ def load_foursquare_nyc(variant: str = "3users", *, progress: bool = False) -> p
 def load_hyobscure_movielens_matrix(*, progress: bool = False) -> pd.DataFrame:
     """The HyObscure authors' MovieLens-100K rating matrix (dataset ``hyobscure-movielens``).
 
+    Parameters
+    ----------
+    progress : bool, default False
+        Show a progress line per file while fetching (see :func:`ppdp.datasets.fetch`).
+
     Returns
     -------
     pandas.DataFrame
         943 rows (users), all int64: 1,682 rating columns named by MovieLens item id as strings
         ``"1"`` .. ``"1682"`` (0 = unrated, else 1-5), then ``uid`` (the MovieLens user id) and
         ``age`` (years).
+
+    Raises
+    ------
+    DatasetUnavailableError
+        No source could supply a verified copy of a raw file (see :func:`ppdp.datasets.fetch`).
+
+    Examples
+    --------
+    The file is in the offline mirror (``PPDP_DATA_MIRROR``); with ``PPDP_OFFLINE`` set it comes
+    from the cache or the mirror, never from the network. Its non-zero entries are the 100,000
+    ratings of MovieLens 100K:
+
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"PPDP_OFFLINE": "1"}):
+    ...     matrix = load_hyobscure_movielens_matrix()
+    >>> matrix.shape
+    (943, 1684)
+    >>> list(matrix.columns[:2]), list(matrix.columns[-2:])
+    (['1', '2'], ['uid', 'age'])
+    >>> int((matrix.drop(columns=["uid", "age"]) > 0).to_numpy().sum())
+    100000
     """
     path = fetch("hyobscure-movielens", progress=progress)["movielens_rating.csv"]
     return pd.read_csv(path, dtype="int64")

@@ -622,12 +622,35 @@ _add(
 
 
 def list_datasets() -> list[str]:
-    """Names of all registered datasets, in registry order."""
+    """Names of all registered datasets, in registry order.
+
+    Returns
+    -------
+    list of str
+        The keys of :data:`DATASETS`, a new list on every call.
+
+    Examples
+    --------
+    >>> list_datasets()
+    ['movielens-100k', 'movielens-1m', 'adult', 'german-credit-numeric', 'german-credit',
+     'mutual-cover-census', 'hyobscure-foursquare', 'hyobscure-movielens']
+    """
     return list(DATASETS)
 
 
 def get_dataset(name: str) -> Dataset:
     """Return the registered dataset ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A name of :func:`list_datasets`, exactly as spelt there.
+
+    Returns
+    -------
+    Dataset
+        Its documentation (description, homepage, licence, citation), the name of its loader and
+        its files, each with the sha256 and row count a verified copy must have.
 
     Raises
     ------
@@ -635,6 +658,18 @@ def get_dataset(name: str) -> Dataset:
         If ``name`` is not registered; the message lists the known names and a close match.
     TypeError
         If ``name`` is not a string.
+
+    Examples
+    --------
+    >>> adult = get_dataset("adult")
+    >>> adult.loader, adult.license
+    ('load_adult', 'CC BY 4.0 (UCI Machine Learning Repository)')
+    >>> [(f.name, f.rows) for f in adult.files]
+    [('adult.data', 32561), ('adult.test', 16281)]
+    >>> get_dataset("movielens-100")
+    Traceback (most recent call last):
+        ...
+    ValueError: unknown dataset 'movielens-100'. Did you mean 'movielens-100k'? Known datasets: ...
     """
     if not isinstance(name, str):
         raise TypeError(f"dataset name must be a str, got {type(name).__name__}: {name!r}")

@@ -60,7 +60,57 @@ LEARNED = ("xgb", "lr")
 @dataclass
 class AttackContext:
     """What every attack on one private attribute of one split shares: the people attacked, their
-    true values and the no-release baseline."""
+    true values and the no-release baseline.
+
+    Made by :func:`attack_context`.
+
+    Attributes
+    ----------
+    private : str
+        The attacked private column.
+    qi : list of str
+        The quasi-identifiers every attacker knows of a target.
+    values : ndarray
+        The private column's domain values, the columns of every posterior.
+    targets, controls : DataFrame
+        The released people attacked, and the people in neither the release nor ``aux``.
+    x_targets, x_controls, x_aux : ndarray
+        :func:`ppdp.cells.design_matrix` of the quasi-identifiers of targets, controls and the
+        auxiliary records.
+    y_aux : ndarray
+        The auxiliary records' private values.
+    baseline : dict of str to (ndarray, ndarray)
+        Per no-release model (``"xgb"``, ``"lr"``), its posteriors on the targets and on the
+        controls.
+    seed : int
+        Seed of the learned attackers.
+    n_estimators : int
+        Trees of their XGBoost models.
+
+    Examples
+    --------
+    The attacker knows the age and zip of 8 released people and 8 controls and wants their sex;
+    without a release his best model of 16 other people scores an AUC of 0.8 on the targets:
+
+    >>> import numpy as np, pandas as pd
+    >>> from ppdp.cells import table_domains
+    >>> from ppdp.experiments.benchmark_data import BenchmarkData, split
+    >>> rng = np.random.default_rng(0)
+    >>> table = pd.DataFrame({"age": rng.integers(20, 70, 40),
+    ...                       "zip": rng.choice(["a", "b", "c"], 40),
+    ...                       "sex": rng.choice(["F", "M"], 40)})
+    >>> roles = {"private": ["sex"], "quasi_identifiers": ["age", "zip"], "numeric": ["age"]}
+    >>> domains = table_domains(table, list(table.columns), numeric=["age"])
+    >>> data = BenchmarkData("toy", table, roles, domains)
+    >>> parts = split(data, 0)  # 16 released people, 16 auxiliary records, 8 controls
+    >>> ctx = attack_context(data, parts, "sex", seed=0, n_estimators=5)
+    >>> len(ctx.targets), len(ctx.controls), ctx.values
+    (8, 8, array(['F', 'M'], dtype=object))
+    >>> ctx.best_baseline, [round(auc, 3) for auc in ctx.baseline_scores]
+    ('lr', [0.8, 0.625])
+    >>> ctx.priors[0].shape  # the best baseline's posteriors on the targets
+    (8, 2)
+    """
 
     private: str
     qi: list[str]
@@ -108,7 +158,54 @@ def attack_context(
     """Targets, controls and the no-release baseline of one private attribute on one split.
 
     The targets are a random sample (seeded by ``seed``) of the released people, as many as the
-    controls; the baseline's models train on ``parts.aux``."""
+    controls; the baseline's models train on ``parts.aux``.
+
+    Parameters
+    ----------
+    data : BenchmarkData
+        The dataset: its quasi-identifiers and domains.
+    parts : Split
+        ``train`` (the released people), ``aux`` (the attacker's auxiliary records) and
+        ``control``.
+    private : str
+        The attacked private column.
+    seed : int
+        Seeds the sample of targets and the XGBoost models.
+    n_estimators : int
+        Trees of the XGBoost models.
+
+    Returns
+    -------
+    AttackContext
+
+    Raises
+    ------
+    ValueError
+        When ``parts.aux`` shares a row label with the targets or the controls (the attacker's
+        auxiliary records must be other people).
+
+    Examples
+    --------
+    The attacker knows the age and zip of the people attacked and holds 16 auxiliary records
+    of other people; he wants the attacked people's sex:
+
+    >>> import numpy as np, pandas as pd
+    >>> from ppdp.cells import table_domains
+    >>> from ppdp.experiments.benchmark_data import BenchmarkData, split
+    >>> rng = np.random.default_rng(0)
+    >>> table = pd.DataFrame({"age": rng.integers(20, 70, 40),
+    ...                       "zip": rng.choice(["a", "b", "c"], 40),
+    ...                       "sex": rng.choice(["F", "M"], 40)})
+    >>> roles = {"private": ["sex"], "quasi_identifiers": ["age", "zip"], "numeric": ["age"]}
+    >>> domains = table_domains(table, list(table.columns), numeric=["age"])
+    >>> data = BenchmarkData("toy", table, roles, domains)
+    >>> parts = split(data, 0)  # 16 released people, 16 auxiliary records, 8 controls
+    >>> ctx = attack_context(data, parts, "sex", seed=0, n_estimators=5)
+    >>> len(ctx.targets), bool(ctx.targets.index.isin(parts.train.index).all())
+    (8, True)
+    >>> ctx.x_aux.shape  # age, and the zip one-hot
+    (16, 4)
+    """
     from ppdp.attacks.suite import learned_posteriors
     from ppdp.cells import design_matrix
 
@@ -267,7 +364,74 @@ def targeted_risks(
     Returns flat metrics ``<private>:<attacker>_auc``, ``..._auc_control``, ``..._advantage``,
     ``<private>:baseline_auc`` (``_control``) and ``<private>:risk`` (the largest advantage, at
     least 0). ``released`` holds the cells as published; the learned attackers train on one
-    domain value drawn from each private cell (:func:`ppdp.cells.sample_cells`)."""
+    domain value drawn from each private cell (:func:`ppdp.cells.sample_cells`).
+
+    Parameters
+    ----------
+    ctx : AttackContext
+        Targets, controls and baseline (:func:`attack_context`).
+    data : BenchmarkData
+        The dataset: its quasi-identifiers, domains and protected attribute.
+    released : DataFrame
+        The release of ``ctx``'s split, ``train``'s columns.
+    keeps_records : bool
+        Whether released row ``i`` is a version of the released person ``i`` (adds ``xgb_II``,
+        which reads the target's own row by its label).
+    aware : str, optional
+        A key of :data:`AWARE_ATTACKERS`: the mechanism-aware attacker, run when ``ctx.private``
+        is the attribute the mechanism protects.
+    protects : str, optional
+        That attribute, when not ``data.protected``.
+    level : optional
+        The mechanism's privacy level (k-RR's epsilon for its channel).
+    fitted : optional
+        The fitted mechanism, for an attacker that reads it (tables, channels, mappings).
+    rng : numpy.random.Generator
+        Draws the private values the learned attackers train on.
+
+    Returns
+    -------
+    dict of str to float
+        The metrics above, keys prefixed by ``ctx.private``.
+
+    Notes
+    -----
+    ``anonymeter_nn`` runs :func:`ppdp.attacks.suite.nearest_record_guesses`, whose first call of
+    a process compiles its search with numba (several seconds).
+
+    Examples
+    --------
+    The attacker knows the age and zip of 8 released people and wants their sex. The
+    unprotected table lets class matching find each of them (AUC 1 against the baseline's
+    0.8); with the sex suppressed, no attacker beats the baseline:
+
+    >>> import numpy as np, pandas as pd
+    >>> from ppdp.cells import table_domains
+    >>> from ppdp.experiments.benchmark_data import BenchmarkData, split
+    >>> rng = np.random.default_rng(0)
+    >>> table = pd.DataFrame({"age": rng.integers(20, 70, 40),
+    ...                       "zip": rng.choice(["a", "b", "c"], 40),
+    ...                       "sex": rng.choice(["F", "M"], 40)})
+    >>> roles = {"private": ["sex"], "quasi_identifiers": ["age", "zip"], "numeric": ["age"]}
+    >>> domains = table_domains(table, list(table.columns), numeric=["age"])
+    >>> data = BenchmarkData("toy", table, roles, domains)
+    >>> parts = split(data, 0)  # 16 released people, 16 auxiliary records, 8 controls
+    >>> ctx = attack_context(data, parts, "sex", seed=0, n_estimators=5)
+    >>> shown = ("sex:baseline_auc", "sex:class_matching_auc", "sex:risk")
+    >>> metrics = targeted_risks(ctx, data, parts.train.copy(), keeps_records=True,
+    ...                          rng=np.random.default_rng(0))
+    >>> {name: round(metrics[name], 3) for name in shown}
+    {'sex:baseline_auc': 0.8, 'sex:class_matching_auc': 1.0, 'sex:risk': 0.2}
+    >>> [name for name in metrics if name.endswith("_advantage")]
+    ['sex:xgb_I_advantage', 'sex:lr_I_advantage', 'sex:xgb_II_advantage',
+     'sex:anonymeter_nn_advantage', 'sex:class_matching_advantage',
+     'sex:class_matching_aux_advantage']
+    >>> suppressed = parts.train.assign(sex="{F,M}")
+    >>> metrics = targeted_risks(ctx, data, suppressed, keeps_records=True,
+    ...                          rng=np.random.default_rng(0))
+    >>> metrics["sex:risk"]
+    0.0
+    """
     from ppdp.attacks.suite import learned_posteriors, nearest_record_guesses
     from ppdp.attacks.targeted import class_matching_posterior
     from ppdp.cells import cell_membership, design_matrix, sample_cells
@@ -364,6 +528,33 @@ def with_prior(matched: np.ndarray, prior: np.ndarray, marginal: np.ndarray) -> 
     ``prior`` the no-release baseline's belief and ``q`` the release's marginal of ``s``. A class
     without value ``s`` rules it out; a class of one value makes it certain; a target that no
     class holds keeps its prior. Rows whose product vanishes everywhere keep ``matched``.
+
+    Parameters
+    ----------
+    matched : ndarray, shape (n, n_values)
+        Class matching's posteriors.
+    prior : ndarray, shape (n, n_values)
+        The attacker's own belief about each target (the no-release baseline).
+    marginal : ndarray, shape (n_values,)
+        ``q``: the share of each value in the release.
+
+    Returns
+    -------
+    ndarray, shape (n, n_values)
+        Rows sum to 1.
+
+    Examples
+    --------
+    The attacker believes a target's value is the first at 0.8 and finds him in a class of
+    two rows, one of each value; the first value is a quarter of the release, so a class of
+    two holding it once is evidence for it. A class of one value settles the target's:
+
+    >>> matched = np.array([[0.5, 0.5], [1.0, 0.0], [0.5, 0.5]])
+    >>> prior = np.array([[0.8, 0.2], [0.3, 0.7], [0.5, 0.5]])
+    >>> with_prior(matched, prior, np.array([0.25, 0.75])).round(3)
+    array([[0.923, 0.077],
+           [1.   , 0.   ],
+           [0.75 , 0.25 ]])
     """
     ratio = np.divide(matched, marginal, out=np.zeros_like(matched), where=marginal > 0)
     post = prior * ratio

@@ -60,6 +60,28 @@ class Entry:
         HyObscure's obfuscation channel, Mutual Cover's random output tables, a relay chain's
         nearest class). It attacks the attribute the mechanism protects; class matching and the
         learned attackers run on every release.
+
+    Examples
+    --------
+    A registered entry, and its release function on a toy dataset (the suppressed private
+    column: every cell the whole domain):
+
+    >>> entry = REGISTRY["mutual_cover"]
+    >>> entry.paper, entry.knob, entry.levels["adult"], entry.keeps_records, entry.aware
+    ('Mutual Cover', 'delta', (0.95, 0.9, 0.85, 0.81), True, 'random_tables')
+    >>> from ppdp.cells import table_domains
+    >>> table = pd.DataFrame({"age": [23, 35, 47, 52], "sex": ["F", "M", "M", "F"]})
+    >>> data = BenchmarkData("toy", table, {"private": ["sex"]},
+    ...                      table_domains(table, ["age", "sex"], numeric=["age"]))
+    >>> released, native = REGISTRY["suppressed"].release(data, table, 0, np.random.default_rng(0))
+    >>> released
+       age    sex
+    0   23  {F,M}
+    1   35  {F,M}
+    2   47  {F,M}
+    3   52  {F,M}
+    >>> native
+    {}
     """
 
     name: str
@@ -78,7 +100,42 @@ REGISTRY: dict[str, Entry] = {}
 
 
 def register(entry: Entry) -> Entry:
-    """Add a mechanism to :data:`REGISTRY` (a name may be registered once)."""
+    """Add a mechanism to :data:`REGISTRY` (a name may be registered once).
+
+    Parameters
+    ----------
+    entry : Entry
+        The mechanism; its ``levels`` name datasets of ``DATASETS`` (``"adult"``,
+        ``"movielens"``), each with at least one level.
+
+    Returns
+    -------
+    Entry
+        ``entry`` itself.
+
+    Raises
+    ------
+    TypeError
+        When ``entry`` is not an :class:`Entry`.
+    ValueError
+        When its name is registered already, or its levels name an unknown dataset or hold no
+        level for one.
+
+    Examples
+    --------
+    The unprotected table under another name, registered and taken off again:
+
+    >>> def copy(data, train, level, rng):
+    ...     return train.copy(), {}
+    >>> entry = Entry("copy", "example", "-", {"adult": (0,)}, copy)
+    >>> register(entry) is entry
+    True
+    >>> register(entry)
+    Traceback (most recent call last):
+    ...
+    ValueError: a mechanism named 'copy' is registered already
+    >>> del REGISTRY["copy"]
+    """
     if not isinstance(entry, Entry):
         raise TypeError(f"entry must be an Entry, got {type(entry).__name__}")
     if entry.name in REGISTRY:
@@ -421,7 +478,34 @@ _register_defaults()
 
 
 def configure(*, imposter_epochs: int | None = None, imposter_hidden: int | None = None) -> None:
-    """Set the training budget of the registered IMPOSTER entry (epochs, hidden width)."""
+    """Set the training budget of the registered IMPOSTER entry (epochs, hidden width).
+
+    Parameters
+    ----------
+    imposter_epochs : int, optional
+        Training epochs, at least 1; None: ``IMPOSTER_EPOCHS`` (20).
+    imposter_hidden : int, optional
+        Width of the hidden layers, at least 1; None: ``IMPOSTER_HIDDEN`` (64).
+
+    Raises
+    ------
+    ValueError
+        When either is below 1.
+
+    Examples
+    --------
+    A quick IMPOSTER for a test run, then the default budget again:
+
+    >>> before = REGISTRY["imposter"].release
+    >>> configure(imposter_epochs=1, imposter_hidden=16)
+    >>> REGISTRY["imposter"].release is before
+    False
+    >>> configure()
+    >>> configure(imposter_epochs=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: imposter_epochs and imposter_hidden must be >= 1, got 0 and 64
+    """
     old = REGISTRY["imposter"]
     epochs = IMPOSTER_EPOCHS if imposter_epochs is None else int(imposter_epochs)
     hidden = IMPOSTER_HIDDEN if imposter_hidden is None else int(imposter_hidden)
@@ -443,7 +527,32 @@ LEFT_OUT = {
 
 
 def applicability(datasets: Sequence[str] = DATASETS) -> pd.DataFrame:
-    """Which registered mechanism runs on which dataset, at which levels (or why not)."""
+    """Which registered mechanism runs on which dataset, at which levels (or why not).
+
+    Parameters
+    ----------
+    datasets : sequence of str, default ("adult", "movielens")
+        The datasets to list (``DATASETS``).
+
+    Returns
+    -------
+    DataFrame
+        One row per mechanism and dataset, registered ones first, then those of
+        :data:`LEFT_OUT`: columns ``mechanism``, ``paper``, ``dataset``, ``knob``, ``levels``
+        (comma-separated, weakest privacy first; empty where it does not run) and ``note`` (why
+        not).
+
+    Examples
+    --------
+    >>> table = applicability(["adult"]).set_index("mechanism")
+    >>> table.loc[["mondrian", "mutual_cover"], ["knob", "levels"]]
+                    knob                  levels
+    mechanism
+    mondrian           k      5, 10, 25, 50, 100
+    mutual_cover   delta  0.95, 0.9, 0.85, 0.81
+    >>> table.loc["hyobscure", "note"]
+    'needs a numeric private attribute (ages) and numeric features (ratings)'
+    """
     rows = []
     for entry in REGISTRY.values():
         for d in datasets:

@@ -51,6 +51,49 @@ def anatomy_groups(
     Tuples are taken from each bucket in reverse ``order`` (default: reverse row order); a residual
     tuple joins a random eligible group when ``rng`` is given, else the first one. The input must
     be l-eligible (no value on more than ``n / l`` tuples).
+
+    Parameters
+    ----------
+    sensitive_codes : ndarray (n,) of int
+        The sensitive value of every tuple as a code in ``{0, 1, ...}``.
+    l : int
+        Number of distinct sensitive values per group.
+    order : ndarray (n,), optional
+        A permutation of the row positions; the tuples of each bucket are taken from its end.
+    rng : numpy.random.Generator, optional
+        Chooses the group each residual tuple joins among the eligible ones.
+
+    Returns
+    -------
+    ndarray (n,) of int
+        Group id of every tuple, from 0; every group holds distinct sensitive values, ``l`` or
+        ``l + 1`` of them whenever there are at least as many groups as residual tuples.
+
+    Raises
+    ------
+    ValueError
+        If the codes are not l-eligible, or no group of ``l`` distinct values can be formed.
+    RuntimeError
+        If a residual tuple finds no group without its sensitive value (fewer groups than
+        residual tuples of one value; not possible for l-eligible input with ``n >= l * (l - 1)``).
+
+    Examples
+    --------
+    Seven tuples with four sensitive values, in groups of three distinct values; the seventh
+    tuple is the residual and joins a group that lacks its value:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.anatomy import anatomy_groups
+    >>> codes = np.array([0, 0, 1, 1, 2, 2, 3])
+    >>> groups = anatomy_groups(codes, 3)
+    >>> groups.tolist()
+    [1, 0, 1, 0, 1, 0, 0]
+    >>> [sorted(codes[groups == g].tolist()) for g in range(groups.max() + 1)]
+    [[0, 1, 2, 3], [0, 1, 2]]
+    >>> anatomy_groups(np.array([0, 0, 0, 1]), 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: not 2-eligible: a sensitive value covers 3 of 4 tuples
     """
     codes = np.asarray(sensitive_codes, dtype=np.int64)
     n = len(codes)
@@ -116,6 +159,38 @@ class Anatomy(Mechanism):
         ``qit_`` and ``st_`` are set only once the groups have passed :meth:`guarantee_checks`.
     table_ : DataFrame
         A copy of the fitted table, from which :meth:`release` draws; set with ``qit_``/``st_``.
+
+    Examples
+    --------
+    Eight patients in groups of two distinct diseases; the release shuffles the diseases within
+    each group and keeps every other value:
+
+    >>> import pandas as pd
+    >>> from ppdp.mechanisms.anatomy import Anatomy
+    >>> df = pd.DataFrame({
+    ...     "age": [23, 25, 31, 35, 41, 47, 52, 58],
+    ...     "zip": ["a", "b", "a", "b", "a", "a", "b", "b"],
+    ...     "disease": ["flu", "cold", "flu", "ulcer", "cold", "flu", "ulcer", "cold"],
+    ... })
+    >>> mech = Anatomy(["age", "zip"], "disease", l=2).fit(df, random_state=0)
+    >>> mech.n_groups_, mech.groups_.tolist()
+    (4, [0, 1, 3, 3, 2, 1, 2, 0])
+    >>> mech.st_.head(4)
+       group disease  count
+    0      0    cold      1
+    1      0     flu      1
+    2      1    cold      1
+    3      1     flu      1
+    >>> mech.release(random_state=0)
+       age zip disease
+    0   23   a     flu
+    1   25   b     flu
+    2   31   a     flu
+    3   35   b   ulcer
+    4   41   a   ulcer
+    5   47   a    cold
+    6   52   b    cold
+    7   58   b    cold
     """
 
     #: The bound every release is checked against (listed on the API reference's index).

@@ -141,6 +141,47 @@ def check_private_attribute(df: pd.DataFrame, private: Any, label: Any = None) -
 
     ``s`` must be a column of ``df``, without missing values, with exactly two distinct values
     (the paper's ``D2`` is a binary classifier). ``label``, if given, must be another column.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table, non-empty, with unique column names.
+    private : str
+        The column of ``s``.
+    label : str, optional
+        The class label's column.
+
+    Returns
+    -------
+    numpy.ndarray (2,)
+        The two values of ``s``, sorted; the second is the one coded 1.
+
+    Raises
+    ------
+    TypeError
+        If ``df`` is not a DataFrame, ``private`` or ``label`` is not a column name (str), or
+        ``s`` mixes value types.
+    ValueError
+        If ``df`` is empty or repeats a column name, ``s`` is not a column, has missing or
+        infinite values or not exactly two values, or ``label`` is ``private`` or not a column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({
+    ...     "age": [23, 25, 31, 35, 41, 47, 52, 58] * 3,
+    ...     "job": ["nurse", "clerk", "nurse", "driver", "clerk", "nurse", "driver", "clerk"] * 3,
+    ...     "hours": [40, 40, 30, 30] * 6,
+    ...     "sex": ["F", "M", "F", "M", "M", "F", "M", "M"] * 3,
+    ...     "income": ["low", "high"] * 12,
+    ... })
+    >>> from ppdp.mechanisms.imposter import check_private_attribute
+    >>> check_private_attribute(df, "sex", label="income").tolist()
+    ['F', 'M']
+    >>> check_private_attribute(df, "job")
+    Traceback (most recent call last):
+    ...
+    ValueError: private attribute 'job' must be binary (exactly 2 distinct values), got 3: ['clerk', 'driver', 'nurse']
     """
     df = _check_frame(df)
     if not isinstance(private, str):
@@ -203,6 +244,36 @@ def discretize_for_information(
 
     A numeric column with more than ``max_categories`` distinct values is replaced by the index of
     its quantile bin (``n_bins`` bins, ties kept together, so there may be fewer).
+
+    Parameters
+    ----------
+    series : pandas.Series
+        One attribute, without missing or infinite values.
+    n_bins : int
+        Number of quantile bins of a wide numeric column.
+    max_categories : int
+        A numeric column with at most this many distinct values is kept as it is.
+
+    Returns
+    -------
+    numpy.ndarray (n,)
+        The values themselves, or the bin index (from 0) of every value.
+
+    Raises
+    ------
+    ValueError
+        If the series has missing or infinite values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from ppdp.mechanisms.imposter import discretize_for_information
+    >>> bins = discretize_for_information(pd.Series(np.arange(30)), n_bins=3)
+    >>> np.bincount(bins).tolist()
+    [10, 10, 10]
+    >>> discretize_for_information(pd.Series(["nurse", "clerk", "nurse"])).tolist()
+    ['nurse', 'clerk', 'nurse']
     """
     _check_values(series, series.name)
     if _is_numeric(series) and series.nunique() > max_categories:
@@ -229,12 +300,57 @@ def attribute_correlations(
 ) -> pd.DataFrame:
     """Correlation of every attribute with the private one (Algorithm 1, lines 2-3).
 
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The public attributes, the private attribute and maybe the label.
+    private : str
+        The binary explicit private attribute ``s`` (:func:`check_private_attribute`).
+    columns : sequence of str, optional
+        The attributes to score; None: every column but ``private`` and ``label``.
+    label : str, optional
+        The class label, not scored (it is not a public attribute).
+    average : {"arithmetic", "geometric", "min", "max"}
+        The mean of ``H(x)`` and ``H(s)`` that normalizes the NMI.
+    n_bins, max_categories : int
+        How wide numeric attributes are binned (:func:`discretize_for_information`).
+
     Returns
     -------
     pandas.DataFrame indexed by attribute, sorted by decreasing NMI, with columns
         ``nmi``: ``I(x; s) / avg(H(x), H(s))`` in [0, 1] (the score the text describes);
         ``eq7_printed``: ``(H(x|s) + H(s|x)) / H(x, s)`` as printed in Eq. (7), a distance;
         ``mi_bits``: ``I(x; s)`` in bits; ``pearson``: absolute Pearson correlation (see module doc).
+
+    Raises
+    ------
+    TypeError
+        If ``df`` is not a DataFrame, or ``private``, ``label`` or ``columns`` are not column
+        names.
+    ValueError
+        If :func:`check_private_attribute` refuses ``private`` or ``label``, a listed column is
+        missing or is ``private``, no column is left to score, a value is missing or infinite,
+        or ``n_bins`` (< 2), ``max_categories`` (< 1) or ``average`` is out of range.
+
+    Examples
+    --------
+    The job tells the sex exactly here; the hours barely:
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({
+    ...     "age": [23, 25, 31, 35, 41, 47, 52, 58] * 3,
+    ...     "job": ["nurse", "clerk", "nurse", "driver", "clerk", "nurse", "driver", "clerk"] * 3,
+    ...     "hours": [40, 40, 30, 30] * 6,
+    ...     "sex": ["F", "M", "F", "M", "M", "F", "M", "M"] * 3,
+    ...     "income": ["low", "high"] * 12,
+    ... })
+    >>> from ppdp.mechanisms.imposter import attribute_correlations
+    >>> attribute_correlations(df, "sex", label="income").round(3)
+                 nmi  eq7_printed  mi_bits  pearson
+    attribute
+    job        0.759        0.389    0.954    1.000
+    age        0.483        0.682    0.954    0.348
+    hours      0.050        0.974    0.049    0.258
     """
     values = check_private_attribute(df, private, label)
     exclude = [private] if label is None else [private, label]
@@ -288,12 +404,36 @@ class DetectionResult:
 
     Attributes
     ----------
-    scores : DataFrame from :func:`attribute_correlations` plus a boolean ``selected`` column.
-    candidates : attributes with ``rho(x_i, s) >= theta`` (``x_p`` of Definition 2).
-    implicit : the implicit-privacy attribute set ``P_set``: ``candidates`` if the check passed
-        (or no ``beta`` was given), otherwise empty.
-    performance : ``tau(f(x_p), s)`` on a held-out split, or ``None`` when not checked.
-    theta, beta, correlation, metric : the settings used.
+    scores : pandas.DataFrame
+        From :func:`attribute_correlations`, plus a boolean ``selected`` column.
+    candidates : list of str
+        Attributes with ``rho(x_i, s) >= theta`` (``x_p`` of Definition 2).
+    implicit : list of str
+        The implicit-privacy attribute set ``P_set``: ``candidates`` if the check passed (or no
+        ``beta`` was given), otherwise empty.
+    performance : float or None
+        ``tau(f(x_p), s)`` on a held-out split, or ``None`` when not checked.
+    theta, beta, correlation, metric
+        The settings used.
+    details : dict
+        Room for more (empty from :func:`detect_implicit_privacy`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({
+    ...     "age": [23, 25, 31, 35, 41, 47, 52, 58] * 3,
+    ...     "job": ["nurse", "clerk", "nurse", "driver", "clerk", "nurse", "driver", "clerk"] * 3,
+    ...     "hours": [40, 40, 30, 30] * 6,
+    ...     "sex": ["F", "M", "F", "M", "M", "F", "M", "M"] * 3,
+    ...     "income": ["low", "high"] * 12,
+    ... })
+    >>> from ppdp.mechanisms.imposter import detect_implicit_privacy
+    >>> result = detect_implicit_privacy(df, "sex", label="income", theta=0.5)
+    >>> type(result).__name__, result.candidates, result.implicit, result.performance
+    ('DetectionResult', ['job'], ['job'], None)
+    >>> result.scores["selected"].tolist()
+    [True, False, False]
     """
 
     scores: pd.DataFrame
@@ -348,6 +488,40 @@ def detect_implicit_privacy(
     metric : ``"accuracy"`` or ``"f1"`` for ``tau``.
     classifier : name from :data:`ppdp.classifiers.CLASSIFIERS` used as ``f``.
     test_size, seed : held-out split for ``tau``.
+    columns, average, n_bins, max_categories : as for :func:`attribute_correlations`.
+
+    Returns
+    -------
+    DetectionResult
+        The scores, the candidates, the implicit-privacy set ``P_set`` and the classifier's
+        performance (None without ``beta``).
+
+    Raises
+    ------
+    ValueError
+        If a setting is out of range (an ``InvalidParameterError``, also a ``TypeError``), and
+        as :func:`attribute_correlations` for the table and its columns.
+    TypeError
+        As :func:`attribute_correlations`.
+
+    Examples
+    --------
+    Job and age pass ``theta = 0.1``; a logistic regression on them predicts the sex of the
+    held-out rows well enough for ``beta = 0.8``, so both are implicit-privacy attributes:
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({
+    ...     "age": [23, 25, 31, 35, 41, 47, 52, 58] * 3,
+    ...     "job": ["nurse", "clerk", "nurse", "driver", "clerk", "nurse", "driver", "clerk"] * 3,
+    ...     "hours": [40, 40, 30, 30] * 6,
+    ...     "sex": ["F", "M", "F", "M", "M", "F", "M", "M"] * 3,
+    ...     "income": ["low", "high"] * 12,
+    ... })
+    >>> from ppdp.mechanisms.imposter import detect_implicit_privacy
+    >>> result = detect_implicit_privacy(df, "sex", label="income", theta=0.1, beta=0.8,
+    ...                                  classifier="LR")
+    >>> result.candidates, result.implicit, result.performance
+    (['job', 'age'], ['job', 'age'], 1.0)
     """
     check_params(
         {
@@ -412,15 +586,49 @@ def detect_implicit_privacy(
 class TableCodec:
     """One-hot categoricals and empirical-CDF numerics, and the way back to a typed table.
 
-    Attributes (after :meth:`fit`)
-    -------------------------------
-    columns_ : list of column names, in table order
-    kinds_ : dict column -> "categorical" | "numeric"
-    categories_ : dict column -> numpy array of categories (categoricals)
-    sorted_values_ : dict column -> sorted training values (numerics)
-    dtypes_ : dict column -> original dtype
-    blocks_ : list of (column, start, stop) slices of the encoded vector
-    width_ : encoded width
+    The constructor takes no argument; :meth:`fit` learns every attribute below.
+
+    Attributes
+    ----------
+    columns_ : list
+        The column names, in table order.
+    kinds_ : dict
+        Column -> ``"categorical"`` or ``"numeric"``.
+    categories_ : dict
+        Column -> numpy array of its categories (categoricals).
+    sorted_values_ : dict
+        Column -> its sorted training values (numerics).
+    dtypes_ : dict
+        Column -> its original dtype.
+    blocks_ : list of (column, start, stop)
+        The slice of the encoded vector that holds each column.
+    width_ : int
+        The encoded width.
+
+    Examples
+    --------
+    A numeric age (one CDF value: mid-ranks of 24 rows) and a job of three categories (one-hot):
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({
+    ...     "age": [23, 25, 31, 35, 41, 47, 52, 58] * 3,
+    ...     "job": ["nurse", "clerk", "nurse", "driver", "clerk", "nurse", "driver", "clerk"] * 3,
+    ...     "hours": [40, 40, 30, 30] * 6,
+    ...     "sex": ["F", "M", "F", "M", "M", "F", "M", "M"] * 3,
+    ...     "income": ["low", "high"] * 12,
+    ... })
+    >>> from ppdp.mechanisms.imposter import TableCodec
+    >>> codec = TableCodec().fit(df[["age", "job"]])
+    >>> codec.blocks_, codec.width_
+    ([('age', 0, 1), ('job', 1, 4)], 4)
+    >>> encoded = codec.encode(df[["age", "job"]].head(3))
+    >>> encoded.tolist()
+    [[0.0625, 0.0, 0.0, 1.0], [0.1875, 1.0, 0.0, 0.0], [0.3125, 0.0, 0.0, 1.0]]
+    >>> codec.decode(encoded, random_state=0)
+       age    job
+    0   23  nurse
+    1   25  clerk
+    2   31  nurse
     """
 
     def fit(self, df: pd.DataFrame) -> TableCodec:
@@ -575,6 +783,34 @@ class Imposter(Mechanism):
     model (outside ``columns``) are released empty (missing values): a synthetic release never
     carries a real record's value. The index is the fitted table's when ``n`` equals the fitted
     size and a fresh ``RangeIndex(n)`` otherwise; the rows are synthetic either way.
+
+    Examples
+    --------
+    One epoch of tiny networks, enough to show the release's shape (the generated values depend
+    on torch's kernels, so only their properties are shown): ``hours`` is not modelled and is
+    released empty, and every generated age is one seen in training.
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({
+    ...     "age": [23, 25, 31, 35, 41, 47, 52, 58] * 3,
+    ...     "job": ["nurse", "clerk", "nurse", "driver", "clerk", "nurse", "driver", "clerk"] * 3,
+    ...     "hours": [40, 40, 30, 30] * 6,
+    ...     "sex": ["F", "M", "F", "M", "M", "F", "M", "M"] * 3,
+    ...     "income": ["low", "high"] * 12,
+    ... })
+    >>> from ppdp.mechanisms.imposter import Imposter
+    >>> mech = Imposter(1.0, private="sex", label="income", columns=["age", "job"], epochs=1,
+    ...                 hidden=8, latent_dim=2, batch_size=8, progress=False)
+    >>> mech = mech.fit(df, random_state=0)
+    >>> mech.output_columns_, mech.unmodelled_, len(mech.history_)
+    (['age', 'job', 'sex', 'income'], ['hours'], 1)
+    >>> released = mech.release(random_state=0)
+    >>> released.shape, list(released.columns) == list(df.columns)
+    ((24, 5), True)
+    >>> bool(released["age"].isin(df["age"]).all()), bool(released["hours"].isna().all())
+    (True, True)
+    >>> released.equals(mech.release(random_state=0))
+    True
     """
 
     #: The bound every release is checked against (listed on the API reference's index).

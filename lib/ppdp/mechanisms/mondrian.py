@@ -107,6 +107,33 @@ class Mondrian(Mechanism):
     -----
     The published QIs are text labels (``"28-33"``, ``"{a,b}"``, a hierarchy node), so their
     input dtype cannot be kept; the sensitive column keeps its input dtype.
+
+    Examples
+    --------
+    Eight patients, groups of at least two with two distinct diseases each:
+
+    >>> import pandas as pd
+    >>> from ppdp.mechanisms.mondrian import Mondrian
+    >>> df = pd.DataFrame({
+    ...     "age": [23, 25, 31, 35, 41, 47, 52, 58],
+    ...     "zip": ["a", "b", "a", "b", "a", "a", "b", "b"],
+    ...     "disease": ["flu", "cold", "flu", "ulcer", "cold", "flu", "ulcer", "cold"],
+    ... })
+    >>> mech = Mondrian(["age", "zip"], "disease", k=2, l=2, categorical=["zip"]).fit(df)
+    >>> mech.n_groups_, mech.groups_.tolist()
+    (4, [0, 0, 1, 1, 2, 2, 3, 3])
+    >>> mech.release(random_state=0)
+         age    zip disease
+    0  23-25  {a,b}     flu
+    1  23-25  {a,b}    cold
+    2  31-35  {a,b}     flu
+    3  31-35  {a,b}   ulcer
+    4  41-47      a    cold
+    5  41-47      a     flu
+    6  52-58      b   ulcer
+    7  52-58      b    cold
+    >>> [(c.guarantee, c.measured, c.holds) for c in mech.guarantee_checks()]
+    [('k-anonymity', 2.0, True), ('l-diversity', 2.0, True)]
     """
 
     #: The bound every release is checked against (listed on the API reference's index).

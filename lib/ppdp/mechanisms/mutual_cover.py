@@ -117,6 +117,20 @@ class RandomOutputTable:
         ``p(v_j^col | value)``; every record with original value ``values[k]`` uses row ``k``.
     objective : float
         The LP objective over all records, ``sum_k counts[k] * sum_j dis(values[k], columns[j]) p_kj``.
+
+    Examples
+    --------
+    A group of four ages, two of them equal: the integer columns 28 to 33 (as in Fig. 2), one
+    row per distinct age:
+
+    >>> from ppdp.mechanisms.mutual_cover import random_output_table
+    >>> table = random_output_table([28, 30, 30, 33], delta=0.5)
+    >>> table.columns.tolist(), table.values.tolist(), table.counts.tolist()
+    ([28, 29, 30, 31, 32, 33], [28, 30, 33], [1, 2, 1])
+    >>> table.probabilities.shape, table.expand([30, 28, 33, 30]).shape
+    ((3, 6), (4, 6))
+    >>> round(table.objective, 6), round(table.delta_ratio(), 6)
+    (5.0, 0.5)
     """
 
     columns: np.ndarray
@@ -140,6 +154,33 @@ def table_delta_ratio(probabilities: np.ndarray, counts: np.ndarray) -> float:
     """Largest ``p_kj / sum_k' c_k' p_k'j`` over the columns with positive mass (Definition 5).
 
     ``probabilities`` has one row per distinct value, ``counts`` the records of each row.
+
+    Parameters
+    ----------
+    probabilities : array-like (r, n)
+        ``p(v_j^col | value_k)``, one row per distinct original value.
+    counts : array-like (r,)
+        Records per row.
+
+    Returns
+    -------
+    float
+        The table's delta: the largest probability that an output value came from one given
+        record; NaN when no column has mass.
+
+    Examples
+    --------
+    Two records that keep their value give it away (delta 1); two that draw from the same row
+    cover each other (delta 1/2):
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.mutual_cover import table_delta_ratio
+    >>> table_delta_ratio(np.eye(2), [1, 1])
+    1.0
+    >>> table_delta_ratio([[0.5, 0.5], [0.5, 0.5]], [1, 1])
+    0.5
+    >>> table_delta_ratio([[0.7, 0.3], [0.3, 0.7]], [1, 1])
+    0.7
     """
     p = np.asarray(probabilities, dtype=float)
     mass = np.asarray(counts, dtype=float) @ p
@@ -207,7 +248,28 @@ def repair_table(probabilities, counts, delta: float) -> np.ndarray:
     Raises
     ------
     ValueError
-        When the table cannot be repaired (a row without mass, non-finite entries).
+        When the table cannot be repaired (a row without mass, non-finite entries), its shape
+        does not match ``counts``, a count is not positive, or ``delta`` lies outside
+        ``[1/m, 1]`` for ``m = counts.sum()`` records.
+
+    Examples
+    --------
+    Solver residue of ``1e-9`` on a column no one else uses puts that column's whole mass on
+    one record (ratio 1); the repair empties it:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.mutual_cover import repair_table, table_delta_ratio
+    >>> residue = np.array([[0.5, 0.5, 1e-9], [0.5, 0.5, 0.0]])
+    >>> table_delta_ratio(residue, [1, 1])
+    1.0
+    >>> repair_table(residue, [1, 1], 0.5).tolist()
+    [[0.5, 0.5, 0.0], [0.5, 0.5, 0.0]]
+
+    An excess over ``delta`` is removed by mixing with the mean row:
+
+    >>> repaired = repair_table([[0.7, 0.3], [0.3, 0.7]], [1, 1], 0.6)
+    >>> repaired.round(6).tolist(), round(table_delta_ratio(repaired, [1, 1]), 6)
+    ([[0.6, 0.4], [0.4, 0.6]], 0.6)
     """
     q = np.asarray(probabilities, dtype=float)
     counts = np.asarray(counts, dtype=float)
@@ -361,6 +423,31 @@ def solve_random_output_table(
         with the simplex method and the better verified table is kept.
     objective : float
         Objective value of the returned table.
+
+    Raises
+    ------
+    ValueError
+        If ``distance`` is not a non-empty 2-d array, ``counts`` not ``r`` positive numbers,
+        ``delta`` outside ``[1/m, 1]``, or ``solver`` unknown (an ``InvalidParameterError``, also
+        a ``TypeError``).
+    RuntimeError
+        If HiGHS does not solve the LP, or no solved table can be repaired to meet
+        delta-probability exactly.
+
+    Examples
+    --------
+    Two records with values ``a`` and ``b`` and 0/1 distance: with ``delta = 0.6`` each keeps
+    its value with probability 0.6, so that either output came from either record with
+    probability at most 0.6:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.mutual_cover import solve_random_output_table
+    >>> distance = np.array([[0.0, 1.0], [1.0, 0.0]])
+    >>> table, objective = solve_random_output_table(distance, np.array([1, 1]), 0.6)
+    >>> table.round(6).tolist(), round(objective, 6)
+    ([[0.6, 0.4], [0.4, 0.6]], 0.8)
+    >>> round(solve_random_output_table(distance, np.array([1, 1]), 1.0)[1], 6)  # keep all
+    0.0
     """
     import highspy
 
@@ -487,6 +574,38 @@ def random_output_table(
     numeric_columns : {"auto", "range", "observed"}
     max_range_columns : int
         See :class:`MutualCover`.
+
+    Returns
+    -------
+    RandomOutputTable
+        One row per distinct value of ``values`` (sorted), one column per output value; solved
+        by :func:`solve_random_output_table`.
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is not a non-empty 1-d array or holds NaN or infinite numbers, ``delta``
+        lies outside ``[1/m, 1]``, or ``kind``, ``solver``, ``numeric_columns`` or
+        ``max_range_columns`` is out of range (an ``InvalidParameterError``, also a
+        ``TypeError``).
+    TypeError
+        If ``kind="numeric"`` and the values are not numbers.
+    RuntimeError
+        From :func:`solve_random_output_table`, if the LP cannot be solved.
+
+    Examples
+    --------
+    Four diseases, 0/1 distance, ``delta = 0.5``: the two flu records keep their value, the
+    cold and ulcer records each draw cold or ulcer with probability 1/2:
+
+    >>> from ppdp.mechanisms.mutual_cover import random_output_table
+    >>> table = random_output_table(["flu", "cold", "flu", "ulcer"], 0.5, kind="categorical")
+    >>> table.columns.tolist(), table.counts.tolist()
+    (['cold', 'flu', 'ulcer'], [1, 2, 1])
+    >>> table.probabilities.round(3).tolist()
+    [[0.5, 0.0, 0.5], [0.0, 1.0, 0.0], [0.5, 0.0, 0.5]]
+    >>> round(table.objective, 6), round(table.delta_ratio(), 6)
+    (1.0, 0.5)
     """
     check_params(
         {"numeric_columns": numeric_columns, "max_range_columns": max_range_columns},
@@ -617,6 +736,34 @@ class MutualCover(Mechanism):
     random output table exactly as it is sampled from, and the l-diversity of the partition, and
     raises :class:`~ppdp.guarantees.GuaranteeViolation` instead of releasing a violation. Every
     released column keeps its input dtype (nullable integers, categories, strings).
+
+    Examples
+    --------
+    Eight patients in 2-diverse pairs; with ``delta = 1/2`` the two records of a pair draw from
+    the same row, so each released value covers both:
+
+    >>> import pandas as pd
+    >>> from ppdp.mechanisms.mutual_cover import MutualCover
+    >>> df = pd.DataFrame({
+    ...     "age": [23, 25, 31, 35, 41, 47, 52, 58],
+    ...     "hours": [40, 38, 45, 20, 40, 50, 35, 30],
+    ...     "disease": ["flu", "cold", "flu", "ulcer", "cold", "flu", "ulcer", "cold"],
+    ... })
+    >>> mech = MutualCover(["age", "hours"], "disease", delta=0.5, l=2).fit(df)
+    >>> mech.n_groups_, mech.groups_.tolist(), round(mech.objective_, 3)
+    (4, [0, 0, 1, 1, 3, 3, 2, 2], 60.0)
+    >>> mech.release(random_state=0)
+       age  hours disease
+    0   24     39     flu
+    1   24     39    cold
+    2   32     20     flu
+    3   32     20   ulcer
+    4   42     41    cold
+    5   42     41     flu
+    6   53     31   ulcer
+    7   53     31    cold
+    >>> [(c.guarantee, round(c.measured, 6), c.holds) for c in mech.guarantee_checks()]
+    [('delta-probability', 0.5, True), ('l-diversity', 2.0, True)]
     """
 
     #: The bound every release is checked against (listed on the API reference's index).

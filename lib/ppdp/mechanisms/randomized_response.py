@@ -64,13 +64,71 @@ def krr_keep_probability(k: int, epsilon: float) -> float:
     """Probability that k-RR reports the true value, ``e^eps / (k - 1 + e^eps)`` (Eq. 1).
 
     Computed as ``1 / (1 + (k - 1) e^-eps)`` so that large ``epsilon`` does not overflow.
+
+    Parameters
+    ----------
+    k : int
+        Size of the alphabet, at least 1.
+    epsilon : float
+        The privacy budget, finite and > 0.
+
+    Returns
+    -------
+    float
+        The keep probability, in ``[1/k, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not an int >= 1 or ``epsilon`` not a finite number > 0 (an
+        ``InvalidParameterError``, also a ``TypeError``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.randomized_response import krr_keep_probability
+    >>> round(krr_keep_probability(3, 1.0), 4)  # e / (2 + e)
+    0.5761
+    >>> krr_keep_probability(2, np.log(3))  # randomized response with a 3:1 bias
+    0.75
     """
     k, epsilon = _check_k_epsilon(k, epsilon, "krr_keep_probability")
     return float(1.0 / (1.0 + (k - 1) * np.exp(-epsilon)))
 
 
 def krr_matrix(k: int, epsilon: float) -> np.ndarray:
-    """The ``(k, k)`` channel ``Q[s, r] = Q(r | s)`` of Eq. (1); rows sum to one."""
+    """The ``(k, k)`` channel ``Q[s, r] = Q(r | s)`` of Eq. (1); rows sum to one.
+
+    Parameters
+    ----------
+    k : int
+        Size of the alphabet, at least 1.
+    epsilon : float
+        The privacy budget, finite and > 0.
+
+    Returns
+    -------
+    ndarray (k, k)
+        :func:`krr_keep_probability` on the diagonal, ``1 / (k - 1 + e^eps)`` elsewhere.
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not an int >= 1 or ``epsilon`` not a finite number > 0 (an
+        ``InvalidParameterError``, also a ``TypeError``).
+
+    Examples
+    --------
+    With ``e^eps = 2`` the true value is twice as likely as each other one:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.randomized_response import krr_matrix
+    >>> Q = krr_matrix(3, np.log(2))
+    >>> Q.round(3).tolist()
+    [[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.25, 0.25, 0.5]]
+    >>> round(float(np.log(Q.max(axis=0) / Q.min(axis=0)).max()), 6)  # the channel's epsilon
+    0.693147
+    """
     k, _ = _check_k_epsilon(k, epsilon, "krr_matrix")
     keep = krr_keep_probability(k, epsilon)
     # 1 / (k - 1 + e^eps) written without the cancellation of (1 - keep) / (k - 1)
@@ -93,6 +151,35 @@ def krr_applied_keep(k: int, epsilon: float) -> float:
     The largest multiple ``t`` of ``2^-53`` not above Eq. (1)'s keep probability whose channel
     (keep with ``t``, else a uniform other value) has likelihood ratio ``<= e^eps``; a draw
     ``u = Generator.random()`` then keeps exactly when ``u < t``, with probability exactly ``t``.
+
+    Parameters
+    ----------
+    k : int
+        Size of the alphabet, at least 1.
+    epsilon : float
+        The privacy budget, finite and > 0.
+
+    Returns
+    -------
+    float
+        The keep probability applied, a multiple of ``2^-53`` at most Eq. (1)'s (1 for ``k = 1``).
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not an int >= 1 or ``epsilon`` not a finite number > 0 (an
+        ``InvalidParameterError``, also a ``TypeError``).
+
+    Examples
+    --------
+    For moderate ``epsilon`` it is Eq. (1)'s within a few ``2^-53``; for a huge one it still
+    flips with probability ``2^-53`` where Eq. (1) rounds to an identity channel:
+
+    >>> from ppdp.mechanisms.randomized_response import krr_applied_keep, krr_keep_probability
+    >>> abs(krr_applied_keep(3, 1.0) - krr_keep_probability(3, 1.0)) <= 4 * 2.0**-53
+    True
+    >>> krr_keep_probability(2, 50.0), 1 - krr_applied_keep(2, 50.0) == 2.0**-53
+    (1.0, True)
     """
     k, epsilon = _check_k_epsilon(k, epsilon, "krr_applied_keep")
     if k == 1:
@@ -142,6 +229,40 @@ def randomize_codes(codes, k: int, epsilon: float, random_state: Any = None) -> 
     With probability ``1 - keep`` a code is replaced by one of the other ``k - 1`` codes, drawn
     uniformly: draw ``u`` in ``{0, ..., k-2}`` and report ``u + (u >= code)``. ``keep`` is
     :func:`krr_applied_keep` (Eq. 1 on the grid of the uniform draws).
+
+    Parameters
+    ----------
+    codes : array-like of int
+        Codes in ``{0, ..., k-1}``, of any shape.
+    k : int
+        Size of the alphabet, at least 1.
+    epsilon : float
+        The privacy budget, finite and > 0.
+    random_state : None, int >= 0 or numpy.random.Generator
+        :func:`ppdp.base.check_random_state`; a Generator is used as is and advanced.
+
+    Returns
+    -------
+    ndarray of int64
+        The reported codes, of the shape of ``codes``.
+
+    Raises
+    ------
+    TypeError
+        If ``codes`` are not integers, or ``random_state`` is not a seed or a Generator.
+    ValueError
+        If a code lies outside ``[0, k - 1]``, or ``k`` or ``epsilon`` is out of range (an
+        ``InvalidParameterError``, also a ``TypeError``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.randomized_response import randomize_codes
+    >>> randomize_codes([0, 1, 2, 0, 1, 2, 0, 1], 3, 1.0, random_state=0).tolist()
+    [2, 1, 2, 0, 0, 1, 2, 0]
+    >>> reported = randomize_codes(np.zeros(10_000, dtype=int), 3, 1.0, random_state=0)
+    >>> float((reported == 0).mean())  # e / (2 + e) = 0.576
+    0.5761
     """
     rng = check_random_state(random_state)
     check_params({"k": k}, {"k": _K}, "randomize_codes")
@@ -217,6 +338,33 @@ class KaryRandomizedResponse(Mechanism):
         ``matrices_[col][s, s]`` and otherwise reports one of the other values uniformly.
     table_ : DataFrame
         A copy of the fitted table; :meth:`release` randomizes it.
+
+    Examples
+    --------
+    Sex and disease randomized with ``epsilon = 1`` each; age is not touched:
+
+    >>> import pandas as pd
+    >>> from ppdp.mechanisms.randomized_response import KaryRandomizedResponse
+    >>> df = pd.DataFrame({
+    ...     "age": [23, 25, 31, 35, 41, 47, 52, 58],
+    ...     "sex": ["F", "M", "M", "F", "M", "F", "F", "M"],
+    ...     "disease": ["flu", "cold", "flu", "ulcer", "cold", "flu", "ulcer", "cold"],
+    ... })
+    >>> mech = KaryRandomizedResponse(1.0, columns=["sex", "disease"]).fit(df)
+    >>> mech.domains_["disease"].tolist()
+    ['cold', 'flu', 'ulcer']
+    >>> mech.release(random_state=0)
+       age sex disease
+    0   23   F     flu
+    1   25   M   ulcer
+    2   31   M    cold
+    3   35   F   ulcer
+    4   41   F     flu
+    5   47   M     flu
+    6   52   F    cold
+    7   58   M    cold
+    >>> [(c.where, round(c.measured, 3), c.holds) for c in mech.guarantee_checks()]
+    [('sex', 1.0, True), ('disease', 1.0, True)]
     """
 
     #: The bound every release is checked against (listed on the API reference's index).

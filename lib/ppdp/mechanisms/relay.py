@@ -132,7 +132,35 @@ _TOL = CHECK_TOL
 
 
 class RelayWarning(UserWarning):
-    """A threshold could only be met by merging the whole table into one class."""
+    """A threshold could only be met by merging the whole table into one class.
+
+    Emitted by :func:`bua`, :func:`tda`, :func:`fla`, :func:`sanitize` and :class:`RelayChain`;
+    the all-in-one table discloses nothing (``P = 0``) and loses all utility (``UL = 1``).
+
+    Parameters
+    ----------
+    *args
+        The message, as for any warning.
+
+    Examples
+    --------
+    No partition of this table but the whole table meets a threshold of ``1e-6`` bits:
+
+    >>> import warnings
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({
+    ...     "age": [30, 30, 40, 40, 40, 50],
+    ...     "disease": ["flu", "cold", "flu", "flu", "cold", "hiv"],
+    ... })
+    >>> from ppdp.mechanisms.relay import RelayWarning, sanitize
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     out = sanitize(table, 1e-6, method="tda", sensitive="disease")
+    >>> [str(w.message) for w in caught if w.category is RelayWarning]
+    ['delta=1e-06 could only be met by merging the whole table into one class (the all-in-one ...)']
+    >>> out["age"].nunique()
+    1
+    """
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -357,6 +385,28 @@ def reuse_units(maxsize: int = 16) -> Iterator[None]:
     ----------
     maxsize : int, default 16
         Number of distinct tables (units of a participant's input) whose results are kept.
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    The three methods' chains from one table share its first participant's work:
+
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({
+    ...     "age": [21, 23, 25, 27, 41, 43, 45, 47, 61, 63, 65, 67],
+    ...     "zip": [10, 11, 10, 12, 20, 21, 20, 22, 30, 31, 30, 32],
+    ...     "disease": ["flu", "flu", "cold", "flu", "cold", "cold",
+    ...                 "flu", "cold", "hiv", "flu", "cold", "hiv"],
+    ... })
+    >>> from ppdp.mechanisms.relay import METHODS, RelayChain, reuse_units
+    >>> with reuse_units():
+    ...     chains = {m: RelayChain(m, hops=2, delta=0.1, sensitive="disease").fit(table)
+    ...               for m in METHODS}
+    >>> {m: round(float(c.utility_loss_[-1]), 3) for m, c in chains.items()}
+    {'bua': 0.999, 'tda': 0.263, 'fla': 0.1}
     """
     global _UNIT_POOL, _UNIT_POOL_SIZE
     saved = _UNIT_POOL, _UNIT_POOL_SIZE
@@ -968,6 +1018,36 @@ def equivalence_classes(table: pd.DataFrame, sensitive, quasi_identifiers=None) 
     """Class label of each row: rows with identical QI tuples share a label.
 
     Labels are ``0, 1, ...`` in order of each class's first row.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Numeric QI columns and one sensitive column.
+    sensitive : column label
+        The sensitive attribute (not a QI).
+    quasi_identifiers : list, optional
+        QI columns (default: every other column).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (len(table),)
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``table`` is not a non-empty DataFrame, or the columns are missing, repeated, not
+        numeric (QIs) or hold non-finite values.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({
+    ...     "age": [30, 30, 40, 40, 40, 50],
+    ...     "disease": ["flu", "cold", "flu", "flu", "cold", "hiv"],
+    ... })
+    >>> from ppdp.mechanisms.relay import equivalence_classes
+    >>> equivalence_classes(table, "disease")
+    array([0, 0, 1, 1, 1, 2])
     """
     table = _check_table(table)
     qis = _check_columns(table, sensitive, quasi_identifiers)
@@ -978,6 +1058,39 @@ def class_disclosure(table: pd.DataFrame, sensitive, quasi_identifiers=None) -> 
     """``JS(p(sensitive in T), p(sensitive in class))`` (bits) of each equivalence class.
 
     Classes are ordered as in :func:`equivalence_classes`.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Numeric QI columns and one sensitive column.
+    sensitive : column label
+        The sensitive attribute.
+    quasi_identifiers : list, optional
+        QI columns (default: every other column).
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (n_classes,)
+        Each in ``[0, 1]``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`equivalence_classes`, and if the sensitive column holds missing or non-finite
+        values or mixes value types.
+
+    Examples
+    --------
+    The class of age 50 holds only the rare value ``hiv`` and discloses most:
+
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({
+    ...     "age": [30, 30, 40, 40, 40, 50],
+    ...     "disease": ["flu", "cold", "flu", "flu", "cold", "hiv"],
+    ... })
+    >>> from ppdp.mechanisms.relay import class_disclosure
+    >>> class_disclosure(table, "disease").round(3)
+    array([0.095, 0.092, 0.655])
     """
     _, _, _, units, _ = _prepare(table, sensitive, quasi_identifiers, None)
     return _js_rows(units.counts, units.gdist)
@@ -999,6 +1112,25 @@ def privacy_disclosure(table: pd.DataFrame, sensitive, quasi_identifiers=None) -
     -------
     float
         In ``[0, 1]``; 0 for a table whose QIs are all equal (one class).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`class_disclosure`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({
+    ...     "age": [30, 30, 40, 40, 40, 50],
+    ...     "disease": ["flu", "cold", "flu", "flu", "cold", "hiv"],
+    ... })
+    >>> from ppdp.mechanisms.relay import generalize, privacy_disclosure
+    >>> round(privacy_disclosure(table, "disease"), 3)
+    0.655
+    >>> one_class = generalize(table, [0, 0, 0, 0, 0, 0], sensitive="disease")
+    >>> privacy_disclosure(one_class, "disease")
+    0.0
     """
     return float(class_disclosure(table, sensitive, quasi_identifiers).max())
 
@@ -1016,11 +1148,47 @@ def utility_loss(
     ``UL = sum_t d(t', t) / sum_t d(t_bar, t)`` over rows (matched by position), with the weighted
     squared distance ``d`` and ``t_bar`` the QI mean of the original (the all-in-one-class table).
 
+    Parameters
+    ----------
+    original : pandas.DataFrame
+        The table ``T0``.
+    sanitized : pandas.DataFrame
+        A sanitized version of it, with the same columns and index.
+    sensitive : column label
+        The sensitive attribute.
+    quasi_identifiers : list, optional
+        QI columns (default: every column of ``original`` but ``sensitive``).
+    weights : array_like, optional
+        QI weights, ``>= 0`` and summing to 1 (uniform by default).
+
+    Returns
+    -------
+    float
+        0 for the untouched table, 1 for the all-in-one table.
+
     Raises
     ------
     ValueError
         If the tables differ in shape, columns or index, or all original QI tuples are equal (the
         loss is then undefined).
+    TypeError
+        If a table is not a DataFrame, a QI is not numeric, or ``weights`` are not real numbers.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({
+    ...     "age": [30, 30, 40, 40, 40, 50],
+    ...     "disease": ["flu", "cold", "flu", "flu", "cold", "hiv"],
+    ... })
+    >>> from ppdp.mechanisms.relay import generalize, utility_loss
+    >>> merged = generalize(table, [0, 0, 0, 0, 0, 1], sensitive="disease")
+    >>> round(utility_loss(table, merged, sensitive="disease"), 3)
+    0.424
+    >>> utility_loss(table, table, sensitive="disease")
+    0.0
+    >>> utility_loss(table, generalize(table, [0] * 6, sensitive="disease"), sensitive="disease")
+    1.0
     """
     original = _check_table(original)
     sanitized = _check_table(sanitized)
@@ -1046,7 +1214,49 @@ def _utility_loss(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> float:
 
 
 def generalize(table: pd.DataFrame, labels, *, sensitive, quasi_identifiers=None) -> pd.DataFrame:
-    """Replace each class's QI values by the class mean (Sec. 5); other columns are kept."""
+    """Replace each class's QI values by the class mean (Sec. 5); other columns are kept.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Numeric QI columns and one sensitive column.
+    labels : array_like of int, shape (len(table),)
+        Class label per row (e.g. from :func:`bua`, :func:`tda` or :func:`fla`).
+    sensitive : column label
+        The sensitive attribute (left unchanged).
+    quasi_identifiers : list, optional
+        QI columns (default: every other column).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``table`` whose QIs hold their class means (float).
+
+    Raises
+    ------
+    ValueError
+        If ``labels`` is not one integer per row, or a column is missing, repeated or holds
+        non-finite values.
+    TypeError
+        If ``table`` is not a DataFrame or a quasi-identifier is not numeric.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({
+    ...     "age": [30, 30, 40, 40, 40, 50],
+    ...     "disease": ["flu", "cold", "flu", "flu", "cold", "hiv"],
+    ... })
+    >>> from ppdp.mechanisms.relay import generalize
+    >>> generalize(table, [0, 0, 0, 0, 0, 1], sensitive="disease")
+        age disease
+    0  36.0     flu
+    1  36.0    cold
+    2  36.0     flu
+    3  36.0     flu
+    4  36.0    cold
+    5  50.0     hiv
+    """
     table = _check_table(table)
     qis = _check_columns(table, sensitive, quasi_identifiers)
     labels = np.asarray(labels)
@@ -1108,12 +1318,128 @@ def _unit_labels(
 
 
 def bua(table, delta, *, sensitive, quasi_identifiers=None, weights=None) -> np.ndarray:
-    """Bottom-up approach (Algorithm 1, then PLSA): class label per row meeting ``delta``."""
+    """Bottom-up approach (Algorithm 1, then PLSA): class label per row meeting ``delta``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table the participant received: numeric QI columns and one sensitive column.
+    delta : float > 0
+        Disclosure threshold (bits): every class of the result meets ``P <= delta``.
+    sensitive : column label
+        The sensitive attribute.
+    quasi_identifiers : list, optional
+        QI columns (default: every other column).
+    weights : array_like, optional
+        QI weights of the merging cost, ``>= 0`` and summing to 1 (uniform by default).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (len(table),)
+        Class label per row, ``0, 1, ...`` in order of each class's first row; a coarsening of
+        the table's equivalence classes (apply it with :func:`generalize`).
+
+    Raises
+    ------
+    TypeError
+        If ``table`` is not a DataFrame, a quasi-identifier is not numeric, or ``weights`` are not
+        real numbers.
+    ValueError
+        If a column is missing or named twice, the table is empty or holds missing or non-finite
+        values, ``weights`` are not ``>= 0`` summing to 1, or ``delta`` is not a number ``> 0``
+        (an ``InvalidParameterError``, also a ``TypeError``).
+
+    Warns
+    -----
+    RelayWarning
+        When only the all-in-one table (one class) meets ``delta``.
+
+    Examples
+    --------
+    On this table BUA's groups mix the three age bands, which meets the threshold but loses
+    almost all utility (compare :func:`tda`):
+
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({
+    ...     "age": [21, 23, 25, 27, 41, 43, 45, 47, 61, 63, 65, 67],
+    ...     "zip": [10, 11, 10, 12, 20, 21, 20, 22, 30, 31, 30, 32],
+    ...     "disease": ["flu", "flu", "cold", "flu", "cold", "cold",
+    ...                 "flu", "cold", "hiv", "flu", "cold", "hiv"],
+    ... })
+    >>> from ppdp.mechanisms.relay import bua, generalize, privacy_disclosure, utility_loss
+    >>> round(privacy_disclosure(table, "disease"), 3)
+    0.655
+    >>> labels = bua(table, 0.1, sensitive="disease")
+    >>> labels
+    array([0, 0, 1, 0, 1, 1, 1, 1, 0, 0, 0, 1])
+    >>> out = generalize(table, labels, sensitive="disease")
+    >>> loss = utility_loss(table, out, sensitive="disease")
+    >>> round(privacy_disclosure(out, "disease"), 3), round(loss, 3)
+    (0.061, 0.999)
+    """
     return _labels(table, delta, "bua", sensitive, quasi_identifiers, weights, None, caller="bua")
 
 
 def tda(table, delta, *, sensitive, quasi_identifiers=None, weights=None) -> np.ndarray:
-    """Top-down approach (Algorithm 3: binary splits, then PLSA): class label per row."""
+    """Top-down approach (Algorithm 3: binary splits, then PLSA): class label per row.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table the participant received: numeric QI columns and one sensitive column.
+    delta : float > 0
+        Disclosure threshold (bits): every class of the result meets ``P <= delta``.
+    sensitive : column label
+        The sensitive attribute.
+    quasi_identifiers : list, optional
+        QI columns (default: every other column).
+    weights : array_like, optional
+        QI weights of the merging cost, ``>= 0`` and summing to 1 (uniform by default).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (len(table),)
+        Class label per row, ``0, 1, ...`` in order of each class's first row; a coarsening of
+        the table's equivalence classes (apply it with :func:`generalize`).
+
+    Raises
+    ------
+    TypeError
+        If ``table`` is not a DataFrame, a quasi-identifier is not numeric, or ``weights`` are not
+        real numbers.
+    ValueError
+        If a column is missing or named twice, the table is empty or holds missing or non-finite
+        values, ``weights`` are not ``>= 0`` summing to 1, or ``delta`` is not a number ``> 0``
+        (an ``InvalidParameterError``, also a ``TypeError``).
+
+    Warns
+    -----
+    RelayWarning
+        When only the all-in-one table (one class) meets ``delta``.
+
+    Examples
+    --------
+    At 0.2 bits the three age bands stay apart; at 0.1 PLSA splits them further, keeping each
+    class's mix of values:
+
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({
+    ...     "age": [21, 23, 25, 27, 41, 43, 45, 47, 61, 63, 65, 67],
+    ...     "zip": [10, 11, 10, 12, 20, 21, 20, 22, 30, 31, 30, 32],
+    ...     "disease": ["flu", "flu", "cold", "flu", "cold", "cold",
+    ...                 "flu", "cold", "hiv", "flu", "cold", "hiv"],
+    ... })
+    >>> from ppdp.mechanisms.relay import generalize, privacy_disclosure, tda, utility_loss
+    >>> tda(table, 0.2, sensitive="disease")
+    array([0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2])
+    >>> labels = tda(table, 0.1, sensitive="disease")
+    >>> labels
+    array([0, 1, 0, 2, 1, 2, 3, 3, 4, 4, 4, 4])
+    >>> out = generalize(table, labels, sensitive="disease")
+    >>> loss = utility_loss(table, out, sensitive="disease")
+    >>> round(privacy_disclosure(out, "disease"), 3), round(loss, 3)
+    (0.093, 0.1)
+    """
     return _labels(table, delta, "tda", sensitive, quasi_identifiers, weights, None, caller="tda")
 
 
@@ -1124,6 +1450,62 @@ def fla(
 
     With ``next_delta`` (the next hop's threshold, ``<= delta``) the result is the table meeting
     ``next_delta`` when ``2 U(T1) > U(T2) + U(T3)``, otherwise the one meeting ``delta``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table the participant received: numeric QI columns and one sensitive column.
+    delta : float > 0
+        Disclosure threshold (bits): every class of the result meets ``P <= delta``.
+    sensitive : column label
+        The sensitive attribute.
+    quasi_identifiers : list, optional
+        QI columns (default: every other column).
+    weights : array_like, optional
+        QI weights of the merging cost, ``>= 0`` and summing to 1 (uniform by default).
+    next_delta : float > 0, optional
+        The next hop's threshold, at most ``delta``; ``None`` looks no further.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (len(table),)
+        Class label per row, ``0, 1, ...`` in order of each class's first row; a coarsening of
+        the table's equivalence classes (apply it with :func:`generalize`).
+
+    Raises
+    ------
+    TypeError
+        If ``table`` is not a DataFrame, a quasi-identifier is not numeric, or ``weights`` are not
+        real numbers.
+    ValueError
+        If a column is missing or named twice, the table is empty or holds missing or non-finite
+        values, ``weights`` are not ``>= 0`` summing to 1, or ``delta`` is not a number ``> 0``
+        (an ``InvalidParameterError``, also a ``TypeError``), or ``next_delta`` exceeds
+        ``delta``.
+
+    Warns
+    -----
+    RelayWarning
+        When only the all-in-one table (one class) meets ``delta``.
+
+    Examples
+    --------
+    Alone, FLA keeps TDA's three age bands at 0.2 bits; told that the next hop must meet 0.1,
+    it publishes the finer table meeting 0.1 at once, which the next participant can forward
+    unchanged:
+
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({
+    ...     "age": [21, 23, 25, 27, 41, 43, 45, 47, 61, 63, 65, 67],
+    ...     "zip": [10, 11, 10, 12, 20, 21, 20, 22, 30, 31, 30, 32],
+    ...     "disease": ["flu", "flu", "cold", "flu", "cold", "cold",
+    ...                 "flu", "cold", "hiv", "flu", "cold", "hiv"],
+    ... })
+    >>> from ppdp.mechanisms.relay import fla
+    >>> fla(table, 0.2, sensitive="disease")
+    array([0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2])
+    >>> fla(table, 0.2, sensitive="disease", next_delta=0.1)
+    array([0, 1, 0, 2, 1, 2, 3, 3, 4, 4, 4, 4])
     """
     return _labels(
         table, delta, "fla", sensitive, quasi_identifiers, weights, next_delta, caller="fla"
@@ -1136,6 +1518,57 @@ def plsa(table, labels, delta, *, sensitive, quasi_identifiers=None, weights=Non
     Each class is split while both halves disclose at most ``min(delta, P)``, ``P`` being the
     disclosure of the partition ``labels``; hence the result never discloses more than the input.
     ``labels`` must not separate rows with identical QI tuples.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Numeric QI columns and one sensitive column.
+    labels : array_like of int, shape (len(table),)
+        The classes to split.
+    delta : float > 0
+        Disclosure threshold (bits) of the halves.
+    sensitive : column label
+        The sensitive attribute.
+    quasi_identifiers : list, optional
+        QI columns (default: every other column).
+    weights : array_like, optional
+        QI weights of the merging cost, ``>= 0`` and summing to 1 (uniform by default).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (len(table),)
+        Class label per row, ``0, 1, ...`` in order of each class's first row; a refinement of
+        ``labels`` (apply it with :func:`generalize`).
+
+    Raises
+    ------
+    ValueError
+        If ``labels`` is not one integer per row or separates rows with identical QI tuples, or
+        the inputs are invalid as for :func:`bua`.
+    TypeError
+        As for :func:`bua`.
+
+    Examples
+    --------
+    Of two classes of six rows, the second splits into halves with the same distribution of
+    values; the disclosure of the table is unchanged:
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({
+    ...     "age": [21, 23, 25, 27, 41, 43, 45, 47, 61, 63, 65, 67],
+    ...     "zip": [10, 11, 10, 12, 20, 21, 20, 22, 30, 31, 30, 32],
+    ...     "disease": ["flu", "flu", "cold", "flu", "cold", "cold",
+    ...                 "flu", "cold", "hiv", "flu", "cold", "hiv"],
+    ... })
+    >>> from ppdp.mechanisms.relay import generalize, plsa, privacy_disclosure
+    >>> halves = np.repeat([0, 1], 6)
+    >>> labels = plsa(table, halves, 0.3, sensitive="disease")
+    >>> labels
+    array([0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2])
+    >>> [round(privacy_disclosure(generalize(table, x, sensitive="disease"), "disease"), 3)
+    ...  for x in (halves, labels)]
+    [0.089, 0.089]
     """
     delta = _check_delta(delta, "plsa")
     _, _, _, units, row_unit = _prepare(table, sensitive, quasi_identifiers, weights)
@@ -1171,10 +1604,61 @@ def sanitize(
     class means. ``next_delta`` is used by FLA only (look-ahead). Emits :class:`RelayWarning` when
     only the all-in-one table meets ``delta``.
 
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table the participant received: numeric QI columns and one sensitive column.
+    delta : float > 0
+        Disclosure threshold (bits): every class of the result meets ``P <= delta``.
+    method : {"bua", "tda", "fla"}, default "fla"
+        The algorithm (in any case).
+    sensitive : column label
+        The sensitive attribute.
+    quasi_identifiers : list, optional
+        QI columns (default: every other column).
+    weights : array_like, optional
+        QI weights of the merging cost, ``>= 0`` and summing to 1 (uniform by default).
+    next_delta : float > 0, optional
+        The next hop's threshold, at most ``delta`` (FLA's look-ahead).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``table`` whose QIs hold their class means; ``P <= delta``.
+
     Raises
     ------
     ppdp.guarantees.GuaranteeViolation
         If ``P`` of the table about to be returned exceeds ``delta`` (nothing is returned).
+    TypeError, ValueError
+        If the inputs are invalid (as for :func:`fla`), or ``method`` is not one of
+        :data:`METHODS`.
+
+    Warns
+    -----
+    RelayWarning
+        When only the all-in-one table (one class) meets ``delta``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({
+    ...     "age": [21, 23, 25, 27, 41, 43, 45, 47, 61, 63, 65, 67],
+    ...     "zip": [10, 11, 10, 12, 20, 21, 20, 22, 30, 31, 30, 32],
+    ...     "disease": ["flu", "flu", "cold", "flu", "cold", "cold",
+    ...                 "flu", "cold", "hiv", "flu", "cold", "hiv"],
+    ... })
+    >>> from ppdp.mechanisms.relay import privacy_disclosure, sanitize
+    >>> out = sanitize(table, 0.2, method="tda", sensitive="disease")
+    >>> out.head(5)
+        age    zip disease
+    0  24.0  10.75     flu
+    1  24.0  10.75     flu
+    2  24.0  10.75    cold
+    3  24.0  10.75     flu
+    4  44.0  20.75    cold
+    >>> round(privacy_disclosure(out, "disease"), 3)
+    0.133
     """
     method = _check_method(method, "sanitize")
     labels = _labels(
@@ -1269,6 +1753,29 @@ class RelayChain(Mechanism):
     ppdp.guarantees.GuaranteeViolation
         From :meth:`fit` if a table would break ``P(T_i) <= (l - i + 1) * delta``; no table is
         exposed then.
+
+    Examples
+    --------
+    Two hops at ``delta = 0.1``: TDA publishes the three age bands (0.2 bits) and the next
+    participant must then merge two of them; FLA looks ahead and publishes a finer table that
+    already meets 0.1, losing less at the last hop:
+
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({
+    ...     "age": [21, 23, 25, 27, 41, 43, 45, 47, 61, 63, 65, 67],
+    ...     "zip": [10, 11, 10, 12, 20, 21, 20, 22, 30, 31, 30, 32],
+    ...     "disease": ["flu", "flu", "cold", "flu", "cold", "cold",
+    ...                 "flu", "cold", "hiv", "flu", "cold", "hiv"],
+    ... })
+    >>> from ppdp.mechanisms.relay import RelayChain
+    >>> top_down = RelayChain("tda", hops=2, delta=0.1, sensitive="disease").fit(table)
+    >>> top_down.thresholds_, top_down.privacy_.round(3), top_down.utility_loss_.round(3)
+    (array([0.2, 0.1]), array([0.133, 0.093]), array([0.017, 0.263]))
+    >>> ahead = RelayChain("fla", hops=2, delta=0.1, sensitive="disease").fit(table)
+    >>> ahead.privacy_.round(3), ahead.utility_loss_.round(3), ahead.n_classes_
+    (array([0.093, 0.093]), array([0.1, 0.1]), array([5, 5]))
+    >>> ahead.release(hop=2)[["age", "zip"]].drop_duplicates().shape
+    (5, 2)
     """
 
     #: The bound every release is checked against (listed on the API reference's index).

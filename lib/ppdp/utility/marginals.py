@@ -205,5 +205,45 @@ def mean_marginal_tv(
 
     One number per release: 0 when every marginal is preserved, 1 when every marginal puts its
     mass where the real one has none. Parameters and errors as in :func:`marginal_distance`.
+
+    Parameters
+    ----------
+    real : DataFrame
+        The original table; its cells must be values of ``domains``.
+    released : DataFrame
+        The release (any cells :func:`ppdp.cells.cell_membership` reads), of any number of rows.
+    domains : mapping str -> AttributeDomain
+        The original domain of every column in ``columns``.
+    columns : sequence of str
+        The columns whose marginals are compared, distinct; at least two for ``order=2``.
+    order : {1, 2}
+        1-way or 2-way marginals.
+
+    Returns
+    -------
+    float
+        The mean TV distance, in ``[0, 1]``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`marginal_distance`: a table that is not a non-empty DataFrame, a bad column
+        list or ``order``, a column without a domain, or a cell that cannot be read.
+
+    Examples
+    --------
+    Generalizing ages to ranges of two and sex to ``{F,M}`` keeps both 1-way marginals but not
+    their joint distribution:
+
+    >>> import pandas as pd
+    >>> from ppdp.cells import table_domains
+    >>> real = pd.DataFrame({"age": [20, 30, 40, 50], "sex": ["F", "M", "F", "M"]})
+    >>> released = pd.DataFrame({"age": ["20-30", "20-30", "40-50", "40-50"],
+    ...                          "sex": ["{F,M}"] * 4})
+    >>> domains = table_domains(real, ["age", "sex"], numeric=["age"])
+    >>> mean_marginal_tv(real, released, domains, ["age", "sex"], order=1)
+    0.0
+    >>> mean_marginal_tv(real, released, domains, ["age", "sex"], order=2)
+    0.5
     """
     return float(marginal_distance(real, released, domains, columns, order=order)["tv"].mean())

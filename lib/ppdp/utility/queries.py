@@ -51,13 +51,38 @@ OPERATORS = (">", "<", "=", ">=", "<=", "!=")
 
 @dataclass(frozen=True)
 class Predicate:
-    """``attribute op value`` (numeric) or ``attribute in values`` (categorical, ``op == "in"``)."""
+    """``attribute op value`` (numeric) or ``attribute in values`` (categorical, ``op == "in"``).
+
+    Attributes
+    ----------
+    attribute : str
+        The column the predicate tests.
+    op : str
+        One of :data:`OPERATORS`, or ``"in"`` for a set-membership predicate.
+    values : tuple
+        ``(v,)`` for a comparison; the accepted values for ``"in"``.
+
+    Examples
+    --------
+    >>> older = Predicate("age", ">=", (35,))
+    >>> str(older)
+    'age >= 35'
+    >>> older.evaluate([23, 35, 52]).tolist()
+    [False, True, True]
+    >>> Predicate("sex", "in", ("F",)).evaluate(["F", "M", "F"]).tolist()
+    [True, False, True]
+    """
 
     attribute: str
     op: str
     values: tuple
 
     def evaluate(self, column) -> np.ndarray:
+        """Boolean mask of the values of ``column`` that satisfy the predicate.
+
+        Raises ``ValueError`` for an operator that is neither ``"in"`` nor one of
+        :data:`OPERATORS`.
+        """
         x = np.asarray(column)
         if self.op == "in":
             return np.isin(
@@ -86,7 +111,19 @@ class Predicate:
 
 @dataclass(frozen=True)
 class Query:
-    """A conjunction of predicates; the aggregate is ``SUM`` of the sensitive attribute."""
+    """A conjunction of predicates; the aggregate is ``SUM`` of the sensitive attribute.
+
+    Attributes
+    ----------
+    predicates : tuple of Predicate
+        The conjuncts, each on its own attribute (as :func:`generate_queries` draws them).
+
+    Examples
+    --------
+    >>> query = Query((Predicate("age", "<", (40,)), Predicate("sex", "in", ("F", "M"))))
+    >>> print(query)
+    age < 40 AND sex in {F, M}
+    """
 
     predicates: tuple[Predicate, ...]
 
@@ -95,7 +132,34 @@ class Query:
 
 
 def query_mask(table: pd.DataFrame, query: Query) -> np.ndarray:
-    """Rows of ``table`` satisfying ``query``."""
+    """Rows of ``table`` satisfying ``query``.
+
+    Parameters
+    ----------
+    table : DataFrame
+        A table holding every column the query tests, with exact (not generalized) values.
+    query : Query
+
+    Returns
+    -------
+    ndarray of bool, shape (len(table),)
+        True for the rows that satisfy every predicate.
+
+    Raises
+    ------
+    ValueError
+        For a predicate on a column missing from ``table``, or with an unknown operator.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"age": [23, 27, 35, 41, 52, 58],
+    ...                       "sex": ["F", "M", "F", "M", "F", "M"],
+    ...                       "salary": [30, 40, 50, 60, 70, 80]})
+    >>> query = Query((Predicate("age", "<", (40,)), Predicate("sex", "in", ("F",))))
+    >>> query_mask(table, query).tolist()
+    [True, False, True, False, False, False]
+    """
     mask = np.ones(len(table), dtype=bool)
     for p in query.predicates:
         if p.attribute not in table.columns:
@@ -105,7 +169,38 @@ def query_mask(table: pd.DataFrame, query: Query) -> np.ndarray:
 
 
 def query_sums(table: pd.DataFrame, queries: Sequence[Query], sensitive: str) -> np.ndarray:
-    """``SUM(sensitive)`` of each query evaluated exactly on ``table``."""
+    """``SUM(sensitive)`` of each query evaluated exactly on ``table``.
+
+    On a randomized release this is the answer ``S~`` read off the released records as they
+    are; on the original table the true answer ``S``.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The table, with the query columns and ``sensitive``.
+    queries : sequence of Query
+    sensitive : str
+        The numeric column summed.
+
+    Returns
+    -------
+    ndarray of float, shape (len(queries),)
+
+    Raises
+    ------
+    ValueError
+        If ``sensitive`` or a column a query tests is not in ``table``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"age": [23, 27, 35, 41, 52, 58],
+    ...                       "sex": ["F", "M", "F", "M", "F", "M"],
+    ...                       "salary": [30, 40, 50, 60, 70, 80]})
+    >>> query = Query((Predicate("age", "<", (40,)), Predicate("sex", "in", ("F",))))
+    >>> query_sums(table, [query], "salary").tolist()
+    [80.0]
+    """
     if sensitive not in table.columns:
         raise ValueError(f"sensitive column {sensitive!r} is not in the table")
     s = table[sensitive].to_numpy(dtype=float)
@@ -130,10 +225,52 @@ def generate_queries(
     table : DataFrame
         The original table: domains come from it and every query has a positive answer on it.
     qi : sequence of str
+        The quasi-identifiers predicates may test.
     sensitive : str
+        The summed attribute; non-negative values (salaries).
     numeric : sequence of str
         QIs that get comparison predicates; the others get set-membership predicates.
     rng : numpy.random.Generator
+        Source of every random choice (the same seed gives the same queries).
+    n_queries : int, default 1000
+        Number of queries returned.
+    n_predicates : int, default 4
+        Predicates per query (the paper's ``k``), in ``[1, len(qi)]``.
+    max_tries : int, default 1000
+        Candidates in a row with a zero answer after which the search gives up.
+
+    Returns
+    -------
+    list of Query
+        ``n_queries`` queries, each with a positive answer on ``table``; the predicates of a
+        query follow the order of ``qi``.
+
+    Raises
+    ------
+    TypeError
+        If ``rng`` is not a ``numpy.random.Generator``.
+    ValueError
+        For a column missing from ``table``, ``numeric`` not a subset of ``qi``, ``n_predicates``
+        outside ``[1, len(qi)]`` or ``n_queries < 1``.
+    RuntimeError
+        After more than ``max_tries`` candidates in a row with a zero answer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"age": [23, 27, 35, 41, 52, 58],
+    ...                       "sex": ["F", "M", "F", "M", "F", "M"],
+    ...                       "salary": [30, 40, 50, 60, 70, 80]})
+    >>> queries = generate_queries(table, ["age", "sex"], "salary", numeric=["age"],
+    ...                            rng=np.random.default_rng(0), n_queries=3, n_predicates=2)
+    >>> for query in queries:
+    ...     print(query)
+    age >= 27 AND sex in {F}
+    age > 27 AND sex in {M}
+    age >= 41 AND sex in {M}
+    >>> query_sums(table, queries, "salary").tolist()
+    [120.0, 140.0, 140.0]
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
@@ -177,7 +314,32 @@ def generate_queries(
 
 
 def relative_error(estimate, actual) -> np.ndarray:
-    """``|estimate - actual| / actual`` per query (actual answers must be positive)."""
+    """``|estimate - actual| / actual`` per query (actual answers must be positive).
+
+    The error of a randomized release (Mutual Cover): ``estimate`` is :func:`query_sums` on the
+    released records, ``actual`` on the original ones.
+
+    Parameters
+    ----------
+    estimate : array-like of float
+        The answers ``S~`` on the release.
+    actual : array-like of float
+        The true answers ``S``, positive; broadcast against ``estimate``.
+
+    Returns
+    -------
+    ndarray of float
+
+    Raises
+    ------
+    ValueError
+        If an actual answer is zero or negative.
+
+    Examples
+    --------
+    >>> relative_error([90.0, 100.0], [80.0, 100.0]).tolist()
+    [0.125, 0.0]
+    """
     estimate, actual = np.asarray(estimate, dtype=float), np.asarray(actual, dtype=float)
     if np.any(actual <= 0):
         raise ValueError("actual answers must be positive")
@@ -185,7 +347,34 @@ def relative_error(estimate, actual) -> np.ndarray:
 
 
 def relative_error_bounds(lower, upper, actual) -> np.ndarray:
-    """``(upper - lower) / actual`` per query (the paper's ``R_error``)."""
+    """``(upper - lower) / actual`` per query (the paper's ``R_error``).
+
+    The error of a generalized or bucketized release, whose answer is only known to lie in
+    ``[lower, upper]`` (:func:`bounds_generalized`, :func:`bounds_anatomy`).
+
+    Parameters
+    ----------
+    lower, upper : array-like of float
+        Bounds of each answer on the release.
+    actual : array-like of float
+        The true answers, positive.
+
+    Returns
+    -------
+    ndarray of float
+        Non-negative; 0 when the release pins the answer down.
+
+    Raises
+    ------
+    ValueError
+        If an actual answer is zero or negative, or an upper bound lies below its lower bound
+        (beyond a relative rounding tolerance of ``1e-9``).
+
+    Examples
+    --------
+    >>> relative_error_bounds([60.0, 100.0], [120.0, 100.0], [80.0, 100.0]).tolist()
+    [0.75, 0.0]
+    """
     lower, upper, actual = (np.asarray(x, dtype=float) for x in (lower, upper, actual))
     if np.any(actual <= 0):
         raise ValueError("actual answers must be positive")
@@ -205,6 +394,42 @@ def bounds_generalized(
     queries : sequence of Query
     sensitive_values : array-like (n,), optional
         Defaults to ``generalized.sensitive``; must be non-negative.
+
+    Returns
+    -------
+    lower, upper : ndarray of float, shape (len(queries),)
+        ``lower`` sums the groups whose region lies inside the query region, ``upper`` the
+        groups whose region intersects it.
+
+    Raises
+    ------
+    TypeError
+        If ``generalized`` is not a :class:`~ppdp.tabular.GeneralizedTable`.
+    ValueError
+        For sensitive values not one per row or negative, or a query on a column that is not a
+        QI of the table.
+
+    Examples
+    --------
+    Three groups of two rows, ages generalized to ranges and sex to ``{F,M}``:
+
+    >>> import numpy as np
+    >>> from ppdp.tabular import encode_table, generalize
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"age": [23, 27, 35, 41, 52, 58],
+    ...                       "sex": ["F", "M", "F", "M", "F", "M"],
+    ...                       "salary": [30, 40, 50, 60, 70, 80]})
+    >>> codes, domains = encode_table(table, ["age", "sex"], categorical=["sex"])
+    >>> released = generalize(codes, np.array([0, 0, 1, 1, 2, 2]), ["age", "sex"], domains,
+    ...                       sensitive=table["salary"])
+    >>> released.to_frame("salary")["age"].tolist()
+    ['23-27', '23-27', '35-41', '35-41', '52-58', '52-58']
+    >>> query = Query((Predicate("age", "<", (40,)), Predicate("sex", "in", ("F",))))
+    >>> lower, upper = bounds_generalized(released, [query])
+    >>> lower.tolist(), upper.tolist(), query_sums(table, [query], "salary").tolist()
+    ([0.0], [180.0], [80.0])
+    >>> relative_error_bounds(lower, upper, [80.0]).tolist()
+    [2.25]
     """
     if not isinstance(generalized, GeneralizedTable):
         raise TypeError(f"generalized must be a GeneralizedTable, got {type(generalized).__name__}")
@@ -248,6 +473,33 @@ def bounds_anatomy(
         Group of every row of ``qit``.
     sensitive_values : array-like (n,)
         The sensitive values (only their multiset per group is used); non-negative.
+    queries : sequence of Query
+
+    Returns
+    -------
+    lower, upper : ndarray of float, shape (len(queries),)
+        With ``c`` matching rows in a group, the sums over the groups of their ``c`` smallest
+        and of their ``c`` largest sensitive values.
+
+    Raises
+    ------
+    ValueError
+        For ``groups`` or ``sensitive_values`` not one per row of ``qit``, a negative sensitive
+        value, or a query on a column missing from ``qit``.
+
+    Examples
+    --------
+    Three groups of two rows; the QIs are published exactly, the salaries only per group:
+
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"age": [23, 27, 35, 41, 52, 58],
+    ...                       "sex": ["F", "M", "F", "M", "F", "M"],
+    ...                       "salary": [30, 40, 50, 60, 70, 80]})
+    >>> query = Query((Predicate("age", "<", (40,)), Predicate("sex", "in", ("F",))))
+    >>> lower, upper = bounds_anatomy(table[["age", "sex"]], [0, 0, 1, 1, 2, 2],
+    ...                               table["salary"], [query])
+    >>> lower.tolist(), upper.tolist(), query_sums(table, [query], "salary").tolist()
+    ([80.0], [100.0], [80.0])
     """
     groups = np.asarray(groups)
     s = np.asarray(sensitive_values, dtype=float)

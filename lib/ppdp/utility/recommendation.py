@@ -35,7 +35,30 @@ def _matrix(x: Any, name: str) -> np.ndarray:
 
 
 def cosine_similarity_matrix(A: Any, B: Any) -> np.ndarray:
-    """Cosine similarity between every row of ``A`` and every row of ``B`` (0 for a zero row)."""
+    """Cosine similarity between every row of ``A`` and every row of ``B`` (0 for a zero row).
+
+    Parameters
+    ----------
+    A : array_like, shape (n, m)
+    B : array_like, shape (p, m)
+        Finite feature rows (ratings, visit counts), the same ``m`` columns as ``A``.
+
+    Returns
+    -------
+    ndarray of float, shape (n, p)
+        ``A[i] . B[j] / (|A[i]| |B[j]|)``; a row of zeros has similarity 0 with every row.
+
+    Raises
+    ------
+    ValueError
+        For an array that is not 2-D or not finite, or ``A`` and ``B`` with different numbers
+        of columns.
+
+    Examples
+    --------
+    >>> cosine_similarity_matrix([[1, 0], [1, 1], [0, 0]], [[1, 0], [0, 2]]).round(3).tolist()
+    [[1.0, 0.0], [0.707, 0.707], [0.0, 0.0]]
+    """
     A = _matrix(A, "A")
     B = _matrix(B, "B")
     if A.shape[1] != B.shape[1]:
@@ -87,6 +110,32 @@ def cf_rmse(
         Entries whose movie no neighbour with non-zero similarity rated cannot be predicted:
         ``"skip"`` leaves them out of the score; ``"zero"`` predicts 0 for them and scores them,
         as the authors' HyObscure code (``recommendation()``) does.
+
+    Returns
+    -------
+    float
+        The RMSE over the targets' rated held-out entries (those predicted, with ``"skip"``).
+
+    Raises
+    ------
+    ValueError
+        For arrays that are not 2-D and finite or whose shapes do not pair up, ``unpredicted``
+        not one of the two options, or nothing to score (no held-out rating of a target, or,
+        with ``"skip"``, none that can be predicted).
+
+    Examples
+    --------
+    Two neighbours and two targets, three known and two held-out movies; no neighbour rated the
+    second held-out movie, which the first target rated 3:
+
+    >>> known_train = [[5, 4, 0], [0, 1, 5]]
+    >>> held_train = [[4, 0], [2, 0]]
+    >>> known_test = [[4, 5, 0], [0, 0, 4]]
+    >>> held_test = [[5, 3], [2, 0]]
+    >>> round(cf_rmse(known_train, known_test, held_train, held_test), 3)
+    0.899
+    >>> round(cf_rmse(known_train, known_test, held_train, held_test, unpredicted="zero"), 3)
+    1.881
     """
     check_params(
         {"unpredicted": unpredicted},
@@ -113,7 +162,38 @@ def cf_rmse(
 
 
 def activity_map(known_train: Any, known_test: Any, held_train: Any, held_test: Any) -> float:
-    """Mean average precision of similarity-based activity recommendation (0 = not visited)."""
+    """Mean average precision of similarity-based activity recommendation (0 = not visited).
+
+    Parameters
+    ----------
+    known_train, known_test : array_like, shapes (n_tr, m), (n_te, m)
+        Published visit counts of the known venue categories (neighbours, targets).
+    held_train, held_test : array_like, shapes (n_tr, h), (n_te, h)
+        Real visit counts of the held-out categories.
+
+    Returns
+    -------
+    float
+        The mAP in ``[0, 1]`` over the targets with at least one held-out visit (the paper
+        reports ``1 - mAP``).
+
+    Raises
+    ------
+    ValueError
+        For arrays that are not 2-D and finite or whose shapes do not pair up, or when no target
+        visited a held-out category.
+
+    Examples
+    --------
+    The first target resembles the first neighbour only and visits what it visited (AP 1); the
+    second resembles the first neighbour more but visits what the second one visited (ranked
+    second, AP 0.5):
+
+    >>> known_train, held_train = [[3, 0], [0, 2]], [[1, 0], [0, 4]]
+    >>> known_test, held_test = [[1, 0], [2, 1]], [[1, 0], [0, 1]]
+    >>> activity_map(known_train, known_test, held_train, held_test)
+    0.75
+    """
     kt, ke, ht, he = _check_pair(known_train, known_test, held_train, held_test)
     S = cosine_similarity_matrix(ke, kt)
     visited = (ht > 0).astype(np.float64)

@@ -309,6 +309,29 @@ def expected_counts(
         For a frame that is not a DataFrame, a query that is not a :class:`CountQuery`, uses a
         column missing from ``frame`` or ``domains`` or a code outside the domain, or a cell that
         cannot be read as a region of its domain.
+
+    Examples
+    --------
+    A Mondrian-like release of two groups; the query ``age in [25, 30] AND edu in {BA}``:
+
+    >>> import pandas as pd
+    >>> from ppdp.cells import table_domains
+    >>> real = pd.DataFrame({"age": [25, 30, 35, 40, 45, 50],
+    ...                      "edu": ["HS", "BA", "HS", "MS", "BA", "MS"]})
+    >>> released = pd.DataFrame({"age": ["25-35"] * 3 + ["40-50"] * 3,
+    ...                          "edu": ["{BA,HS}"] * 3 + ["{BA,MS}"] * 3})
+    >>> domains = table_domains(real, ["age", "edu"], numeric=["age"])
+    >>> query = CountQuery.from_codes(domains, {"age": [0, 1], "edu": [0]})
+    >>> print(query)
+    age in [25, 30] AND edu in {BA}
+    >>> expected_counts(real, domains, [query]).tolist()
+    [1.0]
+
+    Each of the three rows of the first group lies in ``[25, 30]`` with probability 2/3 and has
+    ``BA`` with probability 1/2:
+
+    >>> expected_counts(released, domains, [query]).round(3).tolist()
+    [1.0]
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
@@ -355,7 +378,25 @@ def workload_error(
     ------
     ValueError
         For an empty table or a query whose answer on ``real`` is 0 (its relative error is
-        undefined), besides the errors of :func:`expected_counts`.
+        undefined), ``truth`` not one count per query, besides the errors of
+        :func:`expected_counts`.
+    TypeError
+        For a table that is not a DataFrame, besides the errors of :func:`expected_counts`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ppdp.cells import table_domains
+    >>> real = pd.DataFrame({"age": [25, 30, 35, 40, 45, 50],
+    ...                      "edu": ["HS", "BA", "HS", "MS", "BA", "MS"]})
+    >>> released = pd.DataFrame({"age": ["25-35"] * 3 + ["40-50"] * 3,
+    ...                          "edu": ["{BA,HS}"] * 3 + ["{BA,MS}"] * 3})
+    >>> domains = table_domains(real, ["age", "edu"], numeric=["age"])
+    >>> queries = count_workload(real, domains, ["age", "edu"], n_queries=4, rng=0)
+    >>> workload_error(real, released, domains, queries).round(3).tolist()
+    [0.0, 0.0, 0.167, 0.125]
+    >>> workload_error(real, real, domains, queries).tolist()
+    [0.0, 0.0, 0.0, 0.0]
     """
     real = check_frame(real, "real")
     released = check_frame(released, "released")
@@ -420,8 +461,30 @@ def count_workload(
 
     Raises
     ------
+    TypeError, ValueError
+        For a table that is not a DataFrame or is empty, ``domains`` that is not a mapping of
+        :class:`~ppdp.tabular.AttributeDomain`, ``columns`` that is not a non-empty list of
+        distinct columns of ``real`` with domains, ``n_queries`` or ``max_attributes`` below 1,
+        or an ``rng`` that is a negative int or neither an int nor a Generator.
     RuntimeError
         After 1000 candidates in a row with a zero count on ``real``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ppdp.cells import table_domains
+    >>> real = pd.DataFrame({"age": [25, 30, 35, 40, 45, 50],
+    ...                      "edu": ["HS", "BA", "HS", "MS", "BA", "MS"]})
+    >>> domains = table_domains(real, ["age", "edu"], numeric=["age"])
+    >>> queries = count_workload(real, domains, ["age", "edu"], n_queries=4, rng=0)
+    >>> for query in queries:
+    ...     print(query)
+    age in [30, 35] AND edu in {BA}
+    age in [30, 50]
+    age in [30, 50] AND edu in {HS, MS}
+    edu in {BA, HS}
+    >>> expected_counts(real, domains, queries).tolist()
+    [1.0, 5.0, 3.0, 4.0]
     """
     check_params(
         {"n_queries": n_queries, "max_attributes": max_attributes},
@@ -562,6 +625,36 @@ def task_scores(
     dict
         ``{"auc": float, "accuracy": float}``. When the release has a single class the model
         predicts it (AUC 0.5); the AUC is NaN when ``real_test`` holds a single class (undefined).
+
+    Raises
+    ------
+    ValueError
+        For ``target`` among the features or missing from a table, a missing target value,
+        ``positive`` not a class of ``real_test``, a feature without a domain or repeated, an
+        empty table, or ``seed``, ``model`` or ``n_estimators`` out of range.
+    TypeError
+        For a table that is not a DataFrame, ``domains`` that is not a mapping of
+        :class:`~ppdp.tabular.AttributeDomain` or ``features`` that is not a sequence of names.
+
+    Examples
+    --------
+    Every other record trains, the others test; a release that keeps two age ranges still
+    separates the classes, one that generalizes every age to the whole domain cannot:
+
+    >>> import pandas as pd
+    >>> from ppdp.cells import table_domains
+    >>> real = pd.DataFrame({"age": [22, 25, 28, 31, 34, 37, 40, 43, 46, 49, 52, 55],
+    ...                      "income": ["low"] * 6 + ["high"] * 6})
+    >>> train, test = real.iloc[::2], real.iloc[1::2]
+    >>> domains = table_domains(real, ["age"], numeric=["age"])
+    >>> two_ranges = train.assign(age=["22-34"] * 3 + ["40-52"] * 3)
+    >>> scores = task_scores(two_ranges, test, domains=domains, features=["age"],
+    ...                      target="income", model="lr")
+    >>> {name: round(value, 3) for name, value in scores.items()}
+    {'auc': 1.0, 'accuracy': 0.833}
+    >>> task_scores(train.assign(age="22-52"), test, domains=domains, features=["age"],
+    ...             target="income", model="lr")
+    {'auc': 0.5, 'accuracy': 0.5}
     """
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.metrics import roc_auc_score

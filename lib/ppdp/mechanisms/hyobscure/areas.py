@@ -169,6 +169,19 @@ def area_generalization(domain: PrivateDomain, n_areas: int) -> Generalization:
         When the domain is not a grid, ``n_areas`` is not a positive integer, the layout cannot
         hold ``n_areas`` areas, or an area gets no cell (too few cell rows or too few cells in
         every row of a band).
+
+    Examples
+    --------
+    The 16 cells of rows 0-3 and columns 0-3 of a 60-column grid, cut into 2 x 2 areas:
+
+    >>> from ppdp.mechanisms.hyobscure import area_generalization, private_domain
+    >>> cells = [row * 60 + col for row in range(4) for col in range(4)]
+    >>> gen = area_generalization(private_domain(cells, kind="grid"), 4)
+    >>> gen.labels.reshape(4, 4)
+    array([[0, 0, 1, 1],
+           [0, 0, 1, 1],
+           [2, 2, 3, 3],
+           [2, 2, 3, 3]])
     """
     if domain.kind != "grid":
         raise ValueError(
@@ -312,6 +325,37 @@ def greedy_area_generalization(
         When the domain is not a grid, ``k``, ``l``, ``scope`` or ``score`` are invalid,
         ``mappings`` does not have one (C, C) matrix per area, or ``value_counts`` does not hold
         one count per cell.
+
+    Examples
+    --------
+    Sixty users on the 2 x 2 areas of :func:`area_generalization`'s example, two clusters, and
+    the O-problem's mappings under the authors' budget scope:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import (
+    ...     area_generalization, greedy_area_generalization, private_domain, solve_obfuscation)
+    >>> from ppdp.mechanisms.hyobscure.leakage import DistanceModel, cluster_value_counts
+    >>> cells = np.array([row * 60 + col for row in range(4) for col in range(4)])
+    >>> domain = private_domain(cells, kind="grid")
+    >>> gen = area_generalization(domain, 4)
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.choice(cells, 60)  # home cells
+    >>> clusters = rng.integers(0, 2, 60)
+    >>> X = rng.poisson(1 + 2 * clusters[:, None] + (y[:, None] % 60 > 1), (60, 3)) + 1.0
+    >>> idx = domain.index(y)
+    >>> counts = cluster_value_counts(clusters, idx, 2, len(cells))
+    >>> model = DistanceModel(X, clusters, idx, 2, len(cells), "centroid_js")
+    >>> mappings, _ = solve_obfuscation(
+    ...     counts, gen.labels, model.all_groups(gen.labels), 0.5, scope="cluster_mean")
+    >>> new, records = greedy_area_generalization(
+    ...     gen, counts, mappings, model, 5, 2, np.random.default_rng(0))
+    >>> [(r["values"], r["from"], r["to"]) for r in records]  # cell (2, 2) joins area 2
+    [([122], 3, 2)]
+    >>> new.labels.reshape(4, 4)
+    array([[0, 0, 1, 1],
+           [0, 0, 1, 1],
+           [2, 2, 2, 3],
+           [2, 2, 3, 3]])
     """
     check_params(
         {"k": k, "l": l, "scope": scope, "score": score},

@@ -124,7 +124,37 @@ class _UserLevel:
 
 
 class RandomObfuscation(_UserLevel):
-    """ "Random": keep own features with probability ``1 - p_rand``, else a uniform other member."""
+    """ "Random": keep own features with probability ``1 - p_rand``, else a uniform other member.
+
+    Parameters
+    ----------
+    p_rand : float in [0, 1]
+        Probability of publishing another member's features (a member alone in its group keeps
+        its own).
+
+    Attributes
+    ----------
+    members_ : list of ndarray
+        The users of each group.
+    matrices_ : list of ndarray
+        Row-stochastic user-to-user matrix of each group, rows and columns in ``members_`` order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import Generalization, RandomObfuscation, private_domain
+    >>> X = np.array([[3, 1], [2, 2], [1, 3], [4, 0], [0, 4], [2, 1]])
+    >>> y = np.array([20, 21, 21, 22, 23, 23])  # two groups: ages 20-21 and 22-23
+    >>> gen = Generalization(private_domain(y), np.array([0, 0, 1, 1]))
+    >>> mech = RandomObfuscation(p_rand=0.5).fit(X, y, generalization=gen)
+    >>> mech.matrices_[0]  # users 0, 1 and 2, aged 20-21
+    array([[0.5 , 0.25, 0.25],
+           [0.25, 0.5 , 0.25],
+           [0.25, 0.25, 0.5 ]])
+    >>> release = mech.sample(random_state=0)
+    >>> release.source, release.groups
+    (array([1, 1, 0, 3, 5, 5]), array([0, 0, 0, 1, 1, 1]))
+    """
 
     _parameter_constraints: ClassVar[dict] = {"p_rand": PROBABILITY}
 
@@ -142,7 +172,36 @@ class RandomObfuscation(_UserLevel):
 
 
 class Frapp(_UserLevel):
-    """FRAPP gamma-diagonal obfuscation: ``p(self) = gamma e``, ``p(other) = e``."""
+    """FRAPP gamma-diagonal obfuscation: ``p(self) = gamma e``, ``p(other) = e``.
+
+    Parameters
+    ----------
+    gamma : float >= 1
+        Weight of a user's own features against each other member's;
+        ``e = 1 / (gamma + n_g - 1)`` for a group of ``n_g`` users.
+
+    Attributes
+    ----------
+    members_ : list of ndarray
+        The users of each group.
+    matrices_ : list of ndarray
+        Row-stochastic user-to-user matrix of each group, rows and columns in ``members_`` order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import Generalization, Frapp, private_domain
+    >>> X = np.array([[3, 1], [2, 2], [1, 3], [4, 0], [0, 4], [2, 1]])
+    >>> y = np.array([20, 21, 21, 22, 23, 23])  # two groups: ages 20-21 and 22-23
+    >>> gen = Generalization(private_domain(y), np.array([0, 0, 1, 1]))
+    >>> mech = Frapp(gamma=2.0).fit(X, y, generalization=gen)
+    >>> mech.matrices_[0]  # own features with weight 2, each other member 1
+    array([[0.5 , 0.25, 0.25],
+           [0.25, 0.5 , 0.25],
+           [0.25, 0.25, 0.5 ]])
+    >>> mech.sample(random_state=0).source
+    array([1, 1, 0, 3, 5, 5])
+    """
 
     # gamma >= 1: a user's own features are at least as likely as another user's
     _parameter_constraints: ClassVar[dict] = {"gamma": [Interval(Real, 1, None, closed="left")]}
@@ -160,7 +219,36 @@ class Frapp(_UserLevel):
 
 
 class Similarity(_UserLevel):
-    """ "Simp": another member drawn proportionally to cosine similarity, with probability ``p_obf``."""
+    """ "Simp": another member drawn proportionally to cosine similarity, with probability ``p_obf``.
+
+    Parameters
+    ----------
+    p_obf : float in [0, 1]
+        Probability of publishing another member's features; a user with no positive
+        similarity to any other member draws one uniformly.
+
+    Attributes
+    ----------
+    members_ : list of ndarray
+        The users of each group.
+    matrices_ : list of ndarray
+        Row-stochastic user-to-user matrix of each group, rows and columns in ``members_`` order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import Generalization, Similarity, private_domain
+    >>> X = np.array([[3, 1], [2, 2], [1, 3], [4, 0], [0, 4], [2, 1]])
+    >>> y = np.array([20, 21, 21, 22, 23, 23])  # two groups: ages 20-21 and 22-23
+    >>> gen = Generalization(private_domain(y), np.array([0, 0, 1, 1]))
+    >>> mech = Similarity(p_obf=0.5).fit(X, y, generalization=gen)
+    >>> mech.matrices_[0].round(3)  # users 0 and 1 are more alike than users 0 and 2
+    array([[0.5  , 0.299, 0.201],
+           [0.25 , 0.5  , 0.25 ],
+           [0.201, 0.299, 0.5  ]])
+    >>> mech.sample(random_state=0).source
+    array([1, 1, 0, 3, 5, 5])
+    """
 
     _parameter_constraints: ClassVar[dict] = {"p_obf": PROBABILITY}
 
@@ -188,6 +276,12 @@ class Similarity(_UserLevel):
 class DPObfuscation(_UserLevel):
     """Exponential-mechanism obfuscation ``p(v | u) ∝ exp(-beta d(u, v))`` (DP baseline).
 
+    Parameters
+    ----------
+    beta : float >= 0
+        Inverse temperature: 0 draws uniformly within the group, large values keep each user's
+        own features.
+
     Attributes
     ----------
     epsilon_ : float
@@ -195,6 +289,23 @@ class DPObfuscation(_UserLevel):
         ``p(v | u) <= exp(epsilon_) p(v | u')``.
     distances_ : list of ndarray
         The Jensen-Shannon divergences (bits) inside each group.
+    d_max_ : float
+        The largest of them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import Generalization, DPObfuscation, private_domain
+    >>> X = np.array([[3, 1], [2, 2], [1, 3], [4, 0], [0, 4], [2, 1]])
+    >>> y = np.array([20, 21, 21, 22, 23, 23])  # two groups: ages 20-21 and 22-23
+    >>> gen = Generalization(private_domain(y), np.array([0, 0, 1, 1]))
+    >>> mech = DPObfuscation(beta=5.0).fit(X, y, generalization=gen)
+    >>> round(mech.d_max_, 3), round(mech.epsilon_, 3)  # users 3 and 4 share no feature
+    (1.0, 10.0)
+    >>> mech.matrices_[1].round(3)  # users 3, 4 and 5, aged 22-23
+    array([[0.718, 0.005, 0.277],
+           [0.006, 0.903, 0.091],
+           [0.259, 0.068, 0.673]])
     """
 
     _parameter_constraints: ClassVar[dict] = {"beta": NON_NEGATIVE}
@@ -248,6 +359,25 @@ class PrivCheck:
     -----
     ``n_clusters`` only matters when ``fit`` clusters the users itself; given ``clusters`` may
     use any number of labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import Generalization, PrivCheck, private_domain
+    >>> X = np.array([[3, 1], [2, 2], [1, 3], [4, 0], [0, 4], [2, 1]])
+    >>> y = np.array([20, 21, 21, 22, 23, 23])  # two groups: ages 20-21 and 22-23
+    >>> gen = Generalization(private_domain(y), np.array([0, 0, 1, 1]))
+    >>> clusters = np.array([0, 1, 1, 0, 1, 0])
+    >>> mech = PrivCheck(budget=0.05).fit(X, y, generalization=gen, clusters=clusters)
+    >>> mech.mapping_.round(2)
+    array([[0.8, 0.2],
+           [0.2, 0.8]])
+    >>> round(mech.leakage_, 3)
+    1.155
+    >>> [(c.guarantee, c.holds) for c in mech.guarantee_checks()]
+    [('utility budget', True)]
+    >>> mech.sample(random_state=0).groups
+    array([0, 0, 0, 1, 1, 1])
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -349,7 +479,32 @@ class PrivCheck:
 
 
 def dp_epsilon(beta: float, d_max: float) -> float:
-    """Privacy level ``2 beta d_max`` of the exponential obfuscation (Sect. IV-A5)."""
+    """Privacy level ``2 beta d_max`` of the exponential obfuscation (Sect. IV-A5).
+
+    Parameters
+    ----------
+    beta : float >= 0
+        Inverse temperature of :class:`DPObfuscation`.
+    d_max : float >= 0
+        Largest distance (bits) between two users of a group.
+
+    Returns
+    -------
+    float
+        ``epsilon``: ``p(v | u) <= exp(epsilon) p(v | u')`` for any users ``u, u'`` and output
+        ``v`` of a group.
+
+    Raises
+    ------
+    ValueError
+        When ``beta`` or ``d_max`` is negative.
+
+    Examples
+    --------
+    >>> from ppdp.mechanisms.hyobscure import dp_epsilon
+    >>> dp_epsilon(5.0, 0.1)
+    1.0
+    """
     check_params(
         {"beta": beta, "d_max": d_max}, {"beta": NON_NEGATIVE, "d_max": NON_NEGATIVE}, "dp_epsilon"
     )

@@ -54,7 +54,71 @@ def improve_generalization(
     counted, e.g. those of a whole population; by default the users of ``counts_cy``. The
     leakage and the loss are always those of ``counts_cy``.
 
-    Returns the improved generalization and one record per accepted move.
+    Parameters
+    ----------
+    generalization : Generalization
+        The current generalization (e.g. ``G^0`` of the I-problem).
+    counts_cy : ndarray, shape (C, V)
+        Users per (cluster, value) being fitted.
+    mappings : ndarray, shape (K, C, C)
+        Fixed obfuscation mappings (from the O-problem).
+    distance_model : DistanceModel
+        Cluster distances inside each group
+        (``ppdp.mechanisms.hyobscure.leakage.DistanceModel``), recomputed for the two groups a
+        move changes.
+    k, alpha : int
+        (k, alpha)-uniqueness every accepted generalization keeps.
+    l, beta : int
+        (l, beta)-variety every accepted generalization keeps.
+    rng : numpy.random.Generator
+        Order in which the candidates are visited.
+    scope : {"global", "group", "cluster_mean"}
+        Loss scope of :func:`expected_distance` (the largest group's loss for a per-group scope).
+    max_moves : int
+        Most accepted moves.
+    value_counts : ndarray, shape (V,), optional
+        Users per value on which (k, alpha) is counted.
+
+    Returns
+    -------
+    generalization : Generalization
+        The improved generalization (the input's groups when no move was accepted).
+    records : list of dict
+        One per accepted move, in order: ``"value"`` (the moved value), ``"from"``, ``"to"``,
+        ``"leakage"`` (bits) and ``"utility_loss"`` after the move.
+
+    Raises
+    ------
+    ValueError
+        When ``value_counts`` does not hold one finite, non-negative count per value.
+
+    Examples
+    --------
+    Forty users aged 20 to 27, two clusters, the age bands 20-23 and 24-27 and the O-problem's
+    mappings under a budget of 0.02:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import (
+    ...     band_generalization, private_domain, solve_obfuscation, improve_generalization)
+    >>> from ppdp.mechanisms.hyobscure.leakage import DistanceModel, cluster_value_counts
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(20, 28, 40)  # ages of 40 users
+    >>> clusters = rng.integers(0, 2, 40)  # two activity profiles
+    >>> X = rng.poisson(1 + 2 * clusters[:, None] + (y[:, None] > 23), (40, 3)) + 1.0
+    >>> domain = private_domain(y)
+    >>> gen = band_generalization(domain, [24])  # ages 20-23 and 24-27
+    >>> idx = domain.index(y)
+    >>> counts = cluster_value_counts(clusters, idx, 2, len(domain.values))
+    >>> model = DistanceModel(X, clusters, idx, 2, len(domain.values), "centroid_js")
+    >>> mappings, _ = solve_obfuscation(counts, gen.labels, model.all_groups(gen.labels), 0.02)
+    >>> new, records = improve_generalization(
+    ...     gen, counts, mappings, model, 10, 30, 2, 6, np.random.default_rng(0))
+    >>> new.intervals()
+    [(20, 21), (22, 27)]
+    >>> [(r["value"], r["from"], r["to"]) for r in records]
+    [(23, 0, 1), (22, 0, 1)]
+    >>> records[-1]["leakage"] < records[0]["leakage"]
+    True
     """
     domain = generalization.domain
     labels = generalization.labels.copy()
@@ -225,6 +289,30 @@ def greedy_generalization(
     ValueError
         When the domain is not ``"interval"``, ``score`` is not one of the options or
         ``value_counts`` does not hold one count per value.
+
+    Examples
+    --------
+    The population of :func:`improve_generalization`'s example; the greedy step moves one age:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import (
+    ...     band_generalization, private_domain, solve_obfuscation, greedy_generalization)
+    >>> from ppdp.mechanisms.hyobscure.leakage import DistanceModel, cluster_value_counts
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(20, 28, 40)  # ages of 40 users
+    >>> clusters = rng.integers(0, 2, 40)  # two activity profiles
+    >>> X = rng.poisson(1 + 2 * clusters[:, None] + (y[:, None] > 23), (40, 3)) + 1.0
+    >>> domain = private_domain(y)
+    >>> gen = band_generalization(domain, [24])  # ages 20-23 and 24-27
+    >>> idx = domain.index(y)
+    >>> counts = cluster_value_counts(clusters, idx, 2, len(domain.values))
+    >>> model = DistanceModel(X, clusters, idx, 2, len(domain.values), "centroid_js")
+    >>> mappings, _ = solve_obfuscation(counts, gen.labels, model.all_groups(gen.labels), 0.02)
+    >>> new, records = greedy_generalization(gen, counts, mappings, model, 10, 2)
+    >>> new.intervals()
+    [(20, 22), (23, 27)]
+    >>> records[0]["values"], records[0]["from"], records[0]["to"]
+    ([23], 0, 1)
     """
     check_params({"score": score}, {"score": GREEDY_SCORE}, "greedy_generalization")
     if generalization.domain.kind != "interval":

@@ -34,6 +34,22 @@ def check_bound_order(k: int, alpha: int, l: int, beta: int) -> tuple[int, ...]:
 
 
 def as_features(X: Any) -> np.ndarray:
+    """The users' features as float64: a dense array, or CSR when ``X`` is a scipy sparse matrix.
+
+    Ratings stay sparse, so that a million users fit in memory; every step of the package that
+    reads features (k-means, the cluster aggregates, the release's row copies) takes either.
+    """
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        csr = sp.csr_matrix(X, dtype=np.float64)
+        if csr.ndim != 2 or csr.shape[0] == 0 or csr.shape[1] == 0:
+            raise ValueError(
+                f"X must be a non-empty 2-D array (users x features); got shape {csr.shape}"
+            )
+        if not np.isfinite(csr.data).all() or (csr.data < 0).any():
+            raise ValueError("X must hold finite, non-negative feature values (ratings or counts)")
+        return csr
     _reject_non_numeric(X, "X")
     arr = np.asarray(X, dtype=np.float64)
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:

@@ -34,6 +34,25 @@ class PrivateDomain:
         Symmetric neighbour relation: which values may share a boundary between two groups.
     kind : str
         ``"interval"`` or ``"grid"``.
+    grid_width : int or None
+        Number of columns of the grid of a ``"grid"`` domain (cell id ``row * grid_width + col``);
+        None for an interval domain.
+
+    Examples
+    --------
+    Built by :func:`private_domain` from the users' exact values:
+
+    >>> from ppdp.mechanisms.hyobscure import private_domain
+    >>> domain = private_domain([31, 25, 27, 25, 30])
+    >>> domain.values
+    array([25, 27, 30, 31])
+    >>> domain.index([30, 25])
+    array([2, 0])
+    >>> domain.adjacency.toarray().astype(int)  # consecutive distinct ages are neighbours
+    array([[0, 1, 0, 0],
+           [1, 0, 1, 0],
+           [0, 1, 0, 1],
+           [0, 0, 1, 0]])
     """
 
     values: np.ndarray
@@ -69,6 +88,39 @@ def private_domain(values: Any, kind: str = "interval", grid_width: int = 60) ->
         are collinear), so that a contiguous area may skip unoccupied cells.
     grid_width : int
         Number of columns of the grid (60 for the Foursquare NYC grid).
+
+    Returns
+    -------
+    PrivateDomain
+        The sorted distinct values, their coordinates and their neighbourhood graph.
+
+    Raises
+    ------
+    ValueError
+        When ``kind`` is not one of the options, ``grid_width`` is not a positive integer, or
+        ``values`` is empty or holds missing values.
+    TypeError
+        When ``values`` holds non-integral values.
+
+    Examples
+    --------
+    >>> from ppdp.mechanisms.hyobscure import private_domain
+    >>> ages = private_domain([31, 25, 27, 25, 30])
+    >>> ages.values, ages.kind
+    (array([25, 27, 30, 31]), 'interval')
+
+    Three occupied cells of a 60-column grid, ``(1, 1)``, ``(1, 2)`` and ``(2, 1)``: the
+    Delaunay triangle makes each a neighbour of the other two.
+
+    >>> cells = private_domain([61, 62, 121, 61], kind="grid", grid_width=60)
+    >>> cells.coords
+    array([[1., 1.],
+           [1., 2.],
+           [2., 1.]])
+    >>> cells.adjacency.toarray().astype(int)
+    array([[0, 1, 1],
+           [1, 0, 1],
+           [1, 1, 0]])
     """
     check_params({"kind": kind}, {"kind": DOMAIN}, "private_domain")
     vals = np.unique(as_private(values))
@@ -123,8 +175,25 @@ class Generalization:
     Attributes
     ----------
     domain : PrivateDomain
+        The exact values that are generalized.
     labels : ndarray, shape (V,)
         Group (0..K-1) of each value of ``domain.values``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import Generalization, private_domain
+    >>> domain = private_domain([20, 21, 22, 23, 24, 25])
+    >>> gen = Generalization(domain, np.array([0, 0, 0, 1, 1, 1]))
+    >>> gen.n_groups, gen.intervals()
+    (2, [(20, 22), (23, 25)])
+    >>> gen.transform([21, 25, 23])
+    array([0, 1, 1])
+
+    A value outside the domain takes the group of the nearest value of the domain:
+
+    >>> gen.transform_nearest([18, 30])
+    array([0, 1])
     """
 
     domain: PrivateDomain
@@ -132,6 +201,7 @@ class Generalization:
 
     @property
     def n_groups(self) -> int:
+        """The number of groups ``K``, the largest label plus one."""
         return int(self.labels.max()) + 1
 
     def transform(self, y: Any) -> np.ndarray:
@@ -187,6 +257,35 @@ def check_generalization(
         Group of each value.
     value_counts : ndarray, shape (V,)
         Number of users holding each value (Definition 2 counts users, Definition 3 values).
+    domain : PrivateDomain
+        The domain whose adjacency decides contiguity.
+    k, alpha : int
+        (k, alpha)-uniqueness: every group holds between ``k`` and ``alpha`` users.
+    l, beta : int
+        (l, beta)-variety: every group holds between ``l`` and ``beta`` distinct values.
+
+    Returns
+    -------
+    list of str
+        One message per violation, naming the group and the bound; empty when the labels meet
+        every bound.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import check_generalization, private_domain
+    >>> domain = private_domain(np.arange(20, 26))
+    >>> value_counts = np.array([5, 3, 4, 6, 2, 4])
+    >>> check_generalization(np.array([0, 0, 0, 1, 1, 1]), value_counts, domain, 10, 15, 2, 3)
+    []
+    >>> for problem in check_generalization(
+    ...     np.array([0, 1, 0, 1, 1, 1]), value_counts, domain, 10, 15, 2, 3
+    ... ):
+    ...     print(problem)
+    group 0 has 9 users, outside [k, alpha] = [10, 15]
+    group 0 is not contiguous (2 pieces)
+    group 1 has 4 values, outside [l, beta] = [2, 3]
+    group 1 is not contiguous (2 pieces)
     """
     labels = np.asarray(labels)
     problems = []
@@ -320,7 +419,40 @@ def optimal_interval_partition(
     """Exact I-problem for ordered values: the partition into ``K`` contiguous intervals that
     minimizes the user-weighted within-group sum of squares (Eq. 23) under (k, alpha) and
     (l, beta), by dynamic programming (the 1-D optimal k-means of Wang and Song [27] with the
-    constraints added). Returns the labels, or None when no such partition exists."""
+    constraints added).
+
+    Parameters
+    ----------
+    counts : ndarray, shape (V,)
+        Users per value, the values sorted.
+    coords : ndarray, shape (V,) or (V, 1)
+        The values themselves (their first coordinate is used).
+    K : int
+        Number of intervals.
+    k, alpha : int
+        Fewest and most users of an interval.
+    l, beta : int
+        Fewest and most values of an interval.
+
+    Returns
+    -------
+    ndarray of int64, shape (V,) or None
+        The interval (0..K-1, in the order of the values) of each value, or None when no
+        partition into ``K`` intervals meets the bounds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import optimal_interval_partition
+    >>> counts = np.array([5.0, 3, 4, 6, 2, 4])
+    >>> optimal_interval_partition(counts, np.arange(20, 26), 2, k=10, alpha=15, l=2, beta=4)
+    array([0, 0, 0, 1, 1, 1])
+
+    Three intervals of at least 10 users each cannot hold 24 users:
+
+    >>> print(optimal_interval_partition(counts, np.arange(20, 26), 3, 10, 15, 2, 4))
+    None
+    """
     counts = np.asarray(counts, dtype=np.float64)
     x = np.asarray(coords, dtype=np.float64).reshape(len(counts), -1)[:, 0]
     V = len(counts)
@@ -397,11 +529,54 @@ def initial_generalization(
     :func:`optimal_interval_partition` when ``exact_fallback`` is true, so that a feasible
     setting is never reported infeasible.
 
+    Parameters
+    ----------
+    y : array_like of int, shape (n,)
+        Exact private value of each user; every value must lie in ``domain``.
+    domain : PrivateDomain
+        The values to partition (e.g. ``private_domain(y)``).
+    n_groups : int
+        Requested number of groups ``K``; more are tried when ``K`` gets stuck.
+    k, alpha : int
+        (k, alpha)-uniqueness (Definition 2): users per group, ``k <= alpha``.
+    l, beta : int
+        (l, beta)-variety (Definition 3): distinct values per group, ``l <= beta``.
+    rng : numpy.random.Generator
+        Draws the initial centres of each run.
+    n_init : int
+        Runs from random centres per number of groups.
+    max_iter : int
+        Re-estimations of the centres per run.
+    exact_fallback : bool
+        For an interval domain, settle a stuck ``K`` with :func:`optimal_interval_partition`.
+
+    Returns
+    -------
+    Generalization
+        Contiguous groups that meet (k, alpha) and (l, beta), numbered in the order of their
+        smallest coordinates (for ages: youngest group first).
+
     Raises
     ------
     ValueError
-        When ``n_groups`` lies outside ``[|U|/alpha, |U|/k]`` or no feasible partition is found;
-        the message names the bound that cannot be met.
+        When a bound is not a positive integer, ``alpha < k`` or ``beta < l``, ``k`` exceeds the
+        number of users, ``l`` the number of values, or ``alpha`` the users of one value.
+    ppdp.base.InfeasibleError
+        A ``ValueError``: when ``n_groups`` lies outside ``[|U|/alpha, |U|/k]`` or no feasible
+        partition is found; the message names the bound that cannot be met.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import (
+    ...     check_generalization, initial_generalization, private_domain)
+    >>> y = np.repeat(np.arange(20, 30), [5, 3, 4, 6, 2, 4, 5, 3, 4, 4])  # 40 users
+    >>> domain = private_domain(y)
+    >>> gen = initial_generalization(y, domain, 2, 15, 30, 3, 6, np.random.default_rng(0))
+    >>> gen.intervals()
+    [(20, 24), (25, 29)]
+    >>> check_generalization(gen.labels, np.bincount(domain.index(y)), domain, 15, 30, 3, 6)
+    []
     """
     check_params(
         {"k": k, "alpha": alpha, "l": l, "beta": beta, "n_groups": n_groups, "n_init": n_init},
@@ -472,11 +647,31 @@ def band_generalization(domain: PrivateDomain, cuts: Any) -> Generalization:
     (``cuts=[25, 35, 45]``, their ``age_group_initiate_movieLens``) instead of solving the
     I-problem.
 
+    Parameters
+    ----------
+    domain : PrivateDomain
+        Ordered values (``kind="interval"``).
+    cuts : array_like of float
+        Strictly increasing band edges; ``len(cuts) + 1`` bands.
+
+    Returns
+    -------
+    Generalization
+        Group ``i`` holds the values of band ``i``, from the lowest band up.
+
     Raises
     ------
     ValueError
         When the domain is not ordered, the cuts are not strictly increasing, or a band holds no
         value of the domain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import band_generalization, private_domain
+    >>> domain = private_domain(np.arange(18, 60))
+    >>> band_generalization(domain, [25, 35, 45]).intervals()
+    [(18, 24), (25, 34), (35, 44), (45, 59)]
     """
     if domain.kind != "interval":
         raise ValueError(f"bands need an ordered (interval) domain; got kind={domain.kind!r}")

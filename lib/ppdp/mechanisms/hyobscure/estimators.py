@@ -138,6 +138,30 @@ class HyObscure:
         G-move) is the score the G-step compared: with ``g_step="greedy"`` the
         ``greedy_score``, which is not ``I(Y; C^, Y~)`` under ``"transposed"``; the other
         phases record ``I(Y; C^, Y~)``.
+
+    Examples
+    --------
+    Forty users aged 20 to 27 in two clusters; two age groups of 10 to 30 users and 2 to 6 ages:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import HyObscure
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(20, 28, 40)  # ages of 40 users
+    >>> clusters = rng.integers(0, 2, 40)  # two activity profiles
+    >>> X = rng.poisson(1 + 2 * clusters[:, None] + (y[:, None] > 23), (40, 3)) + 1.0
+    >>> hy = HyObscure(n_groups=2, k=10, alpha=30, l=2, beta=6, budget=0.05, n_clusters=2)
+    >>> hy = hy.fit(X, y, random_state=0, clusters=clusters)
+    >>> hy.initial_generalization_.intervals(), hy.generalization_.intervals()
+    ([(20, 23), (24, 27)], [(20, 21), (22, 27)])
+    >>> [h["phase"] for h in hy.history_]  # two boundary moves, then no further gain
+    ['O', 'move', 'move', 'G', 'O', 'G']
+    >>> round(hy.leakage_, 3), hy.utility_loss_ <= 0.05
+    (0.811, True)
+    >>> all(check.holds for check in hy.guarantee_checks())
+    True
+    >>> release = hy.sample(random_state=0)
+    >>> release.features.shape, bool((release.groups == hy.groups_).all())
+    ((40, 3), True)
     """
 
     _do_o = True
@@ -529,7 +553,31 @@ class HyObscure:
 
 class XObf(HyObscure):
     """Variant XObf: the initial generalization ``G^0`` and one generalization-aware obfuscation
-    (O-problem), without cross-iteration."""
+    (O-problem), without cross-iteration.
+
+    Parameters
+    ----------
+    n_groups, k, alpha, l, beta, budget, n_clusters
+        As for :class:`HyObscure`, and so are the keyword-only options; those of the G-problem
+        (``g_step``, ``max_moves``, ...) are not used.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import XObf
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(20, 28, 40)  # ages of 40 users
+    >>> clusters = rng.integers(0, 2, 40)  # two activity profiles
+    >>> X = rng.poisson(1 + 2 * clusters[:, None] + (y[:, None] > 23), (40, 3)) + 1.0
+    >>> xobf = XObf(n_groups=2, k=10, alpha=30, l=2, beta=6, budget=0.05, n_clusters=2)
+    >>> xobf = xobf.fit(X, y, random_state=0, clusters=clusters)
+    >>> [h["phase"] for h in xobf.history_]
+    ['O']
+    >>> xobf.generalization_ is xobf.initial_generalization_
+    True
+    >>> round(xobf.leakage_, 3)
+    0.984
+    """
 
     _do_g = False
 
@@ -547,6 +595,29 @@ class YGen(HyObscure):
     loss from rising, not PrivCheck's, so after them PrivCheck's mapping is brought back within
     its budget by :func:`repair_budget`; given ``mappings`` are released as they are and must
     meet the budget themselves.
+
+    Parameters
+    ----------
+    n_groups, k, alpha, l, beta, budget, n_clusters
+        As for :class:`HyObscure`, and so are the keyword-only options; ``budget`` bounds
+        PrivCheck's expected distance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import YGen
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(20, 28, 40)  # ages of 40 users
+    >>> clusters = rng.integers(0, 2, 40)  # two activity profiles
+    >>> X = rng.poisson(1 + 2 * clusters[:, None] + (y[:, None] > 23), (40, 3)) + 1.0
+    >>> ygen = YGen(n_groups=2, k=10, alpha=30, l=2, beta=6, budget=0.05, n_clusters=2)
+    >>> ygen = ygen.fit(X, y, random_state=0, clusters=clusters)
+    >>> ygen.initial_generalization_.intervals(), ygen.generalization_.intervals()
+    ([(20, 23), (24, 27)], [(20, 21), (22, 27)])
+    >>> [h["phase"] for h in ygen.history_]  # PrivCheck's mapping, then the G-problem
+    ['O', 'move', 'move', 'G']
+    >>> round(ygen.leakage_, 3), ygen.budget_excess_
+    (0.811, 0.0)
     """
 
     def _blind_distances(self, K: int) -> np.ndarray:

@@ -9,6 +9,7 @@ from typing import Any
 
 import cvxpy as cp
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import rel_entr, xlogy
 
 from ppdp._validation import check_params
@@ -37,10 +38,58 @@ _OK_STATUS = ("optimal",)
 # clusters and distances
 
 
+#: The most cells (users x features) of a sparse feature matrix that :func:`cluster_users`
+#: clusters as a dense array (1 GiB of float64), so that k-means sees the same numbers as on
+#: dense input up to about 90,000 MovieLens users.
+DENSE_KMEANS_CELLS = 2**27
+
+
 def cluster_users(
     X: Any, n_clusters: int, rng: np.random.Generator, *, n_init: int = 10
 ) -> np.ndarray:
-    """Cluster users on their insensitive features with k-means (Algorithm 2, line 1)."""
+    """Cluster users on their insensitive features with k-means (Algorithm 2, line 1).
+
+    Clusters are numbered by decreasing size, ties by their first user, so that the labels do not
+    depend on the order in which k-means found them.
+
+    A scipy sparse ``X`` is clustered as a dense array while it holds at most 2**27 cells
+    (``DENSE_KMEANS_CELLS``, 1 GiB of float64), so that the clusters are those of the dense input (k-means on
+    sparse input rounds differently and, on MovieLens' 802 users, ends in other clusters for 4 of
+    10 seeds); above that, k-means runs on the sparse matrix (a million MovieLens-like users take
+    about a minute and 4 GiB, where the dense matrix alone would need 11 GiB).
+
+    Parameters
+    ----------
+    X : array_like or scipy sparse matrix, shape (n, m)
+        Insensitive features (finite, non-negative).
+    n_clusters : int
+        Number of clusters ``|C|``, at most ``n``.
+    rng : numpy.random.Generator
+        Draws the seed of scikit-learn's ``KMeans``.
+    n_init : int
+        Restarts of k-means.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        Cluster of each user, 0 the largest.
+
+    Raises
+    ------
+    ValueError
+        When ``X`` is not a non-empty 2-D array of finite, non-negative numbers, ``n_clusters``
+        or ``n_init`` is not a positive integer, or ``n_clusters`` exceeds the number of users.
+    TypeError
+        When ``X`` holds non-numeric values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import cluster_users
+    >>> X = np.array([[9, 1], [8, 2], [9, 0], [1, 9], [0, 8], [2, 9], [1, 7]])
+    >>> cluster_users(X, 2, np.random.default_rng(0), n_init=1)
+    array([1, 1, 1, 0, 0, 0, 0])
+    """
     from sklearn.cluster import KMeans
 
     X = as_features(X)
@@ -50,6 +99,8 @@ def cluster_users(
         raise ValueError(f"n_clusters={n_clusters} exceeds the number of users ({X.shape[0]})")
     seed = int(rng.integers(2**31 - 1))
     check_params({"n_init": n_init}, {"n_init": POSITIVE_INT}, "cluster_users")
+    if sp.issparse(X) and X.shape[0] * X.shape[1] <= DENSE_KMEANS_CELLS:
+        X = X.toarray()
     km = KMeans(n_clusters=n_clusters, n_init=int(n_init), random_state=seed).fit(X)
     # number clusters by size then by first member, so that the labels do not depend on k-means order
     labels = km.labels_
@@ -80,8 +131,18 @@ class DistanceModel:
         self.C = n_clusters
         if metric == "centroid_js":
             # feature sums per (value, cluster): aggregates of a group are sums over its values
-            S = np.zeros((n_values, n_clusters, X.shape[1]))
-            np.add.at(S, (value_idx, clusters), X)
+            if sp.issparse(X):
+                # one sparse product (an indicator of each user's cell times the ratings), never
+                # a dense users x features matrix
+                n = X.shape[0]
+                cells = sp.csr_matrix(
+                    (np.ones(n), (value_idx * n_clusters + clusters, np.arange(n))),
+                    shape=(n_values * n_clusters, n),
+                )
+                S = (cells @ X).toarray().reshape(n_values, n_clusters, X.shape[1])
+            else:
+                S = np.zeros((n_values, n_clusters, X.shape[1]))
+                np.add.at(S, (value_idx, clusters), X)
             self.S = S
         elif metric == "mean_pairwise_js":
             if X.shape[0] > 20000:
@@ -89,7 +150,7 @@ class DistanceModel:
                     f"distance='mean_pairwise_js' needs a {X.shape[0]}x{X.shape[0]} matrix; "
                     "use 'centroid_js' for populations above 20,000 users"
                 )
-            self.J = pairwise_js_divergence(X)
+            self.J = pairwise_js_divergence(X.toarray() if sp.issparse(X) else X)
 
     def group(self, value_mask: np.ndarray) -> np.ndarray:
         """(C, C) distances between clusters restricted to the users whose value is in the mask;
@@ -113,9 +174,10 @@ class DistanceModel:
             mean = sums / np.maximum(np.outer(sizes, sizes), 1.0)
             out[np.ix_(present, present)] = mean[np.ix_(present, present)]
             return out
+        X = self.X.toarray() if sp.issparse(self.X) else self.X  # a callable gets arrays
         for a in present:
             for b in present:
-                out[a, b] = float(self.metric(self.X[users[cl == a]], self.X[users[cl == b]]))
+                out[a, b] = float(self.metric(X[users[cl == a]], X[users[cl == b]]))
         return out
 
     def all_groups(self, gen_labels: np.ndarray) -> np.ndarray:
@@ -132,10 +194,46 @@ def cluster_distances(
 ) -> np.ndarray:
     """Distances ``d(c, c^ | y~)`` between user clusters inside each generalized group.
 
+    Parameters
+    ----------
+    X : array_like, shape (n, m)
+        Insensitive features (finite, non-negative).
+    clusters : array_like of int, shape (n,)
+        Cluster of each user, labels ``0..C-1``.
+    y : array_like of int, shape (n,)
+        Exact private value of each user, in the generalization's domain.
+    generalization : Generalization
+        The groups inside which the distances are taken.
+    distance : {"centroid_js", "mean_pairwise_js"} or callable
+        :data:`DistanceSpec`: the Jensen-Shannon divergence (bits) between the clusters' aggregate
+        features, the mean over pairs of their users, or a callable of the feature rows of the
+        two clusters' users in the group.
+
     Returns
     -------
     ndarray, shape (K, C, C)
         NaN where a cluster has no user in the group.
+
+    Examples
+    --------
+    Two clusters of users with opposite profiles; the ages 22 and 23 (group 1) are held by users
+    of cluster 1 only:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import Generalization, cluster_distances, private_domain
+    >>> X = np.array([[4, 1], [3, 1], [1, 4], [1, 3], [1, 4], [1, 3]])
+    >>> clusters = np.array([0, 0, 1, 1, 1, 1])
+    >>> y = np.array([20, 21, 20, 21, 22, 23])
+    >>> gen = Generalization(private_domain(y), np.array([0, 0, 1, 1]))
+    >>> D = cluster_distances(X, clusters, y, gen)
+    >>> D.shape
+    (2, 2, 2)
+    >>> D[0].round(3)
+    array([[0.   , 0.236],
+           [0.236, 0.   ]])
+    >>> D[1].round(3)
+    array([[nan, nan],
+           [nan,  0.]])
     """
     X = as_features(X)
     clusters = np.asarray(clusters, dtype=np.int64)
@@ -168,6 +266,33 @@ def hybrid_joint(counts_cy: np.ndarray, labels: np.ndarray, mappings: np.ndarray
         Group of each exact value (a deterministic generalization).
     mappings : ndarray, shape (K, C, C)
         ``mappings[g, c, c^] = p(c^ | c, g)``.
+
+    Returns
+    -------
+    ndarray, shape (V, K, C)
+        ``p(y, y~, c^)``; zero unless ``y~ = G(y)``. It sums to one when the mappings' rows do.
+
+    Raises
+    ------
+    ValueError
+        When ``mappings`` does not have shape (K, C, C) or ``counts_cy`` holds no user.
+
+    Examples
+    --------
+    Two clusters, four ages in two groups, and the identity mapping (no obfuscation):
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import hybrid_joint
+    >>> counts_cy = np.array([[3.0, 1, 2, 0], [1, 3, 0, 2]])
+    >>> labels = np.array([0, 0, 1, 1])
+    >>> joint = hybrid_joint(counts_cy, labels, np.stack([np.eye(2)] * 2))
+    >>> joint.shape
+    (4, 2, 2)
+    >>> joint[0] * 12  # the 3 + 1 users aged 0, all in group 0, published in their own cluster
+    array([[3., 1.],
+           [0., 0.]])
+    >>> float(joint.sum())
+    1.0
     """
     counts_cy = np.asarray(counts_cy, dtype=np.float64)
     labels = np.asarray(labels, dtype=np.int64)
@@ -190,6 +315,37 @@ def hybrid_leakage(counts_cy: np.ndarray, labels: np.ndarray, mappings: np.ndarr
     """Privacy leakage ``I(Y; X^, Y~)`` in bits (Theorem 1, Eq. 6) on user clusters.
 
     Computed as the mutual information of the table ``p(y, (y~, c^))`` from :func:`hybrid_joint`.
+
+    Parameters
+    ----------
+    counts_cy : ndarray, shape (C, V)
+        Number of users per (cluster, exact value).
+    labels : ndarray, shape (V,)
+        Group of each exact value.
+    mappings : ndarray, shape (K, C, C)
+        ``mappings[g, c, c^] = p(c^ | c, g)`` (rows sum to one).
+
+    Returns
+    -------
+    float
+        ``I(Y; X^, Y~)`` in bits, between ``I(Y; Y~) = H(Y~)`` (a mapping that publishes one
+        cluster whatever the user's) and ``I(Y; C, Y~)`` (the identity).
+
+    Raises
+    ------
+    ValueError
+        When ``mappings`` does not have shape (K, C, C) or ``counts_cy`` holds no user.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import hybrid_leakage
+    >>> counts_cy = np.array([[3.0, 1, 2, 0], [1, 3, 0, 2]])
+    >>> labels = np.array([0, 0, 1, 1])
+    >>> round(hybrid_leakage(counts_cy, labels, np.stack([np.eye(2)] * 2)), 3)
+    1.377
+    >>> round(hybrid_leakage(counts_cy, labels, np.full((2, 2, 2), 0.5)), 3)  # H(Y~) only
+    0.918
     """
     joint = hybrid_joint(counts_cy, labels, mappings)
     return mutual_information(joint.reshape(joint.shape[0], -1))
@@ -249,6 +405,24 @@ def transposed_leakage(counts_cy: np.ndarray, labels: np.ndarray, mappings: np.n
     ------
     ValueError
         When ``mappings`` does not have shape (K, C, C) or ``counts_cy`` holds no user.
+
+    Examples
+    --------
+    For a symmetric mapping the score is the leakage; otherwise it differs:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import hybrid_leakage, transposed_leakage
+    >>> counts_cy = np.array([[3.0, 1, 2, 0], [1, 3, 0, 2]])
+    >>> labels = np.array([0, 0, 1, 1])
+    >>> symmetric = np.array([[[0.8, 0.2], [0.2, 0.8]]] * 2)
+    >>> bool(np.isclose(transposed_leakage(counts_cy, labels, symmetric),
+    ...                 hybrid_leakage(counts_cy, labels, symmetric)))
+    True
+    >>> skewed = np.array([[[0.5, 0.5], [0.0, 1.0]]] * 2)
+    >>> round(transposed_leakage(counts_cy, labels, skewed), 3)
+    1.148
+    >>> round(hybrid_leakage(counts_cy, labels, skewed), 3)
+    1.064
     """
     # the table of hybrid_joint with each group's mapping read transposed (hybrid_joint checks
     # the shapes and needs no stochastic rows)
@@ -280,6 +454,39 @@ def expected_distance(
     user in the group counts ``ABSENT_CLUSTER_COST`` (the authors' ``HyObscure.m`` budget),
     as does mass sent to such a cluster. Otherwise, entries of ``mappings`` that put mass on a
     cluster absent from the group (NaN distance) make the loss ``inf``.
+
+    Parameters
+    ----------
+    counts_cy : ndarray, shape (C, V)
+        Number of users per (cluster, exact value).
+    labels : ndarray, shape (V,)
+        Group of each exact value.
+    mappings : ndarray, shape (K, C, C)
+        ``mappings[g, c, c^] = p(c^ | c, g)``.
+    distances : ndarray, shape (K, C, C)
+        ``d(c, c^ | y~)`` from :func:`cluster_distances` (NaN for absent clusters).
+    scope : {"global", "group", "cluster_mean"}
+        Over what the expectation runs (see above).
+
+    Returns
+    -------
+    float or ndarray, shape (K,)
+        The expected distance over all users (``"global"``, a float), or one value per group.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import expected_distance
+    >>> counts_cy = np.array([[3.0, 1, 2, 0], [1, 3, 0, 2]])
+    >>> labels = np.array([0, 0, 1, 1])
+    >>> distances = np.array([[[0, 0.4], [0.4, 0]], [[0, 0.2], [0.2, 0]]])
+    >>> uniform = np.full((2, 2, 2), 0.5)
+    >>> round(expected_distance(counts_cy, labels, uniform, distances), 3)
+    0.167
+    >>> expected_distance(counts_cy, labels, uniform, distances, scope="group").round(3)
+    array([0.2, 0.1])
+    >>> expected_distance(counts_cy, labels, np.stack([np.eye(2)] * 2), distances)
+    0.0
     """
     counts_cy = np.asarray(counts_cy, dtype=np.float64)
     K = mappings.shape[0]
@@ -351,12 +558,47 @@ def repair_budget(
     a per-group ``scope`` each group over its budget gets its own ``lam``. Mappings within budget are
     returned unchanged.
 
+    Parameters
+    ----------
+    counts_cy : ndarray, shape (C, V)
+        Number of users per (cluster, exact value).
+    labels : ndarray, shape (V,)
+        Group of each exact value.
+    mappings : ndarray, shape (K, C, C)
+        Mappings to repair (rows sum to one).
+    distances : ndarray, shape (K, C, C)
+        ``d(c, c^ | y~)`` from :func:`cluster_distances`.
+    budget : float
+        The utility budget ``Delta Q`` of Eq. (16).
+    scope : {"global", "group", "cluster_mean"}
+        As for :func:`expected_distance`.
+
     Returns
     -------
     mappings : ndarray (K, C, C)
+        Within the budget (``mappings`` itself when it already was).
     excess : float
         By how much the largest expected distance exceeded the budget before the repair (0 when
         it did not).
+
+    Examples
+    --------
+    The uniform mapping costs 0.167; mixed with the identity it costs the budget, 0.1:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import expected_distance, repair_budget
+    >>> counts_cy = np.array([[3.0, 1, 2, 0], [1, 3, 0, 2]])
+    >>> labels = np.array([0, 0, 1, 1])
+    >>> distances = np.array([[[0, 0.4], [0.4, 0]], [[0, 0.2], [0.2, 0]]])
+    >>> repaired, excess = repair_budget(
+    ...     counts_cy, labels, np.full((2, 2, 2), 0.5), distances, budget=0.1)
+    >>> round(excess, 3)
+    0.067
+    >>> repaired[0].round(3)
+    array([[0.7, 0.3],
+           [0.3, 0.7]])
+    >>> expected_distance(counts_cy, labels, repaired, distances) <= 0.1
+    True
     """
     loss = np.atleast_1d(expected_distance(counts_cy, labels, mappings, distances, scope))
     excess = float(np.max(loss) - budget)
@@ -463,6 +705,38 @@ def solve_obfuscation(
     mappings : ndarray, shape (K, C, C) (or (1, C, C) when ``shared``)
     leakage : float
         Objective value in bits (``I(Y; C^, Y~)``, or ``I(Y; C^)`` when ``shared``).
+
+    Raises
+    ------
+    ValueError
+        When ``budget`` is negative, ``scope`` or ``solver`` is not one of the options, or
+        ``distances`` does not have shape (K, C, C).
+    ppdp.base.InfeasibleError
+        A ``ValueError``: when ``budget`` is below the smallest achievable expected distance.
+    RuntimeError
+        When no solver of the fallback plan reaches an optimal solution.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import (
+    ...     expected_distance, hybrid_leakage, solve_obfuscation)
+    >>> counts_cy = np.array([[3.0, 1, 2, 0], [1, 3, 0, 2]])
+    >>> labels = np.array([0, 0, 1, 1])
+    >>> distances = np.array([[[0, 0.4], [0.4, 0]], [[0, 0.2], [0.2, 0]]])
+    >>> mappings, leakage = solve_obfuscation(counts_cy, labels, distances, budget=0.05)
+    >>> round(leakage, 3)
+    1.01
+    >>> bool(expected_distance(counts_cy, labels, mappings, distances) <= 0.05)
+    True
+
+    A zero budget leaves no room to obfuscate: the leakage is that of the identity.
+
+    >>> _, leakage = solve_obfuscation(counts_cy, labels, distances, budget=0.0)
+    >>> round(leakage, 3)
+    1.377
+    >>> round(hybrid_leakage(counts_cy, labels, np.stack([np.eye(2)] * 2)), 3)
+    1.377
     """
     check_params(
         {"budget": budget, "scope": scope, "solver": solver},

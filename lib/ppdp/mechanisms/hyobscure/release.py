@@ -28,6 +28,21 @@ class Release:
         Published generalized value (group index) of each user.
     source : ndarray, shape (n,)
         Index of the user whose features were published for each user.
+
+    Examples
+    --------
+    Drawn by a mechanism's ``sample`` or by :func:`sample_cluster_release`; with the identity
+    mapping every user is published with features of a user of their own cluster and group:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import sample_cluster_release
+    >>> X = np.array([[1.0, 0], [2, 0], [0, 1], [0, 2]])
+    >>> release = sample_cluster_release(
+    ...     X, np.array([0, 0, 1, 1]), np.array([0, 0, 0, 0]), np.eye(2)[None], random_state=0)
+    >>> release.groups
+    array([0, 0, 0, 0])
+    >>> bool((release.features == X[release.source]).all())
+    True
     """
 
     features: np.ndarray
@@ -65,7 +80,47 @@ def sample_cluster_release(
     random_state: Any = None,
 ) -> Release:
     """Publish one data set (Sect. III-F): per user, draw ``c^ ~ O(.|c, y~)``, then a uniformly
-    random user of cluster ``c^`` with the same ``y~``, and publish that user's features."""
+    random user of cluster ``c^`` with the same ``y~``, and publish that user's features.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, m)
+        The users' features.
+    clusters : ndarray of int, shape (n,)
+        Cluster ``c`` of each user.
+    groups : ndarray of int, shape (n,)
+        Generalized value ``y~`` (group index) of each user.
+    mappings : ndarray, shape (K, C, C)
+        ``mappings[g, c, c^] = p(c^ | c, g)``.
+    random_state : None, int >= 0 or numpy.random.Generator
+        :func:`ppdp.base.check_random_state`; a Generator is used as is and advanced.
+
+    Returns
+    -------
+    Release
+        The published features, the users' own groups and the user each row was copied from.
+
+    Raises
+    ------
+    RuntimeError
+        When a mapping sends mass to a cluster with no user in the group.
+
+    Examples
+    --------
+    Four users in one group, two clusters; cluster 0 is always published as cluster 1 and
+    cluster 1 as itself:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import sample_cluster_release
+    >>> X = np.array([[1.0, 0], [2, 0], [0, 1], [0, 2]])
+    >>> clusters = np.array([0, 0, 1, 1])
+    >>> mappings = np.array([[[0.0, 1.0], [0.0, 1.0]]])
+    >>> release = sample_cluster_release(X, clusters, np.zeros(4, int), mappings, random_state=0)
+    >>> clusters[release.source]
+    array([1, 1, 1, 1])
+    >>> release.features.shape
+    (4, 2)
+    """
     rng = check_random_state(random_state)
     K, C, _ = mappings.shape
     order, sizes, starts = _cell_members(clusters, groups, C, K)
@@ -99,6 +154,29 @@ def keep_own(release: Release, X: np.ndarray, keep: float, random_state: Any = N
     keep : float in [0, 1]
     random_state : None, int >= 0 or numpy.random.Generator
         :func:`ppdp.base.check_random_state`; a Generator is used as is and advanced.
+
+    Returns
+    -------
+    Release
+        The release with some (``keep`` in (0, 1)), none (0) or all (1) users publishing their
+        own features; the groups are unchanged.
+
+    Raises
+    ------
+    ValueError
+        When ``keep`` is not in [0, 1] or ``X`` does not have one row per user of ``release``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.hyobscure import Release, keep_own
+    >>> X = np.array([[1.0, 0], [2, 0], [0, 1], [0, 2]])
+    >>> swapped = Release(features=X[[1, 0, 3, 2]], groups=np.zeros(4, int),
+    ...                   source=np.array([1, 0, 3, 2]))
+    >>> keep_own(swapped, X, keep=1.0).source
+    array([0, 1, 2, 3])
+    >>> keep_own(swapped, X, keep=0.0) is swapped
+    True
     """
     check_params({"keep": keep}, {"keep": PROBABILITY}, "keep_own")
     keep = float(keep)

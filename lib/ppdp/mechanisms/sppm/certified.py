@@ -301,6 +301,20 @@ class CertifiedMapping(BudgetedMapping):
     active set therefore starts with, for every active released value and every private value
     ``a``, the closest profile that ``a`` occurs with, so that every active released value can
     mix from the first master on.
+
+    Examples
+    --------
+    The synthetic problem with eight points at a budget of 1, certified within ``gap_tol``:
+
+    >>> from ppdp.mechanisms.sppm import CertifiedMapping, synthetic_problem
+    >>> p, d = synthetic_problem(3)
+    >>> cert = CertifiedMapping(1.0).fit(p, d)
+    >>> round(cert.leakage_, 3), round(cert.lower_bound_, 3)
+    (0.314, 0.314)
+    >>> cert.converged_, cert.stop_reason_, cert.relative_gap_ <= 1e-3
+    (True, 'gap', True)
+    >>> cert.distortion_ <= 1.0
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {

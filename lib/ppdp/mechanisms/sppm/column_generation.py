@@ -47,6 +47,20 @@ class LinearStep:
         Number of active variables at the end.
     dropped : int
         Columns deleted from the master after the step (see ``SPPM``'s ``drop_after``).
+
+    Examples
+    --------
+    Returned by :func:`solve_linear_step` (and by every linear step of :class:`SPPM`); the
+    budget lets profile 0 move half of its mass to the cheaper value 1:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.sppm import solve_linear_step
+    >>> cost = np.array([[1.0, 0.0], [1.0, 0.0]])
+    >>> step = solve_linear_step(cost, np.full((2, 2), 0.25), 1 - np.eye(2), 0.25)
+    >>> type(step).__name__, step.rounds, step.n_active
+    ('LinearStep', 2, 3)
+    >>> round(step.value, 3), round(float(step.lam), 3)
+    (0.5, -2.0)
     """
 
     mapping: sp.csr_matrix
@@ -491,6 +505,34 @@ def solve_linear_step(
         ``-tol``.
     columns_per_row : int, default 3
         Violated columns added per row and pricing round (see :class:`SPPM`).
+
+    Returns
+    -------
+    LinearStep
+        The minimizer, its value and the final master's duals.
+
+    Raises
+    ------
+    ValueError
+        If ``cost`` is not a finite array of the distortion's shape, or the problem is invalid
+        (:func:`validate_problem`, which also raises ``TypeError``), or ``columns_per_row`` is
+        not an integer ``>= 1`` (an ``InvalidParameterError``, also a ``TypeError``).
+
+    Examples
+    --------
+    Two profiles, Hamming distortion and a budget of 0.25: moving profile 0 to the cheaper
+    value costs ``p(b) d = 0.5`` per unit of mass, so half of it moves:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.sppm import solve_linear_step, solve_linear_step_full
+    >>> p_ab, d = np.full((2, 2), 0.25), 1 - np.eye(2)
+    >>> cost = np.array([[1.0, 0.0], [1.0, 0.0]])
+    >>> step = solve_linear_step(cost, p_ab, d, 0.25)
+    >>> step.mapping.toarray().round(3)
+    array([[0.5, 0.5],
+           [0. , 1. ]])
+    >>> round(step.value, 3), round(solve_linear_step_full(cost, p_ab, d, 0.25)[1], 3)
+    (0.5, 0.5)
     """
     check_params(
         {"columns_per_row": columns_per_row},
@@ -511,9 +553,35 @@ def solve_linear_step(
 def solve_linear_step_full(cost, p_ab, distortion, delta):
     """Solve LP (3) directly on all ``|B| |B^|`` variables with HiGHS (reference for tests).
 
+    Parameters
+    ----------
+    cost : array of shape (|B|, |B^|)
+        Linear costs ``c(b, b^)``.
+    p_ab, distortion, delta
+        As in :func:`validate_problem`.
+
     Returns
     -------
     mapping : ndarray, value : float
+
+    Raises
+    ------
+    RuntimeError
+        If HiGHS does not solve the LP.
+    TypeError, ValueError
+        If the problem is invalid (:func:`validate_problem`).
+
+    Examples
+    --------
+    The same LP as in :func:`solve_linear_step`, on all four variables:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.sppm import solve_linear_step_full
+    >>> cost = np.array([[1.0, 0.0], [1.0, 0.0]])
+    >>> mapping, value = solve_linear_step_full(cost, np.full((2, 2), 0.25), 1 - np.eye(2), 0.25)
+    >>> mapping.round(3), round(value, 3)
+    (array([[0.5, 0.5],
+           [0. , 1. ]]), 0.5)
     """
     from scipy.optimize import linprog
 

@@ -16,6 +16,31 @@ class Distortion:
     """A distortion ``d(b, b^)`` between ``n_rows`` profiles and ``n_cols`` released values.
 
     Subclasses implement :meth:`block`; everything else is derived from it in chunks.
+
+    Attributes
+    ----------
+    shape : tuple of int
+        ``(n_rows, n_cols)``, that is ``(|B|, |B^|)``; a subclass sets it.
+
+    Examples
+    --------
+    A subclass needs only ``shape`` and :meth:`block`; here the absolute difference of points:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.sppm import Distortion
+    >>> class Absolute(Distortion):
+    ...     def __init__(self, points):
+    ...         self.points = np.asarray(points, dtype=float)
+    ...         self.shape = (self.points.size, self.points.size)
+    ...     def block(self, rows):
+    ...         return np.abs(self.points[rows, None] - self.points[None, :])
+    >>> d = Absolute([0, 2, 5])
+    >>> d.toarray()
+    array([[0., 2., 5.],
+           [2., 0., 3.],
+           [5., 3., 0.]])
+    >>> d.max(), d.row_min()[0]
+    (5.0, array([0, 1, 2]))
     """
 
     shape: tuple[int, int]
@@ -67,7 +92,27 @@ class Distortion:
 
 
 class DenseDistortion(Distortion):
-    """A distortion given as a dense ``(|B|, |B^|)`` array."""
+    """A distortion given as a dense ``(|B|, |B^|)`` array.
+
+    Parameters
+    ----------
+    matrix : array_like of shape (|B|, |B^|)
+        ``d(b, b^)``, converted to float64 (not copied when it already is).
+
+    Raises
+    ------
+    ValueError
+        If ``matrix`` is not two-dimensional.
+
+    Examples
+    --------
+    >>> from ppdp.mechanisms.sppm import DenseDistortion
+    >>> d = DenseDistortion([[0, 1, 2], [1, 0, 1]])
+    >>> d.shape, d.max()
+    ((2, 3), 2.0)
+    >>> d.entries([0, 1], [2, 2])
+    array([2., 1.])
+    """
 
     def __init__(self, matrix):
         arr = np.asarray(matrix, dtype=np.float64)
@@ -99,6 +144,22 @@ class SquaredDistortion(Distortion):
     ----------
     points : array of shape (n,) or (n, k)
         Coordinates of the profiles; released values range over the same points.
+
+    Raises
+    ------
+    ValueError
+        If ``points`` is not a finite array of shape ``(n,)`` or ``(n, k)``.
+
+    Examples
+    --------
+    >>> from ppdp.mechanisms.sppm import SquaredDistortion
+    >>> d = SquaredDistortion([0.0, 1.0, 3.0])
+    >>> d.toarray()
+    array([[0., 1., 9.],
+           [1., 0., 4.],
+           [9., 4., 0.]])
+    >>> d.max()
+    9.0
     """
 
     def __init__(self, points):
@@ -158,6 +219,25 @@ class HammingDistortion(Distortion):
         One row per profile (the alphabet); released values range over the same rows.
     normalize : bool, default False
         Divide by ``k`` (the fraction of differing coordinates).
+
+    Raises
+    ------
+    ValueError
+        If ``codes`` is not a non-empty two-dimensional array.
+    TypeError
+        If ``codes`` does not hold integers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.sppm import HammingDistortion
+    >>> codes = np.array([[0, 0], [0, 1], [1, 1]])
+    >>> HammingDistortion(codes).toarray()
+    array([[0., 1., 2.],
+           [1., 0., 1.],
+           [2., 1., 0.]])
+    >>> HammingDistortion(codes, normalize=True).toarray()[0]
+    array([0. , 0.5, 1. ])
     """
 
     def __init__(self, codes, normalize: bool = False):
@@ -221,7 +301,33 @@ class HammingDistortion(Distortion):
 
 
 def as_distortion(distortion) -> Distortion:
-    """Wrap an array as :class:`DenseDistortion`; pass :class:`Distortion` objects through."""
+    """Wrap an array as :class:`DenseDistortion`; pass :class:`Distortion` objects through.
+
+    Parameters
+    ----------
+    distortion : array_like of shape (|B|, |B^|) or Distortion
+        A dense array (not a sparse matrix) or a distortion object.
+
+    Returns
+    -------
+    Distortion
+        ``distortion`` itself when it is one, else a :class:`DenseDistortion` of the array.
+
+    Raises
+    ------
+    TypeError
+        If ``distortion`` is a sparse matrix, or not convertible to a two-dimensional float array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.sppm import SquaredDistortion, as_distortion
+    >>> type(as_distortion(np.ones((2, 3)) - np.eye(2, 3))).__name__
+    'DenseDistortion'
+    >>> d = SquaredDistortion([0.0, 1.0])
+    >>> as_distortion(d) is d
+    True
+    """
     if isinstance(distortion, Distortion):
         return distortion
     if sp.issparse(distortion):

@@ -54,6 +54,25 @@ class ExactMapping(BudgetedMapping):
         ``"optimal"`` or ``"optimal_inaccurate"`` (accepted; any other status raises).
     solver_used_ : str
     seconds_ : float
+
+    Raises
+    ------
+    ValueError
+        From the constructor or ``fit``, if ``delta``, ``solver`` or ``fallback`` is not
+        allowed (an ``InvalidParameterError``, also a ``TypeError``); from ``fit``, if the
+        problem is invalid (:func:`~ppdp.mechanisms.sppm.validate_problem`).
+    RuntimeError
+        From ``fit``, if the solver ends with a status other than optimal.
+
+    Examples
+    --------
+    >>> from ppdp.mechanisms.sppm import ExactMapping, synthetic_problem
+    >>> p, d = synthetic_problem(3)
+    >>> exact = ExactMapping(1.0).fit(p, d)
+    >>> exact.status_, round(exact.leakage_, 3), round(exact.objective_, 3)
+    ('optimal', 0.314, 0.314)
+    >>> exact.distortion_ <= 1.0
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {

@@ -38,9 +38,38 @@ def validate_problem(p_ab, distortion, delta=None, *, check_feasible: bool = Tru
         budget below the smallest achievable expected distortion
         ``sum_b p(b) min_b^ d(b, b^)`` raises ``ValueError`` naming that smallest budget.
 
+    check_feasible : bool, default True
+        Whether to check ``delta`` against the smallest feasible budget.
+
     Returns
     -------
     p_ab : ndarray, distortion : Distortion, delta : float or None
+
+    Raises
+    ------
+    TypeError
+        If ``p_ab`` is not numeric, or ``distortion`` is neither an array nor a
+        :class:`Distortion` (see :func:`as_distortion`).
+    ValueError
+        If ``p_ab`` is not a finite, non-negative 2-D array summing to one, if the distortion's
+        first dimension is not ``|B|`` or it has infinite or negative entries, if ``delta`` is
+        not a number ``>= 0`` (an ``InvalidParameterError``, also a ``TypeError``), or if it is
+        below the smallest feasible budget.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.sppm import validate_problem
+    >>> p, dist, delta = validate_problem([[0.25, 0.25], [0.5, 0.0]], np.ones((2, 2)), 1)
+    >>> p.shape, type(dist).__name__, delta
+    ((2, 2), 'DenseDistortion', 1.0)
+
+    A budget below ``sum_b p(b) min_b^ d(b, b^)`` (here 1) is infeasible:
+
+    >>> validate_problem([[0.5, 0.5]], np.array([[1.0, 2.0], [2.0, 1.0]]), 0.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: delta = 0.5 is infeasible: no mapping has expected distortion below 1 ...
     """
     if sp.issparse(p_ab):
         p_ab = p_ab.toarray()
@@ -86,14 +115,64 @@ def validate_problem(p_ab, distortion, delta=None, *, check_feasible: bool = Tru
 
 
 def min_feasible_budget(p_ab, distortion) -> float:
-    """Smallest achievable expected distortion, ``sum_b p(b) min_b^ d(b, b^)``."""
+    """Smallest achievable expected distortion, ``sum_b p(b) min_b^ d(b, b^)``.
+
+    It is reached by the nearest-point mapping (each ``b`` to its closest ``b^``), and 0 when
+    ``d(b, b) = 0`` for every profile; a budget of Eq. (2) below it admits no mapping.
+
+    Parameters
+    ----------
+    p_ab : array of shape (|A|, |B|)
+        Joint distribution (not validated here).
+    distortion : array or Distortion of shape (|B|, |B^|)
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.sppm import min_feasible_budget, synthetic_problem
+    >>> min_feasible_budget(*synthetic_problem(2))
+    0.0
+    >>> min_feasible_budget([[0.5, 0.5]], np.array([[1.0, 2.0], [3.0, 2.0]]))
+    1.5
+    """
     p_b = np.asarray(p_ab, dtype=float).sum(axis=0)
     _, vals = as_distortion(distortion).row_min()
     return float(p_b @ vals)
 
 
 def expected_distortion(p_ab, distortion, mapping) -> float:
-    """``E[d(B, B^)] = sum_b p(b) sum_b^ p(b^ | b) d(b, b^)`` for a dense or sparse mapping."""
+    """``E[d(B, B^)] = sum_b p(b) sum_b^ p(b^ | b) d(b, b^)`` for a dense or sparse mapping.
+
+    The left side of the budget constraint (Eq. 2), computed by blocks of the distortion (or on
+    the support of a sparse mapping), so no ``|B| x |B^|`` distortion array is formed.
+
+    Parameters
+    ----------
+    p_ab : array of shape (|A|, |B|)
+        Joint distribution (not validated here).
+    distortion : array or Distortion of shape (|B|, |B^|)
+    mapping : array or sparse matrix of shape (|B|, |B^|)
+        Row ``b`` is ``p(. | b)``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    On the toy problem with four points, the identity costs nothing and the uniform mapping
+    ``E[(B - B^)^2] = 2.5``:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.sppm import expected_distortion, synthetic_problem
+    >>> p, d = synthetic_problem(2)
+    >>> expected_distortion(p, d, np.eye(4)), expected_distortion(p, d, np.full((4, 4), 0.25))
+    (0.0, 2.5)
+    """
     p_b = np.asarray(p_ab, dtype=float).sum(axis=0)
     dist = as_distortion(distortion)
     if sp.issparse(mapping):
@@ -124,11 +203,38 @@ def repair_distortion(p_ab, distortion, mapping, delta):
     ``lam = (delta - E_N) / (E_X - E_N)`` meets the budget exactly. A mapping within budget is
     returned unchanged.
 
+    Parameters
+    ----------
+    p_ab : array of shape (|A|, |B|)
+        Joint distribution (not validated here).
+    distortion : array or Distortion of shape (|B|, |B^|)
+    mapping : array or sparse matrix of shape (|B|, |B^|)
+        The mapping to repair; rows sum to one.
+    delta : float
+        The budget, at least the smallest feasible one (:func:`min_feasible_budget`).
+
     Returns
     -------
     mapping : same kind as the input (sparse stays sparse)
     excess : float
         By how much the mapping exceeded ``delta`` before the repair (0 when it did not).
+
+    Examples
+    --------
+    The uniform mapping on the toy problem spends 2.5; repaired to a budget of 1, it moves
+    towards the identity until the budget holds:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.sppm import expected_distortion, repair_distortion, synthetic_problem
+    >>> p, d = synthetic_problem(2)
+    >>> repaired, excess = repair_distortion(p, d, np.full((4, 4), 0.25), 1.0)
+    >>> excess, expected_distortion(p, d, repaired) <= 1.0
+    (1.5, True)
+    >>> repaired.round(3)
+    array([[0.7, 0.1, 0.1, 0.1],
+           [0.1, 0.7, 0.1, 0.1],
+           [0.1, 0.1, 0.7, 0.1],
+           [0.1, 0.1, 0.1, 0.7]])
     """
     dist = as_distortion(distortion)
     value = expected_distortion(p_ab, dist, mapping)
@@ -172,10 +278,30 @@ def synthetic_problem(m: int):
     ``A`` is uniform on {0, 1}; ``B`` is uniform on {1, ..., 2^m}, its first half only with
     ``A = 0`` and its second half only with ``A = 1``; squared distortion ``(b - b^)^2``.
 
+    Parameters
+    ----------
+    m : int >= 1
+        ``|B| = 2^m`` points.
+
     Returns
     -------
     p_ab : ndarray of shape (2, 2^m)
     distortion : SquaredDistortion
+
+    Raises
+    ------
+    ValueError
+        If ``m`` is not an integer ``>= 1`` (an ``InvalidParameterError``, also a ``TypeError``).
+
+    Examples
+    --------
+    >>> from ppdp.mechanisms.sppm import synthetic_problem
+    >>> p, d = synthetic_problem(2)
+    >>> p
+    array([[0.25, 0.25, 0.  , 0.  ],
+           [0.  , 0.  , 0.25, 0.25]])
+    >>> d.toarray()[0]
+    array([0., 1., 4., 9.])
     """
     check_params({"m": m}, {"m": [Interval(Integral, 1, None, closed="left")]}, "synthetic_problem")
     n = 2 ** int(m)

@@ -37,7 +37,40 @@ def _check_profiles(b, n: int) -> np.ndarray:
 
 
 def sample_release(mapping, b, random_state=None) -> np.ndarray:
-    """Draw ``b^ ~ p(. | b)`` for each index in ``b`` (dense or sparse mapping)."""
+    """Draw ``b^ ~ p(. | b)`` for each index in ``b`` (dense or sparse mapping).
+
+    One uniform number per entry of ``b``, inverted through the cumulative sum of its row; no
+    budget check (the fitted mechanisms' ``sample`` adds it).
+
+    Parameters
+    ----------
+    mapping : array or sparse matrix of shape (|B|, |B^|)
+        Row ``b`` is ``p(. | b)``.
+    b : array_like of int
+        Profile indices in ``[0, |B|)`` (integral floats are accepted).
+    random_state : None, int or numpy.random.Generator, optional
+        Seed or generator (:func:`ppdp.base.check_random_state`).
+
+    Returns
+    -------
+    ndarray of int64, of the length of ``b``
+        The released value's index for each entry of ``b``.
+
+    Raises
+    ------
+    TypeError
+        If ``b`` does not hold integer indices.
+    ValueError
+        If an index is not an integer or lies outside ``[0, |B|)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.sppm import sample_release
+    >>> mapping = np.array([[1.0, 0.0, 0.0], [0.0, 0.5, 0.5], [0.0, 0.0, 1.0]])
+    >>> sample_release(mapping, [0, 1, 1, 1, 2, 1], random_state=0)
+    array([0, 1, 1, 1, 2, 2])
+    """
     rng = check_random_state(random_state)
     n = mapping.shape[0]
     b = _check_profiles(b, n)
@@ -61,10 +94,34 @@ def nearest_point_profile(mapping, distortion, k_max: int | None = None, weights
     Values are ranked by increasing distortion ``d(b, .)`` (ties by index; ``k = 0`` is the
     nearest, which is ``b`` itself when ``d(b, b) = 0``).
 
+    Parameters
+    ----------
+    mapping : array or sparse matrix of shape (|B|, |B^|)
+        Row ``b`` is ``p(. | b)``.
+    distortion : array or Distortion of shape (|B|, |B^|)
+        Ranks the released values of each row.
+    k_max : int, optional
+        Report ranks ``0 .. k_max - 1`` (default: all ``|B^|``).
+    weights : array_like of shape (|B|,), optional
+        Weights of the profiles (normalized to sum to one); uniform by default.
+
     Returns
     -------
     pandas.DataFrame with columns ``k, mean, std, sem`` over the profiles (weighted by ``weights``
     when given, e.g. ``p(b)``).
+
+    Examples
+    --------
+    Profile 1 keeps its own value half the time and otherwise takes its farthest value:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.sppm import SquaredDistortion, nearest_point_profile
+    >>> mapping = np.array([[1.0, 0.0, 0.0], [0.0, 0.5, 0.5], [0.0, 0.0, 1.0]])
+    >>> nearest_point_profile(mapping, SquaredDistortion([0.0, 1.0, 3.0])).round(3)
+       k   mean    std    sem
+    0  0  0.833  0.236  0.136
+    1  1  0.000  0.000  0.000
+    2  2  0.167  0.236  0.136
     """
     dist = as_distortion(distortion)
     n, m = dist.shape
