@@ -133,3 +133,11 @@ def test_the_readme_summaries_agree_with_the_docs():
     for duration in durations:
         pattern = r"\s+".join(map(re.escape, duration.split()))
         assert re.search(pattern, timings), f"{duration} is not in docs/install.md or docs/tests.md"
+
+
+def test_the_readme_is_a_front_door():
+    """At most about 150 lines, with the own-table example on its first screen (first 60 lines)."""
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) <= 150
+    first_release = next(i for i, line in enumerate(lines, 1) if ".release(" in line)
+    assert first_release <= 60
