@@ -339,7 +339,11 @@ DETECTION_CASES = {
         ValueError,
         r"'test_size' .*a float in the range \(0\.0, 1\.0\)\. Got 1\.0",
     ),
-    "seed float": (lambda: _detect(seed=1.5), TypeError, r"'seed' .*an int .*Got 1\.5"),
+    "random_state float": (
+        lambda: _detect(random_state=1.5),
+        TypeError,
+        r"'random_state' .*None, an int .*Got 1\.5",
+    ),
     "n_bins one": (
         lambda: _detect(n_bins=1),
         ValueError,
@@ -399,7 +403,7 @@ def test_detection_bad_input(case):
 
 def test_detection_accepts_numpy_scalars():
     plain = _detect(theta=0.05)
-    numpy = _detect(theta=np.float32(0.05), n_bins=np.int64(10), seed=np.int64(0))
+    numpy = _detect(theta=np.float32(0.05), n_bins=np.int64(10), random_state=np.int64(0))
     assert numpy.candidates == plain.candidates
     assert numpy.theta == float(np.float32(0.05))
     pd.testing.assert_frame_equal(numpy.scores, plain.scores)

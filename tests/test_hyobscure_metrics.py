@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, mean_absolute_error
 
-from ppdp.attacks.inference import InferenceAttack, attack_score, make_model
+from ppdp.attacks.inference import InferenceAttack, attack_score
 from ppdp.utility.recommendation import activity_map, cf_rmse, cosine_similarity_matrix
 
 
@@ -41,11 +41,13 @@ def test_inference_attack_learns_and_is_deterministic(model, task):
         assert set(att.predict(X, groups)) <= {101, 205, 309}
 
 
-def test_make_model_rejects_unknown():
-    with pytest.raises(ValueError, match="model"):
-        make_model("svm", "regression", 0)
+def test_inference_attack_rejects_unknown_models_and_tasks():
+    with pytest.raises(ValueError, match="model must be one of \\('rf', 'xgb'\\)"):
+        InferenceAttack("XGBoost", "classification")
     with pytest.raises(ValueError, match="task"):
-        make_model("rf", "ranking", 0)
+        InferenceAttack("rf", "ranking")
+    with pytest.raises(TypeError, match="seed"):
+        InferenceAttack("rf", "regression", seed=1.5)
 
 
 def _cf_loop(kt, ke, ht, he):

@@ -90,14 +90,16 @@ def test_nmi_agrees_with_scikit_learn():
 
 def test_detection_selects_the_copy_and_not_the_independent_column():
     df = planted_table(2000)
-    res = detect_implicit_privacy(df, "sex", label="income", theta=0.05, beta=0.7, seed=0)
+    res = detect_implicit_privacy(df, "sex", label="income", theta=0.05, beta=0.7, random_state=0)
     assert "copy" in res.candidates and "shift" in res.candidates
     assert "noise" not in res.candidates and "age" not in res.candidates
     assert "income" not in res.scores.index
     assert res.performance is not None and res.performance >= 0.85
     assert res.implicit == res.candidates
     # an unreachable beta empties the set (Algorithm 1, line 11)
-    strict = detect_implicit_privacy(df, "sex", label="income", theta=0.05, beta=0.999, seed=0)
+    strict = detect_implicit_privacy(
+        df, "sex", label="income", theta=0.05, beta=0.999, random_state=0
+    )
     assert strict.implicit == [] and strict.candidates == res.candidates
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
-from ppdp.classifiers import CLASSIFIERS, evaluate_setting, make_classifier, split_frame
+from ppdp.classifiers import CLASSIFIERS, MODELS, evaluate_setting, make_model, split_frame
 from ppdp.utility.ml_efficacy import ml_efficacy
 
 
@@ -95,8 +95,10 @@ def test_deterministic_for_a_seed():
 
 def test_bad_input():
     df = toy(50)
-    with pytest.raises(ValueError, match="classifier"):
-        make_classifier("SVM")
+    with pytest.raises(ValueError, match="model must be one of"):
+        make_model("SVM")
+    with pytest.raises(ValueError, match="classifier must be one of"):
+        evaluate_setting(df, df, features=["x"], target="y", classifier="rf")
     with pytest.raises(ValueError, match="lacks the columns"):
         evaluate_setting(df, df, features=["nope"], target="y")
     with pytest.raises(ValueError, match="must not be among"):
@@ -109,3 +111,21 @@ def test_bad_input():
         ml_efficacy(df, df, features=["x"], targets=["y"], settings=["D"])
     with pytest.raises(ValueError, match="test_size"):
         split_frame(df, test_size=1.5)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_the_one_factory_builds_every_model_unfitted_and_seeded(name):
+    """Every model of the library comes from make_model; a regressor only for rf and xgb."""
+    from sklearn.base import clone
+
+    model = make_model(name, seed=7, n_categories=3)
+    assert clone(model).get_params().keys() == model.get_params().keys()
+    if "random_state" in model.get_params():
+        assert model.get_params()["random_state"] in (7, None)
+    if name in ("rf", "xgb"):
+        assert "Regressor" in type(make_model(name, task="regression")).__name__
+    else:
+        with pytest.raises(ValueError, match="regression"):
+            make_model(name, task="regression")
+    with pytest.raises(TypeError, match="seed"):
+        make_model(name, seed="7")

@@ -186,8 +186,8 @@ def test_smoke_profile_on_slurm_equals_local_run(slurm_env, tmp_path):
         _cancel(prefix, slurm_env)
     slurm_seconds = time.monotonic() - started
     log = proc.stdout + proc.stderr
-    assert proc.returncode == 0, f"the SLURM run failed:\n{log[-5000:]}"
     (tmp_path / "slurm-run.log").write_text(log)
+    assert proc.returncode == 0, f"the SLURM run failed:\n{log[-5000:]}"
 
     # every job Snakemake launched is a SLURM job of this run, COMPLETED, in sacct's records
     submitted = _submissions(log)

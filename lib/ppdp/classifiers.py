@@ -9,7 +9,7 @@ Classifier choices: "MLP" has one hidden layer of 32 units, mini-batches of 512 
 stopping (at most 50 epochs), which keeps it to seconds on Adult; "GBDT" is scikit-learn's
 histogram gradient boosting (the same model family as Friedman's GBDT, much faster on tens of
 thousands of rows); every model runs single-threaded (also through ``threadpoolctl``) with its
-defaults except where noted in :func:`make_classifier`. Features: categoricals one-hot, numerics
+defaults except where noted in :func:`make_model`. Features: categoricals one-hot, numerics
 standardised (trees are indifferent to the scaling). Scores are accuracy (Eq. 17) and binary F1
 (Eq. 18) of a chosen positive class.
 """
@@ -23,46 +23,99 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["CLASSIFIERS", "evaluate_setting", "make_classifier", "split_frame"]
+__all__ = ["CLASSIFIERS", "MODELS", "evaluate_setting", "make_model", "split_frame"]
 
-#: The classifiers :func:`make_classifier` builds, by name.
+#: IMPOSTER's classifier suite (Section 5.3), the names :func:`evaluate_setting` takes.
 CLASSIFIERS = ("XGBoost", "GBDT", "RF", "MLP", "LR")
 
+#: Every model :func:`make_model` builds: IMPOSTER's suite, then the attackers' models
+#: (HyObscure's ``"rf"`` and ``"xgb"``, the benchmark's ``"xgb"`` and ``"lr"``) and SPPM's ROC
+#: attackers (``"logistic"``, ``"naive_bayes"``).
+MODELS = (*CLASSIFIERS, "rf", "xgb", "lr", "logistic", "naive_bayes")
 
-def make_classifier(name: str, seed: int = 0):
-    """An unfitted classifier of the suite (deterministic for ``seed``).
+_TASKS = ("classification", "regression")
+_REGRESSORS = ("rf", "xgb")
+
+
+def make_model(
+    name: str,
+    *,
+    task: str = "classification",
+    seed: int = 0,
+    n_estimators: int = 100,
+    n_jobs: int = 1,
+    n_categories: Any = None,
+):
+    """An unfitted model of the library, by name: the one place where models are built.
 
     Parameters
     ----------
-    name : {"XGBoost", "GBDT", "RF", "MLP", "LR"}
-        The classifier, one of :data:`CLASSIFIERS`: ``xgboost.XGBClassifier`` (100 trees of depth
-        6), ``sklearn.ensemble.HistGradientBoostingClassifier`` (100 iterations, no early stopping),
-        ``sklearn.ensemble.RandomForestClassifier`` (100 trees, at least 2 rows per leaf),
-        ``sklearn.neural_network.MLPClassifier`` (see the module docstring) or
-        ``sklearn.linear_model.LogisticRegression`` (at most 1000 iterations).
+    name : str
+        One of :data:`MODELS`.
+
+        * IMPOSTER's suite (:data:`CLASSIFIERS`; classification only, ``n_estimators`` and
+          ``n_jobs`` not used): ``"XGBoost"``, ``xgboost.XGBClassifier`` (100 trees of depth 6,
+          learning rate 0.3); ``"GBDT"``, ``sklearn.ensemble.HistGradientBoostingClassifier``
+          (100 iterations, no early stopping); ``"RF"``, ``sklearn.ensemble.RandomForestClassifier``
+          (100 trees, at least 2 rows per leaf); ``"MLP"``,
+          ``sklearn.neural_network.MLPClassifier`` (see the module docstring); ``"LR"``,
+          ``sklearn.linear_model.LogisticRegression`` (at most 1000 iterations).
+        * The attackers: ``"rf"``, a random forest of ``n_estimators`` trees; ``"xgb"``, XGBoost
+          with ``n_estimators`` trees of depth 6 and learning rate 0.1 (``tree_method="hist"``),
+          each a regressor or a classifier by ``task``; ``"lr"``, standardisation then logistic
+          regression (at most 1000 iterations).
+        * SPPM's ROC attackers: ``"logistic"``, logistic regression on the raw features (at most
+          1000 iterations); ``"naive_bayes"``, ``sklearn.naive_bayes.CategoricalNB`` with
+          ``min_categories=n_categories``.
+    task : {"classification", "regression"}, default "classification"
+        Regression is available for ``"rf"`` and ``"xgb"`` (HyObscure's age attackers).
     seed : int, default 0
-        The ``random_state`` of the model; unused by ``"LR"``, whose solver is deterministic.
+        The model's ``random_state``; the logistic regressions and naive Bayes are deterministic
+        and do not use it.
+    n_estimators : int, default 100
+        Trees of ``"rf"`` and ``"xgb"``.
+    n_jobs : int, default 1
+        Threads of ``"rf"`` and ``"xgb"`` (IMPOSTER's suite always runs on one).
+    n_categories : int or array_like of int, optional
+        ``min_categories`` of ``"naive_bayes"``.
 
     Returns
     -------
     estimator
-        A scikit-learn-compatible classifier, not fitted.
+        A scikit-learn-compatible model, not fitted.
 
     Raises
     ------
     ValueError
-        If ``name`` is not one of :data:`CLASSIFIERS`.
+        If ``name`` is not one of :data:`MODELS`, or ``task`` is not one of the two tasks or is
+        ``"regression"`` for a model without a regressor.
+    TypeError
+        If ``seed`` is not an integer.
 
     Examples
     --------
-    >>> model = make_classifier("RF", seed=1)
-    >>> type(model).__name__, model.get_params()["random_state"]
-    ('RandomForestClassifier', 1)
-    >>> make_classifier("SVM")
+    >>> from ppdp.classifiers import make_model
+    >>> model = make_model("RF", seed=1)
+    >>> type(model).__name__, model.random_state, model.min_samples_leaf
+    ('RandomForestClassifier', 1, 2)
+    >>> type(make_model("xgb", task="regression", n_estimators=10)).__name__
+    'XGBRegressor'
+    >>> make_model("lr").steps[0][0]
+    'standardscaler'
+    >>> make_model("SVM")
     Traceback (most recent call last):
     ...
-    ValueError: classifier must be one of ('XGBoost', 'GBDT', 'RF', 'MLP', 'LR'), got 'SVM'
+    ValueError: model must be one of ('XGBoost', 'GBDT', 'RF', 'MLP', 'LR', 'rf', 'xgb', 'lr', 'logistic', 'naive_bayes'), got 'SVM'
     """
+    if name not in MODELS:
+        raise ValueError(f"model must be one of {MODELS}, got {name!r}")
+    if task not in _TASKS:
+        raise ValueError(f"task must be one of {_TASKS}, got {task!r}")
+    if task == "regression" and name not in _REGRESSORS:
+        raise ValueError(f"task='regression' needs one of {_REGRESSORS}, got {name!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise TypeError(f"seed must be an int; got {seed!r}")
+    seed = int(seed)
     if name == "XGBoost":
         from xgboost import XGBClassifier
 
@@ -95,11 +148,37 @@ def make_classifier(name: str, seed: int = 0):
             n_iter_no_change=5,
             random_state=seed,
         )
-    if name == "LR":
+    if name in ("LR", "logistic"):
         from sklearn.linear_model import LogisticRegression
 
         return LogisticRegression(max_iter=1000)
-    raise ValueError(f"classifier must be one of {CLASSIFIERS}, got {name!r}")
+    if name == "rf":
+        from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
+        cls = RandomForestRegressor if task == "regression" else RandomForestClassifier
+        return cls(n_estimators=n_estimators, random_state=seed, n_jobs=n_jobs)
+    if name == "xgb":
+        import xgboost as xgb
+
+        cls = xgb.XGBRegressor if task == "regression" else xgb.XGBClassifier
+        return cls(
+            n_estimators=n_estimators,
+            max_depth=6,
+            learning_rate=0.1,
+            random_state=seed,
+            n_jobs=n_jobs,
+            tree_method="hist",
+            verbosity=0,
+        )
+    if name == "lr":
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+    from sklearn.naive_bayes import CategoricalNB
+
+    return CategoricalNB(min_categories=n_categories)
 
 
 def split_frame(
@@ -214,7 +293,7 @@ def evaluate_setting(
         The column to predict, not among ``features``; it is scored as ``positive`` against the
         rest.
     classifier : {"XGBoost", "GBDT", "RF", "MLP", "LR"}, default "GBDT"
-        The model, built by :func:`make_classifier`.
+        The model, built by :func:`make_model`.
     seed : int, default 0
         The model's seed.
     positive : object, optional
@@ -275,7 +354,9 @@ def evaluate_setting(
         pred = np.full(len(test), y_train[0])
     else:
         x_train, x_test = _design(train, test, list(features))
-        model = make_classifier(classifier, seed)
+        if classifier not in CLASSIFIERS:
+            raise ValueError(f"classifier must be one of {CLASSIFIERS}, got {classifier!r}")
+        model = make_model(classifier, seed=seed)
         if classifier == "MLP":
             # early stopping holds out 10% for validation; the batch must fit in the rest
             model.set_params(batch_size=min(512, max(1, int(0.8 * len(x_train)))))

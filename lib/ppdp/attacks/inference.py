@@ -17,72 +17,12 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["InferenceAttack", "attack_score", "make_model"]
+from ppdp.classifiers import make_model
+
+__all__ = ["InferenceAttack", "attack_score"]
 
 _MODELS = ("rf", "xgb")
 _TASKS = ("regression", "classification")
-
-
-def make_model(model: str, task: str, seed: int, *, n_estimators: int = 100, n_jobs: int = 1):
-    """A Random Forest (``"rf"``) or XGBoost (``"xgb"``) regressor or classifier.
-
-    Parameters
-    ----------
-    model : {"rf", "xgb"}
-        Random Forest (``scikit-learn``) or XGBoost.
-    task : {"regression", "classification"}
-        Predict a number (an age) or a class (a home cell).
-    seed : int
-        ``random_state`` of the model.
-    n_estimators : int, default 100
-        Trees of the ensemble. XGBoost's other settings are fixed: ``max_depth=6``,
-        ``learning_rate=0.1``, ``tree_method="hist"``.
-    n_jobs : int, default 1
-        Threads of the model.
-
-    Returns
-    -------
-    estimator
-        An unfitted ``RandomForestRegressor``, ``RandomForestClassifier``, ``XGBRegressor`` or
-        ``XGBClassifier``.
-
-    Raises
-    ------
-    ValueError
-        For a ``model`` or ``task`` outside the choices above.
-    TypeError
-        When ``seed`` is not an integer.
-
-    Examples
-    --------
-    >>> make_model("rf", "classification", 0, n_estimators=10)
-    RandomForestClassifier(n_estimators=10, n_jobs=1, random_state=0)
-    >>> type(make_model("xgb", "regression", 0)).__name__
-    'XGBRegressor'
-    """
-    if model not in _MODELS:
-        raise ValueError(f"model must be one of {_MODELS}; got {model!r}")
-    if task not in _TASKS:
-        raise ValueError(f"task must be one of {_TASKS}; got {task!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"seed must be an int; got {seed!r}")
-    if model == "rf":
-        from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
-
-        cls = RandomForestRegressor if task == "regression" else RandomForestClassifier
-        return cls(n_estimators=n_estimators, random_state=int(seed), n_jobs=n_jobs)
-    import xgboost as xgb
-
-    cls = xgb.XGBRegressor if task == "regression" else xgb.XGBClassifier
-    return cls(
-        n_estimators=n_estimators,
-        max_depth=6,
-        learning_rate=0.1,
-        random_state=int(seed),
-        n_jobs=n_jobs,
-        tree_method="hist",
-        verbosity=0,
-    )
 
 
 def _design(features: Any, groups: Any) -> np.ndarray:
@@ -109,7 +49,7 @@ class InferenceAttack:
     seed : int
     n_estimators : int
     n_jobs : int
-        The arguments of :func:`make_model`, checked when the attack is made.
+        The arguments of :func:`ppdp.classifiers.make_model`, checked when the attack is made.
 
     Raises
     ------
@@ -147,7 +87,9 @@ class InferenceAttack:
         self.seed = seed
         self.n_estimators = n_estimators
         self.n_jobs = n_jobs
-        make_model(model, task, seed, n_estimators=n_estimators)  # validates
+        if model not in _MODELS:
+            raise ValueError(f"model must be one of {_MODELS}; got {model!r}")
+        make_model(model, task=task, seed=seed, n_estimators=n_estimators)  # validates the rest
 
     def fit(self, features: Any, groups: Any, y: Any) -> InferenceAttack:
         """Train on (features, generalized value) -> exact private value."""
@@ -156,7 +98,11 @@ class InferenceAttack:
         if y.shape != (X.shape[0],):
             raise ValueError(f"y must have one entry per row of features; got {y.shape}")
         est = make_model(
-            self.model, self.task, self.seed, n_estimators=self.n_estimators, n_jobs=self.n_jobs
+            self.model,
+            task=self.task,
+            seed=self.seed,
+            n_estimators=self.n_estimators,
+            n_jobs=self.n_jobs,
         )
         if self.task == "classification":
             self.classes_, codes = np.unique(y, return_inverse=True)

@@ -39,9 +39,9 @@ import numpy as np
 import pandas as pd
 
 from ppdp._validation import Interval, check_params
-from ppdp.attacks.inference import make_model
 from ppdp.base import check_frame
 from ppdp.cells import design_matrix, sample_cells
+from ppdp.classifiers import make_model
 from ppdp.tabular import AttributeDomain
 
 __all__ = [
@@ -145,13 +145,7 @@ _SEED = {"seed": [Interval(Integral, 0, None, closed="left")]}
 
 
 def _attacker(model: str, seed: int, n_estimators: int):
-    if model == "xgb":
-        return make_model("xgb", "classification", seed, n_estimators=n_estimators, n_jobs=1)
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
-    return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+    return make_model(model, seed=seed, n_estimators=n_estimators)
 
 
 # Attackers fitted on a training set seen before, by content (see _fitted_attacker).

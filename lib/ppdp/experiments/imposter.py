@@ -136,7 +136,9 @@ def run_fig6(
     """Correlations with ``sex`` (method ``nmi``/``eq7_printed``/``pearson``), pairwise NMI
     (method ``nmi_pairwise``) and the detection outcome (method ``detection``)."""
     rows = []
-    res = detect_implicit_privacy(df, PRIVATE, label=LABEL, theta=theta, beta=beta, seed=seed)
+    res = detect_implicit_privacy(
+        df, PRIVATE, label=LABEL, theta=theta, beta=beta, random_state=seed
+    )
     for attr, rec in res.scores.iterrows():
         params = {"attribute": attr}
         rows += tidy_rows("fig6", "nmi", {"score": rec["nmi"]}, parameters=params)

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp import infotheory
+from ppdp.classifiers import make_model
 from ppdp.experiments.common import (
     COMMON_PARAMETERS,
     DERIVED_EXPERIMENTS,
@@ -666,15 +667,9 @@ FPR_GRID = np.round(np.linspace(0, 1, 21), 2)
 
 
 def _classifier(kind: str, n_categories=None):
-    if kind == "naive_bayes":
-        from sklearn.naive_bayes import CategoricalNB
-
-        return CategoricalNB(min_categories=n_categories)
-    if kind == "logistic":
-        from sklearn.linear_model import LogisticRegression
-
-        return LogisticRegression(max_iter=1000)
-    raise ValueError(f"classifier must be 'naive_bayes' or 'logistic', got {kind!r}")
+    if kind not in ("naive_bayes", "logistic"):
+        raise ValueError(f"classifier must be 'naive_bayes' or 'logistic', got {kind!r}")
+    return make_model(kind, n_categories=n_categories)
 
 
 def roc_attack(

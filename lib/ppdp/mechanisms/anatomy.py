@@ -44,13 +44,14 @@ def anatomy_groups(
     l: int,  # noqa: E741 (the paper's l)
     *,
     order: np.ndarray | None = None,
-    rng: np.random.Generator | None = None,
+    random_state: Any = None,
 ) -> np.ndarray:
     """Anatomy's group creation on integer sensitive codes; returns a group id per tuple.
 
     Tuples are taken from each bucket in reverse ``order`` (default: reverse row order); a residual
-    tuple joins a random eligible group when ``rng`` is given, else the first one. The input must
-    be l-eligible (no value on more than ``n / l`` tuples).
+    tuple joins a random eligible group drawn from ``random_state``, or the first eligible one when
+    it is None (here None means no randomness, not fresh entropy). The input must be l-eligible (no
+    value on more than ``n / l`` tuples).
 
     Parameters
     ----------
@@ -60,8 +61,8 @@ def anatomy_groups(
         Number of distinct sensitive values per group.
     order : ndarray (n,), optional
         A permutation of the row positions; the tuples of each bucket are taken from its end.
-    rng : numpy.random.Generator, optional
-        Chooses the group each residual tuple joins among the eligible ones.
+    random_state : None, int or numpy.random.Generator, optional
+        Chooses the group each residual tuple joins among the eligible ones; None takes the first.
 
     Returns
     -------
@@ -95,6 +96,7 @@ def anatomy_groups(
     ...
     ValueError: not 2-eligible: a sensitive value covers 3 of 4 tuples
     """
+    rng = None if random_state is None else check_random_state(random_state)
     codes = np.asarray(sensitive_codes, dtype=np.int64)
     n = len(codes)
     if order is None:
@@ -251,7 +253,7 @@ class Anatomy(Mechanism):
         # nothing of an earlier fit may be released if this one fails its checks
         for name in ("qit_", "st_", "table_"):
             self.__dict__.pop(name, None)
-        groups = anatomy_groups(codes, l_div, order=rng.permutation(n), rng=rng)
+        groups = anatomy_groups(codes, l_div, order=rng.permutation(n), random_state=rng)
         g = int(groups.max()) + 1
         self.groups_ = groups
         self.n_groups_ = g

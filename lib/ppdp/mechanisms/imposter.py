@@ -104,7 +104,6 @@ def _check_frame(df: Any, name: str = "df") -> pd.DataFrame:
 
 
 _POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
-_ANY_INT = [Interval(Integral, None, None, closed="neither")]
 _UNIT = [Interval(Real, 0, 1, closed="both")]
 
 
@@ -452,7 +451,7 @@ _DETECTION_CONSTRAINTS = {
     "theta": _UNIT,
     "beta": [*_UNIT, None],
     "test_size": [Interval(Real, 0, 1, closed="neither")],
-    "seed": _ANY_INT,
+    "random_state": [None, Interval(Integral, 0, None, closed="left"), np.random.Generator],
     "metric": [StrOptions(("accuracy", "f1"))],
 }
 
@@ -469,7 +468,7 @@ def detect_implicit_privacy(
     metric: str = "accuracy",
     classifier: str = "GBDT",
     test_size: float = 0.3,
-    seed: int = 0,
+    random_state: Any = 0,
     average: str = "arithmetic",
     n_bins: int = 10,
     max_categories: int = 20,
@@ -487,7 +486,10 @@ def detect_implicit_privacy(
     correlation : ``"nmi"`` (default) or ``"pearson"``.
     metric : ``"accuracy"`` or ``"f1"`` for ``tau``.
     classifier : name from :data:`ppdp.classifiers.CLASSIFIERS` used as ``f``.
-    test_size, seed : held-out split for ``tau``.
+    test_size : share of ``df`` held out to measure ``tau``.
+    random_state : None, int or numpy.random.Generator, default 0
+        Seeds the held-out split and the classifier: an int is used as the seed, a Generator gives
+        one seed drawn from it, None a fresh one.
     columns, average, n_bins, max_categories : as for :func:`attribute_correlations`.
 
     Returns
@@ -529,7 +531,7 @@ def detect_implicit_privacy(
             "theta": theta,
             "beta": beta,
             "test_size": test_size,
-            "seed": seed,
+            "random_state": random_state,
             "metric": metric,
         },
         _DETECTION_CONSTRAINTS,
@@ -554,6 +556,7 @@ def detect_implicit_privacy(
     if beta is not None and candidates:
         from ppdp.classifiers import evaluate_setting, split_frame
 
+        seed = _training_seed(random_state)
         train, test = split_frame(
             df[[*candidates, private]], test_size=test_size, seed=seed, stratify=private
         )

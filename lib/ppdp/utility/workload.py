@@ -37,6 +37,7 @@ import pandas as pd
 from ppdp._validation import Interval, StrOptions, check_params
 from ppdp.base import check_frame, check_random_state
 from ppdp.cells import cell_membership, design_matrix
+from ppdp.classifiers import make_model
 from ppdp.tabular import AttributeDomain
 
 __all__ = [
@@ -559,26 +560,6 @@ def count_workload(
 # --------------------------------------------------------------------------------------------
 
 
-def _make_model(model: str, seed: int, n_estimators: int):
-    if model == "xgb":
-        from xgboost import XGBClassifier
-
-        return XGBClassifier(
-            n_estimators=n_estimators,
-            max_depth=6,
-            learning_rate=0.1,
-            tree_method="hist",
-            n_jobs=1,
-            random_state=seed,
-            verbosity=0,
-        )
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
-    return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
-
-
 def task_scores(
     released: pd.DataFrame,
     real_test: pd.DataFrame,
@@ -702,7 +683,7 @@ def task_scores(
     if classes.size == 1:
         proba = np.ones((len(real_test), 1))
     else:
-        clf = _make_model(model, int(seed), int(n_estimators))
+        clf = make_model(model, seed=int(seed), n_estimators=int(n_estimators))
         # one thread: OpenMP/BLAS pools on a shared machine spin far more than they gain
         with threadpool_limits(limits=1), warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)

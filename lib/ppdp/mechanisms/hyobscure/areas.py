@@ -26,10 +26,12 @@ row of areas, left to right.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from ppdp._validation import check_params
+from ppdp.base import check_random_state
 
 from .checks import BUDGET_SCOPE, GREEDY_SCORE, POSITIVE_INT, check_value_counts
 from .domain import Generalization, PrivateDomain, entropy_reach
@@ -233,7 +235,7 @@ def greedy_area_generalization(
     distance_model: DistanceModel,
     k: int,
     l: int,  # noqa: E741
-    rng: np.random.Generator,
+    random_state: Any,
     *,
     scope: str = "cluster_mean",
     score: str = "transposed",
@@ -244,7 +246,7 @@ def greedy_area_generalization(
     The body of one round ``op`` of their loop after the O-problem (``obfuscations.py``
     l. 45-154), under the fixed ``mappings``:
 
-    1. Areas are visited in an order shuffled by ``rng``.
+    1. Areas are visited in an order shuffled by ``random_state``.
     2. An area is adjusted only if ``int(exp(H) - l) > 0``, ``H`` the entropy (nats) of its
        users over its cells (their ``l_diversity``).
     3. A direction is drawn with probabilities proportional to the area's flags
@@ -296,7 +298,7 @@ def greedy_area_generalization(
         Fewest users a giving area must keep.
     l : int
         Entropy threshold: an area gives at most ``int(exp(H) - l)`` cells of a line.
-    rng : numpy.random.Generator
+    random_state : None, int or numpy.random.Generator
         Order of the areas and the directions.
     scope : {"cluster_mean", "group", "global"}
         Loss scope of :func:`expected_distance` (the authors': ``"cluster_mean"``).
@@ -357,6 +359,7 @@ def greedy_area_generalization(
            [2, 2, 2, 3],
            [2, 2, 3, 3]])
     """
+    rng = check_random_state(random_state)
     check_params(
         {"k": k, "l": l, "scope": scope, "score": score},
         {"k": POSITIVE_INT, "l": POSITIVE_INT, "scope": BUDGET_SCOPE, "score": GREEDY_SCORE},

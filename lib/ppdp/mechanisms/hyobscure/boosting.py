@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 
 from ppdp._validation import check_params
+from ppdp.base import check_random_state
 
 from .checks import GREEDY_SCORE, check_value_counts
 from .domain import Generalization, check_generalization, entropy_reach
@@ -35,7 +38,7 @@ def improve_generalization(
     alpha: int,
     l: int,  # noqa: E741
     beta: int,
-    rng: np.random.Generator,
+    random_state: Any,
     *,
     scope: str = "global",
     max_moves: int = 100,
@@ -70,7 +73,7 @@ def improve_generalization(
         (k, alpha)-uniqueness every accepted generalization keeps.
     l, beta : int
         (l, beta)-variety every accepted generalization keeps.
-    rng : numpy.random.Generator
+    random_state : None, int or numpy.random.Generator
         Order in which the candidates are visited.
     scope : {"global", "group", "cluster_mean"}
         Loss scope of :func:`expected_distance` (the largest group's loss for a per-group scope).
@@ -120,6 +123,7 @@ def improve_generalization(
     >>> records[-1]["leakage"] < records[0]["leakage"]
     True
     """
+    rng = check_random_state(random_state)
     domain = generalization.domain
     labels = generalization.labels.copy()
     value_counts = check_value_counts(value_counts, counts_cy)

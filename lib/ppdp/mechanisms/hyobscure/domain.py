@@ -12,7 +12,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.stats import entropy
 
 from ppdp._validation import check_params
-from ppdp.base import InfeasibleError
+from ppdp.base import InfeasibleError, check_random_state
 
 from .checks import BOUNDS, DOMAIN, POSITIVE_INT, as_private, check_bound_order
 
@@ -511,7 +511,7 @@ def initial_generalization(
     alpha: int,
     l: int,  # noqa: E741
     beta: int,
-    rng: np.random.Generator,
+    random_state: Any,
     *,
     n_init: int = 10,
     max_iter: int = 30,
@@ -541,7 +541,7 @@ def initial_generalization(
         (k, alpha)-uniqueness (Definition 2): users per group, ``k <= alpha``.
     l, beta : int
         (l, beta)-variety (Definition 3): distinct values per group, ``l <= beta``.
-    rng : numpy.random.Generator
+    random_state : None, int or numpy.random.Generator
         Draws the initial centres of each run.
     n_init : int
         Runs from random centres per number of groups.
@@ -578,6 +578,7 @@ def initial_generalization(
     >>> check_generalization(gen.labels, np.bincount(domain.index(y)), domain, 15, 30, 3, 6)
     []
     """
+    rng = check_random_state(random_state)
     check_params(
         {"k": k, "alpha": alpha, "l": l, "beta": beta, "n_groups": n_groups, "n_init": n_init},
         {**BOUNDS, "n_groups": POSITIVE_INT, "n_init": POSITIVE_INT},

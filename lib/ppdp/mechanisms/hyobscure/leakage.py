@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from scipy.special import rel_entr, xlogy
 
 from ppdp._validation import check_params
-from ppdp.base import InfeasibleError
+from ppdp.base import InfeasibleError, check_random_state
 from ppdp.infotheory import mutual_information, pairwise_js_divergence
 
 from .checks import (
@@ -44,9 +44,7 @@ _OK_STATUS = ("optimal",)
 DENSE_KMEANS_CELLS = 2**27
 
 
-def cluster_users(
-    X: Any, n_clusters: int, rng: np.random.Generator, *, n_init: int = 10
-) -> np.ndarray:
+def cluster_users(X: Any, n_clusters: int, random_state: Any, *, n_init: int = 10) -> np.ndarray:
     """Cluster users on their insensitive features with k-means (Algorithm 2, line 1).
 
     Clusters are numbered by decreasing size, ties by their first user, so that the labels do not
@@ -64,7 +62,7 @@ def cluster_users(
         Insensitive features (finite, non-negative).
     n_clusters : int
         Number of clusters ``|C|``, at most ``n``.
-    rng : numpy.random.Generator
+    random_state : None, int or numpy.random.Generator
         Draws the seed of scikit-learn's ``KMeans``.
     n_init : int
         Restarts of k-means.
@@ -90,6 +88,7 @@ def cluster_users(
     >>> cluster_users(X, 2, np.random.default_rng(0), n_init=1)
     array([1, 1, 1, 0, 0, 0, 0])
     """
+    rng = check_random_state(random_state)
     from sklearn.cluster import KMeans
 
     X = as_features(X)
