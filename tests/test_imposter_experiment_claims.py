@@ -364,10 +364,16 @@ def test_across_claims_match_a_row_by_row_computation():
     )
 
 
-def test_across_claims_equal_a_run_made_at_that_lambda(monkeypatch):
+@pytest.fixture
+def fresh_releases():
+    """IMPOSTER's trained releases from an empty cache, the earlier ones back afterwards."""
+    with ex.RELEASES.isolated():
+        yield ex.RELEASES
+
+
+def test_across_claims_equal_a_run_made_at_that_lambda(fresh_releases):
     """The claims at another lambda (value and interval) equal those of Table 1 run directly at
     that lambda; the profile's lambda is not run again (nor written as an across row)."""
-    monkeypatch.setattr(ex, "_RELEASES", {})
     df = small_table(n=240)
     kw = {
         "seeds": [0, 1],
@@ -380,10 +386,10 @@ def test_across_claims_equal_a_run_made_at_that_lambda(monkeypatch):
     assert lams == {"2"}
     settings = {parse_parameters(p)["setting"] for p in across["parameters"]}
     assert settings == {"B"}
-    assert list(ex._RELEASES) and all(key[2] == 2.0 for key in ex._RELEASES)
+    assert len(fresh_releases) and all(key[2] == 2.0 for key in fresh_releases)
     values = across_rows(ex.claims(across))  # the profile's Table 1 rows do not enter them
     assert {p for _, p in values} == {"lambda=2"}
-    ex._RELEASES.clear()  # the direct run trains its own generators
+    fresh_releases.clear()  # the direct run trains its own generators
     direct, _ = ex.run_table1(df, lam=2.0, **kw)
     want = dict(zip(*ex.claims(direct)[["metric", "value"]].to_numpy().T, strict=True))
     for claim in ACROSS:
@@ -398,19 +404,18 @@ def test_across_claims_equal_a_run_made_at_that_lambda(monkeypatch):
     )
 
 
-def test_across_reuses_the_generators_of_fig8(monkeypatch):
+def test_across_reuses_the_generators_of_fig8(monkeypatch, fresh_releases):
     """A lambda that Fig. 8 trained is not trained again for Table 1's across rows."""
-    monkeypatch.setattr(ex, "_RELEASES", {})
     df = small_table(n=240)
     params = {"epochs": 1, "batch_size": 64, "hidden": 16, "progress": False}
     ex.run_fig8(df, lambdas=[2.0], seeds=[0], theta=0.05, imposter_params=params)
-    trained = dict(ex._RELEASES)
+    trained = fresh_releases.keys()
     fits = []
     monkeypatch.setattr(ex.Imposter, "fit", lambda *a, **k: fits.append(1))
     ex.run_table1_across(
         df, [2.0], 1.0, seeds=[0], theta=0.05, classifiers=["LR"], imposter_params=params
     )
-    assert fits == [] and ex._RELEASES.keys() == trained.keys()
+    assert fits == [] and fresh_releases.keys() == trained
 
 
 # ------------------------------------------------------------------------------------------------

@@ -193,8 +193,9 @@ def test_reuse_units_changes_no_chain(seed):
     alone = {(m, h, d): fit(m, h, d, frame, weights) for m in METHODS for h, d in points}
     with reuse_units(maxsize=4):
         together = {(m, h, d): fit(m, h, d, frame, weights) for m in METHODS for h, d in points}
-        assert relay._UNIT_POOL is not None and len(relay._UNIT_POOL) <= 4
-    assert relay._UNIT_POOL is None
+        assert relay.UNITS.scopes == 1 and 0 < len(relay.UNITS) <= 4
+        assert relay.UNITS.hits > 0  # the chains shared units
+    assert relay.UNITS.scopes == 0 and len(relay.UNITS) == 0
     for key, chain in alone.items():
         assert_same_chain(chain, together[key])
 

@@ -18,10 +18,10 @@ the paper's numbers from here. Two kinds of entries answer :func:`published_valu
 from __future__ import annotations
 
 import os
-from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ppdp.memo import Memo
 from ppdp.yamlfile import read_yaml
 
 #: ``claims.yaml`` at the root of the compendium (the library is installed from ``lib/``).
@@ -51,7 +51,8 @@ def published_value(key: str, path: str | os.PathLike | None = None) -> float | 
             f"claims file {path} does not exist; pass path= to published_value when the library "
             "is used outside the compendium"
         )
-    claims, section = _read(str(path), path.stat().st_mtime_ns)
+    version = (str(path), path.stat().st_mtime_ns)
+    claims, section = CLAIMS_FILES.get(version, lambda: _read(*version))
     if key in section:
         return section[key]
     if key in claims:
@@ -91,9 +92,14 @@ def load_published(raw: Any, where: str) -> dict[str, float | list[float]]:
     return out
 
 
-@cache
+#: The claims files read so far (an edited file is read again: its modification time is in the key).
+CLAIMS_FILES = Memo(
+    "published.claims_files",
+    "a claims file's published values, by its path and modification time",
+)
+
+
 def _read(path: str, mtime_ns: int) -> tuple[dict[str, Any], dict[str, float | list[float]]]:
-    # keyed by the modification time too, so that an edited file is read again
     raw = read_yaml(path)
     if not isinstance(raw, dict) or not isinstance(raw.get("claims"), list):
         raise ValueError(f"{path}: expected a mapping with a 'claims' list")

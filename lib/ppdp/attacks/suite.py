@@ -30,7 +30,6 @@ import functools
 import hashlib
 import math
 import warnings
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 from numbers import Integral
@@ -42,6 +41,7 @@ from ppdp._validation import Interval, check_params
 from ppdp.base import check_frame
 from ppdp.cells import design_matrix, sample_cells
 from ppdp.classifiers import make_model
+from ppdp.memo import Memo
 from ppdp.tabular import AttributeDomain
 
 __all__ = [
@@ -148,9 +148,12 @@ def _attacker(model: str, seed: int, n_estimators: int):
     return make_model(model, seed=seed, n_estimators=n_estimators)
 
 
-# Attackers fitted on a training set seen before, by content (see _fitted_attacker).
-_FITTED: OrderedDict[tuple, object] = OrderedDict()
-_FITTED_SIZE = 32
+#: Attackers fitted on a training set seen before, by content (see _fitted_attacker).
+FITTED_ATTACKERS = Memo(
+    "attacks.suite.fitted_attackers",
+    "an attacker fitted on a training set, by model, seed, trees and a digest of the arrays",
+    maxsize=32,
+)
 
 
 def _fitted_attacker(model: str, seed: int, n_estimators: int, x_train, codes):
@@ -159,8 +162,8 @@ def _fitted_attacker(model: str, seed: int, n_estimators: int, x_train, codes):
     A benchmark attacks many releases of one real table: scenario II trains on the same real rows
     for every release (and a release that leaves the attacked columns as they are repeats the
     table's scenario I). The fits are deterministic (one thread, seeded), so a model fitted once
-    predicts what a refit would; it is looked up by a digest of the training arrays and the
-    model's parameters, and the last :data:`_FITTED_SIZE` are kept. Call it with one thread.
+    predicts what a refit would; it is looked up in :data:`FITTED_ATTACKERS` by a digest of the
+    training arrays and the model's parameters, which keeps the last 32. Call it with one thread.
     """
     from sklearn.exceptions import ConvergenceWarning
 
@@ -170,18 +173,15 @@ def _fitted_attacker(model: str, seed: int, n_estimators: int, x_train, codes):
         digest.update(f"{array.dtype.str}{array.shape}".encode())
         digest.update(array.tobytes())
     key = (model, seed, n_estimators, digest.digest())
-    clf = _FITTED.get(key)
-    if clf is not None:
-        _FITTED.move_to_end(key)
+
+    def fit():
+        clf = _attacker(model, seed, n_estimators)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            clf.fit(x_train, codes)
         return clf
-    clf = _attacker(model, seed, n_estimators)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        clf.fit(x_train, codes)
-    _FITTED[key] = clf
-    if len(_FITTED) > _FITTED_SIZE:
-        _FITTED.popitem(last=False)
-    return clf
+
+    return FITTED_ATTACKERS.get(key, fit)
 
 
 def _fit_predict(

@@ -51,6 +51,7 @@ from ppdp.experiments.common import (
 from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms.imposter import Imposter, detect_implicit_privacy
 from ppdp.mechanisms.randomized_response import KaryRandomizedResponse
+from ppdp.memo import Memo
 from ppdp.published import published_value
 
 __all__ = [
@@ -175,7 +176,11 @@ def _frame_key(df: pd.DataFrame) -> str:
     ).hexdigest()
 
 
-_RELEASES: dict[tuple, tuple[pd.DataFrame, pd.DataFrame]] = {}
+#: Trained IMPOSTER releases, so that the grid points Table 1, Table 2 and Fig. 8 share train once.
+RELEASES = Memo(
+    "experiments.imposter.releases",
+    "(release, loss history) by table digest, features, lambda, seed, rows and parameters",
+)
 
 
 def imposter_release(
@@ -202,13 +207,15 @@ def imposter_release(
         int(n),
         format_parameters(params),
     )
-    if key not in _RELEASES:
+
+    def train_and_draw():
         model = Imposter(
             lam=lam, private=PRIVATE, label=LABEL, columns=list(features), **params
         ).fit(train, random_state=seed)
         release = model.sample(n, np.random.default_rng(seed))
-        _RELEASES[key] = (release, model.history_.assign(lam=float(lam), seed=int(seed)))
-    release, history = _RELEASES[key]
+        return release, model.history_.assign(lam=float(lam), seed=int(seed))
+
+    release, history = RELEASES.get(key, train_and_draw)
     return release.copy(), history.copy()
 
 

@@ -47,6 +47,7 @@ from ppdp.experiments.common import (
 from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms import sppm as S
 from ppdp.mechanisms.sppm.table import empirical_joint, profile_alphabet
+from ppdp.memo import Memo
 
 CENSUS_FEATURES = (
     "age",
@@ -325,7 +326,11 @@ def synthetic(m: int) -> Problem:
 # Fig. 2: privacy-distortion trade-off
 
 
-_FIT_CACHE: dict = {}
+#: Fitted mappings with their fit times, so that the figures sharing a budget reuse one fit.
+FITS = Memo(
+    "experiments.sppm.fits",
+    "(fitted mapping, seconds) by problem name and digest, method, budget, steps, path, options",
+)
 
 
 def _fingerprint(problem: Problem) -> str:
@@ -365,8 +370,11 @@ def _fit(method: str, problem: Problem, delta: float, n_steps: int = 100, path=N
         path,
         tuple(sorted(kwargs.items())),
     )
-    if key in _FIT_CACHE:
-        return _FIT_CACHE[key]
+    return FITS.get(key, lambda: _fit_now(method, problem, delta, n_steps, path, **kwargs))
+
+
+def _fit_now(method: str, problem: Problem, delta: float, n_steps: int, path, **kwargs):
+    """``(model, seconds)`` of one fit of :func:`_fit`, its warm start looked up first."""
     init = None
     if path is not None:
         below = [d for d in path if d < float(delta)]
@@ -387,13 +395,12 @@ def _fit(method: str, problem: Problem, delta: float, n_steps: int = 100, path=N
         model = S.ExponentialMechanism(delta=delta, **kwargs).fit(problem.p_ab, problem.distortion)
     else:
         raise ValueError(f"method must be 'sppm', 'optimal', 'exact' or 'expmec', got {method!r}")
-    _FIT_CACHE[key] = (model, time.perf_counter() - t0)
-    return _FIT_CACHE[key]
+    return model, time.perf_counter() - t0
 
 
 def clear_cache() -> None:
     """Forget memoized fits (timing runs call it so that every time is a fresh fit)."""
-    _FIT_CACHE.clear()
+    FITS.clear()
 
 
 def tradeoff(
@@ -812,12 +819,8 @@ def timing_experiment(
     ``delta_per_point``. Times are minima over ``repeats`` runs; machine-dependent. Every fit is
     fresh; the fits memoized before the call are kept (Fig. 7's across budgets reuse Fig. 4's).
     """
-    saved = dict(_FIT_CACHE)
-    try:
+    with FITS.isolated():
         return _timing_rows(ms, n_steps, delta_per_point, exact_max_n, repeats)
-    finally:
-        clear_cache()
-        _FIT_CACHE.update(saved)
 
 
 def _timing_rows(ms, n_steps, delta_per_point, exact_max_n, repeats) -> pd.DataFrame:

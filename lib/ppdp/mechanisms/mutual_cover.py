@@ -47,7 +47,6 @@ Choices (each stated also in the notebook):
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -60,6 +59,7 @@ from ppdp._validation import Interval, StrOptions, check_params, validate_hyperp
 from ppdp.base import Mechanism, check_fitted, check_random_state
 from ppdp.guarantees import CHECK_TOL, GuaranteeCheck, enforce
 from ppdp.mechanisms.mondrian import Mondrian
+from ppdp.memo import Memo
 from ppdp.tabular import (
     AttributeDomain,
     Hierarchy,
@@ -355,14 +355,26 @@ class _LpPattern(NamedTuple):
     integrality: np.ndarray  # every variable continuous
 
 
-@functools.lru_cache(maxsize=1024)
+#: The LP patterns of :func:`solve_random_output_table`, by shape: a census fit solves thousands
+#: of LPs of a few dozen shapes.
+LP_PATTERNS = Memo(
+    "mechanisms.mutual_cover.lp_patterns",
+    "the sparsity pattern and bounds of a random output table's LP, by its shape (r, n)",
+    maxsize=1024,
+)
+
+
 def _lp_pattern(r: int, n: int) -> _LpPattern:
+    """The pattern of :func:`_new_lp_pattern`, built once per shape (:data:`LP_PATTERNS`)."""
+    return LP_PATTERNS.get((r, n), lambda: _new_lp_pattern(r, n))
+
+
+def _new_lp_pattern(r: int, n: int) -> _LpPattern:
     """The sparsity pattern and bounds of the LP of :func:`solve_random_output_table`.
 
     Variables: q (r*n, row-major), then s (n), the column sums. Rows: r rows sum_j q_kj = 1, n rows
     s_j - sum_k c_k q_kj = 0, and r*n rows q_kj - delta s_j <= 0 (Definition 5 written per entry).
-    The matrix is assembled column by column (CSC) directly. A census fit solves thousands of
-    LPs of a few dozen shapes, hence the cache.
+    The matrix is assembled column by column (CSC) directly.
     """
     import highspy
 

@@ -90,7 +90,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from collections import Counter, OrderedDict, deque
+from collections import Counter, deque
 from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -105,6 +105,7 @@ from scipy.special import entr
 from ppdp._validation import Interval, StrOptions, check_params, validate_hyperparameters
 from ppdp.base import Mechanism, check_fitted, check_random_state
 from ppdp.guarantees import CHECK_TOL, GuaranteeCheck, enforce
+from ppdp.memo import Memo
 
 __all__ = [
     "METHODS",
@@ -348,27 +349,21 @@ class _Window:
         return delta
 
 
-#: Units shared by content while :func:`reuse_units` is active (``None``: no sharing).
-_UNIT_POOL: OrderedDict | None = None
-_UNIT_POOL_SIZE = 16
+#: Units shared by content, only inside a :func:`reuse_units` block (nothing is kept outside).
+UNITS = Memo(
+    "mechanisms.relay.units",
+    "a participant's input units with their cached partial results, by the units' content",
+)
 
 
 def _shared(u: _Units) -> _Units:
     """The pooled units with the same content as ``u`` (and their caches), or ``u`` itself."""
-    pool = _UNIT_POOL
-    if pool is None:
+    if not UNITS.scopes:
         return u
     key = tuple(
         (a.dtype.str, a.shape, a.tobytes()) for a in (u.x, u.size, u.counts, u.first, u.gdist)
     )
-    hit = pool.get(key)
-    if hit is not None:
-        pool.move_to_end(key)
-        return hit
-    pool[key] = u
-    if len(pool) > _UNIT_POOL_SIZE:
-        pool.popitem(last=False)
-    return u
+    return UNITS.get(key, lambda: u)
 
 
 @contextmanager
@@ -408,13 +403,8 @@ def reuse_units(maxsize: int = 16) -> Iterator[None]:
     >>> {m: round(float(c.utility_loss_[-1]), 3) for m, c in chains.items()}
     {'bua': 0.999, 'tda': 0.263, 'fla': 0.1}
     """
-    global _UNIT_POOL, _UNIT_POOL_SIZE
-    saved = _UNIT_POOL, _UNIT_POOL_SIZE
-    _UNIT_POOL, _UNIT_POOL_SIZE = OrderedDict(), max(1, int(maxsize))
-    try:
+    with UNITS.isolated(max(1, int(maxsize))):
         yield
-    finally:
-        _UNIT_POOL, _UNIT_POOL_SIZE = saved
 
 
 def _sensitive_codes(table: pd.DataFrame, sensitive) -> tuple[np.ndarray, int]:
@@ -495,20 +485,22 @@ def _prepare(table, sensitive, quasi_identifiers, weights):
 _LN2 = math.log(2.0)
 
 #: The normalized reference distribution and its entropy, per table distribution (by value).
-_REFERENCES: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+REFERENCES = Memo(
+    "mechanisms.relay.references",
+    "a table's normalized sensitive distribution and its entropy, by the distribution's bytes",
+    maxsize=256,
+)
 
 
 def _reference(gdist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``Q`` of :func:`_js_rows` normalized and its entropy, computed once per distribution."""
-    key = gdist.tobytes()
-    found = _REFERENCES.get(key)
-    if found is None:
-        if len(_REFERENCES) >= 256:
-            _REFERENCES.clear()
+
+    def compute():
         q = gdist[None, :].astype(np.float64, copy=False)
         qn = q / q.sum(axis=1)[:, None]
-        found = _REFERENCES[key] = (qn, entr(qn).sum(axis=1) / _LN2)
-    return found
+        return qn, entr(qn).sum(axis=1) / _LN2
+
+    return REFERENCES.get((gdist.dtype.str, gdist.shape, gdist.tobytes()), compute)
 
 
 def _js_rows(counts: np.ndarray, gdist: np.ndarray) -> np.ndarray:
