@@ -155,6 +155,65 @@ CASES = [
 ]
 
 
+# The same mechanisms on the tables of the release tests (text columns they do not read, shuffled
+# string or integer indexes, categorical dtypes), and the other engines of the two adapters.
+from test_release_api_hyobscure import CONSTRAINTS as HY_CONSTRAINTS  # noqa: E402
+from test_release_api_hyobscure import FEATURES as HY_FEATURES  # noqa: E402
+from test_release_api_hyobscure import _frame as hyobscure_frame  # noqa: E402
+from test_release_api_sppm_imposter import small_table as sppm_table  # noqa: E402
+from test_release_api_tables import MECHANISMS as TABLE_MECHANISMS  # noqa: E402
+
+TABLE_CASES = {
+    # name: (bad parameters, a column it reads, a numeric column it reads)
+    "mondrian": ({"k": 0}, "AGE", "AGE"),
+    "anatomy": ({"l": 1}, "DISEASE", None),
+    "mutual_cover": ({"delta": 0.0}, "EDUC", "EDUC"),
+    "krr": ({"epsilon": 0.0}, "colour", None),
+    "relay": ({"delta": -1.0}, "q0", "q0"),
+}
+for _name, (_bad, _column, _numeric) in TABLE_CASES.items():
+    _factory, _table, _random = TABLE_MECHANISMS[_name]
+    CASES.append(
+        MechanismCase(
+            f"{_name}_release_table",
+            _factory,
+            _table,
+            _bad,
+            column=_column,
+            numeric=_numeric,
+            random=_random,
+        )
+    )
+for _engine, _make in {
+    "dp_obfuscation": lambda: hy.DPObfuscation(beta=5.0),
+    "privcheck": lambda: hy.PrivCheck(budget=SMALL["budget"], n_clusters=SMALL["n_clusters"]),
+}.items():
+    CASES.append(
+        MechanismCase(
+            _engine,
+            lambda _make=_make: hy.TableObfuscation(
+                _make(), private="age", features=HY_FEATURES, kmeans_n_init=1, **HY_CONSTRAINTS
+            ),
+            hyobscure_frame,
+            {"kmeans_n_init": 0},
+            column="age",
+            numeric="item0",
+        )
+    )
+for _method in ("exact", "exponential"):
+    CASES.append(
+        MechanismCase(
+            f"table_mapping_{_method}",
+            lambda _method=_method: TableMapping(
+                private="sex", released=["x", "y"], delta=0.3, method=_method
+            ),
+            sppm_table,
+            {"delta": -0.5},
+            column="x",
+        )
+    )
+
+
 @pytest.mark.parametrize("check", list(contract_checks()), ids=lambda c: c.__name__)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_contract(case, check):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.exceptions import NotFittedError
 
 from populations import SMALL, hyobscure_population
 from ppdp.guarantees import GuaranteeCheck, GuaranteeViolation
@@ -72,36 +71,16 @@ def test_release_keeps_columns_index_dtypes_and_other_columns(fitted, df):
     assert not hasattr(adapter.mechanism, "generalization_")
 
 
-def test_same_int_seed_same_frame_and_new_seed_new_draw(fitted, df):
-    name, adapter = fitted
-    first = adapter.release(random_state=1)
-    pd.testing.assert_frame_equal(adapter.release(random_state=1), first)
-    refit = _adapter(name).fit(df, random_state=0)
-    pd.testing.assert_frame_equal(refit.release(random_state=1), first)
-    assert not adapter.release(random_state=2).equals(first)
-
-
-def test_a_generator_is_used_and_advanced(fitted, df):
-    name, adapter = fitted
-    rng = np.random.default_rng(7)
-    out = adapter.release(random_state=rng)
-    pd.testing.assert_frame_equal(out, adapter.release(random_state=7))
-    assert not adapter.release(random_state=rng).equals(out)  # the stream moved on
-    by_gen = _adapter(name).fit(df, random_state=np.random.default_rng(0))
-    pd.testing.assert_frame_equal(by_gen.release(random_state=1), adapter.release(random_state=1))
-
-
-def test_fit_release_draws_fit_and_release_from_one_stream(fitted, df):
-    name, _ = fitted
-    once = _adapter(name).fit_release(df, random_state=0)
-    rng = np.random.default_rng(0)
-    stepwise = _adapter(name).fit(df, random_state=rng).release(random_state=rng)
-    pd.testing.assert_frame_equal(once, stepwise)
-    pd.testing.assert_frame_equal(_adapter(name).fit_release(df, random_state=0), once)
-
-
 # ------------------------------------------------------------------------------------------------
 # what is released
+
+
+def test_a_fit_from_a_generator_equals_a_fit_from_its_seed(fitted, df):
+    """The numpy-seeded fit reads an int and a fresh Generator of that seed alike (the contract
+    checks the rest of the random_state protocol for every mechanism)."""
+    name, adapter = fitted
+    by_gen = _adapter(name).fit(df, random_state=np.random.default_rng(0))
+    pd.testing.assert_frame_equal(by_gen.release(random_state=1), adapter.release(random_state=1))
 
 
 def test_private_column_holds_one_label_per_group(fitted, df):
@@ -219,11 +198,6 @@ def test_group_labels_of_a_grid():
 # bad input
 
 
-def test_release_before_fit_raises_not_fitted():
-    with pytest.raises(NotFittedError, match="fit"):
-        _adapter("DPObfuscation").release(random_state=0)
-
-
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
@@ -263,17 +237,6 @@ def test_baseline_constraints_are_checked(df):
         ValueError, match=r"alpha must be >= k \(Definition 2\); got k=50, alpha=40"
     ):
         adapter.fit(df, random_state=0)
-
-
-@pytest.mark.parametrize(
-    ("random_state", "error"), [(-1, ValueError), ("0", TypeError), (1.5, TypeError)]
-)
-def test_bad_random_state_names_the_parameter(df, random_state, error):
-    with pytest.raises(error, match="random_state must be"):
-        _adapter("DPObfuscation").fit(df, random_state=random_state)
-    fitted = _adapter("DPObfuscation").fit(df, random_state=0)
-    with pytest.raises(error, match="random_state must be"):
-        fitted.release(random_state=random_state)
 
 
 def test_private_values_and_features_are_checked(df):

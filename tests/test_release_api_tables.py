@@ -13,7 +13,6 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.exceptions import NotFittedError
 
 from ppdp.mechanisms.anatomy import Anatomy
 from ppdp.mechanisms.mondrian import Mondrian
@@ -120,50 +119,6 @@ def fitted(name: str):
 # -- the protocol --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_fit_returns_self_and_release_keeps_columns_and_index(name):
-    factory, table, _ = MECHANISMS[name]
-    df = table()
-    mech = factory()
-    assert mech.fit(df) is mech
-    released = mech.release()
-    assert isinstance(released, pd.DataFrame)
-    assert list(released.columns) == list(df.columns)
-    pd.testing.assert_index_equal(released.index, df.index)
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_same_int_same_release_and_generator_accepted(name):
-    mech, _ = fitted(name)
-    pd.testing.assert_frame_equal(mech.release(random_state=3), mech.release(random_state=3))
-    gen = np.random.default_rng(3)
-    before = gen.bit_generator.state
-    from_gen = mech.release(random_state=gen)
-    pd.testing.assert_frame_equal(from_gen, mech.release(random_state=3))
-    advanced = gen.bit_generator.state != before
-    # a Generator is used as is: the random mechanisms advance it, the deterministic ones do not
-    assert advanced == MECHANISMS[name][2]
-
-
-@pytest.mark.parametrize("name", RANDOM)
-def test_different_seeds_differ(name):
-    mech, _ = fitted(name)
-    assert not mech.release(random_state=0).equals(mech.release(random_state=1))
-    # one Generator gives a new draw at every call
-    gen = np.random.default_rng(0)
-    assert not mech.release(random_state=gen).equals(mech.release(random_state=gen))
-
-
-@pytest.mark.parametrize("name", sorted(set(NAMES) - {"anatomy"}))
-def test_fit_release_equals_fit_then_release(name):
-    factory, table, _ = MECHANISMS[name]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RelayWarning)
-        one = factory().fit_release(table(), random_state=0)
-        two = factory().fit(table()).release(random_state=0)
-    pd.testing.assert_frame_equal(one, two)
-
-
 def test_anatomy_fit_release_seeds_the_groups_and_the_shuffle():
     # Anatomy draws its groups in fit: fit_release(df, s) runs fit and release on one generator
     df = anatomy_table()
@@ -172,23 +127,6 @@ def test_anatomy_fit_release_seeds_the_groups_and_the_shuffle():
     two = Anatomy(QI, "DISEASE", l=3).fit(df, gen).release(random_state=gen)
     pd.testing.assert_frame_equal(one, two)
     pd.testing.assert_frame_equal(one, Anatomy(QI, "DISEASE", l=3).fit_release(df, random_state=0))
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_release_before_fit_raises_not_fitted(name):
-    factory, _, _ = MECHANISMS[name]
-    with pytest.raises(NotFittedError, match="fit"):
-        factory().release(random_state=0)
-
-
-@pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize(
-    ("bad", "error"), [(-1, ValueError), (1.5, TypeError), ("a", TypeError), (True, TypeError)]
-)
-def test_bad_random_state_names_it(name, bad, error):
-    mech, _ = fitted(name)
-    with pytest.raises(error, match="random_state"):
-        mech.release(random_state=bad)
 
 
 # -- the guarantee, checked on the release -------------------------------------------------------

@@ -22,8 +22,9 @@ The checks:
 * ``release`` and ``guarantee_checks`` before ``fit`` raise
   :class:`~sklearn.exceptions.NotFittedError`;
 * ``fit`` returns ``self`` and leaves the caller's table unchanged;
-* the same ``random_state`` gives the same bytes, another one another release (random
-  mechanisms);
+* the same ``random_state`` gives the same bytes, another one another release, and a Generator
+  is used as is and advanced (random mechanisms); a bad ``random_state`` is refused by name;
+  ``fit_release`` is ``fit`` then ``release`` from one stream;
 * the release has the table's columns in their order (and its index, for mechanisms that keep the
   records);
 * ``release`` consults ``guarantee_checks`` and raises
@@ -205,9 +206,63 @@ def check_same_random_state_same_bytes(case: MechanismCase) -> None:
         _release(case, mech, np.random.default_rng(3)),
         obj=f"{case.name}: release(default_rng(3))",
     )
+    if "random_state" in inspect.signature(mech.fit).parameters:
+        # a random fit takes a Generator, and two equal Generators give the same fit
+        twice = [_fit(case.make(), case.table(), np.random.default_rng(0)) for _ in range(2)]
+        pd.testing.assert_frame_equal(
+            _release(case, twice[0], 3),
+            _release(case, twice[1], 3),
+            obj=f"{case.name}: two fits from default_rng(0)",
+        )
+    stream = np.random.default_rng(3)
+    before = stream.bit_generator.state
+    _release(case, mech, stream)
+    moved = stream.bit_generator.state != before
+    # a Generator is used as is: a random release advances it, a deterministic one leaves it
+    assert moved == case.random, (
+        f"{case.name}: release {'did not advance' if case.random else 'advanced'} its Generator"
+    )
     if case.random:
         other = _release(case, mech, 4)
         assert not first.equals(other), f"{case.name}: release(3) equals release(4)"
+        assert not _release(case, mech, stream).equals(_release(case, mech, stream)), (
+            f"{case.name}: two releases from one Generator are equal"
+        )
+
+
+def check_bad_random_state(case: MechanismCase) -> None:
+    """``release`` (and a random ``fit``) refuse a bad ``random_state`` by name."""
+    mech = _fitted(case)
+    calls = {"release": lambda bad: _release(case, mech, bad)}
+    if "random_state" in inspect.signature(mech.fit).parameters:
+        calls["fit"] = lambda bad: _fit(case.make(), case.table(), bad)
+    bads = (("seed", TypeError), (1.5, TypeError), (True, TypeError), (-1, ValueError))
+    for verb, call in calls.items():
+        for bad, error in bads:
+            try:
+                call(bad)
+            except error as err:
+                assert "random_state" in str(err), (
+                    f"{case.name}: {verb}(random_state={bad!r}) did not name random_state: {err}"
+                )
+                continue
+            raise AssertionError(f"{case.name}: {verb}(random_state={bad!r}) did not raise {error}")
+
+
+def check_fit_release_is_fit_then_release(case: MechanismCase) -> None:
+    """``fit_release(df, s)`` equals fit then release from one ``default_rng(s)`` stream."""
+    if case.release_params:
+        return  # fit_release passes options to fit only; this case's release needs its own
+    table = case.table()
+    released = case.make().fit_release(table, random_state=5)
+    stream = np.random.default_rng(5)
+    mech = case.make()
+    if "random_state" in inspect.signature(mech.fit).parameters:
+        mech.fit(table, random_state=stream)
+    else:
+        mech.fit(table)
+    expected = _release(case, mech, stream)
+    pd.testing.assert_frame_equal(released, expected, obj=f"{case.name}: fit_release(df, 5)")
 
 
 def check_release_schema(case: MechanismCase) -> None:
@@ -338,6 +393,8 @@ _CHECKS = (
     check_not_fitted,
     check_fit_returns_self_and_keeps_the_table,
     check_same_random_state_same_bytes,
+    check_bad_random_state,
+    check_fit_release_is_fit_then_release,
     check_release_schema,
     check_guarantees_are_enforced,
     check_pickle_round_trip,
