@@ -33,7 +33,7 @@ export OPENBLAS_CORETYPE ?= Haswell
 export MKL_CBWR ?= COMPATIBLE
 endif
 
-.PHONY: install reproduce test lint unit doctest nbval notebooks lab docs benchmarks clean
+.PHONY: install reproduce test test-cluster lint unit doctest nbval notebooks lab docs benchmarks clean
 
 install: $(STAMP)
 
@@ -72,6 +72,13 @@ unit: $(STAMP)
 # the Examples sections of the library's docstrings, executed as written (docs/tests.md)
 doctest: $(STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider --doctest-modules lib/ppdp
+
+# The smoke profile through profiles/slurm on a single-node SLURM cluster of this machine (root;
+# cluster/start --install adds slurm-wlm, slurmdbd, munge, mariadb-server if missing), compared
+# with a local smoke run; fails instead of skipping without a cluster. cluster/stop stops it.
+test-cluster: $(STAMP)
+	cluster/start --install
+	PPDP_REQUIRE_SLURM=1 $(BIN)/pytest -q -p no:cacheprovider -rA tests/test_slurm_cluster.py
 
 nbval: $(STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider --nbval-lax notebooks
