@@ -7,7 +7,8 @@
 #
 # Exactly one --configfile is required: each config/<profile>.yaml is complete on its own and is
 # validated against config/schema.yaml (unknown, missing or misspelt keys stop the run), and each
-# run's parameters against the names its notebook's `parameters` cell defines. Snakemake also reads
+# run's parameters against the names its notebook's `parameters` cell defines and the values its
+# notebook accepts (config/parameters.schema.json, generated from the notebooks' own checks). Snakemake also reads
 # the workflow profile profiles/default/config.yaml, which sets --rerun-incomplete: after an
 # interrupted run, the same command reruns the jobs that did not finish.
 #
@@ -26,6 +27,7 @@ import shlex
 import sys
 from pathlib import Path
 
+import jsonschema
 from snakemake.utils import validate
 
 BASE = Path(workflow.basedir)
@@ -63,6 +65,9 @@ def notebook_parameters(notebook):
 
 PROFILE = config["profile"]
 RUNS = config["runs"]
+# one rule per notebook parameter, generated from the notebooks' own checks
+# (python -m ppdp.experiments.parameter_schema > config/parameters.schema.json)
+PARAMETER_RULES = json.loads((BASE / "config" / "parameters.schema.json").read_text())["$defs"]
 for _name, _run in RUNS.items():
     _allowed = notebook_parameters(_run["notebook"]) - set(INJECTED)
     if "threads" in _run:
@@ -72,6 +77,18 @@ for _name, _run in RUNS.items():
         raise ValueError(
             f"config profile {PROFILE!r}, run {_name!r}: unknown parameters {_unknown} for "
             f"notebooks/{_run['notebook']}.ipynb; its parameters are {sorted(_allowed)}"
+        )
+    # the values, against the rules the notebook itself checks (PARAMETERS of its experiment
+    # module, written out as config/parameters.schema.json): a bad value stops the run here
+    _error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(PARAMETER_RULES[_run["notebook"]]).iter_errors(
+            _run.get("parameters", {})
+        )
+    )
+    if _error is not None:
+        _where = ".".join(str(p) for p in _error.absolute_path) or "parameters"
+        raise ValueError(
+            f"config profile {PROFILE!r}, run {_name!r}: parameter {_where}: {_error.message}"
         )
 
 REPORTS = [f"reports/{PROFILE}/reproduction.md"]

@@ -251,3 +251,52 @@ def test_datasets_cli_bad_input(argv, pattern, capsys):
     captured = capsys.readouterr()
     assert re.search(pattern, captured.err), captured.err
     assert captured.out == ""
+
+
+# -- the same rules as the Snakefile's JSON schema ----------------------------------------------
+
+
+def _schema_errors(notebook: str, parameters: dict) -> list:
+    import json
+
+    import jsonschema
+
+    defs = json.loads((ROOT / "config" / "parameters.schema.json").read_text())["$defs"]
+    return list(jsonschema.Draft202012Validator(defs[notebook]).iter_errors(parameters))
+
+
+def test_the_committed_parameter_schema_is_generated_from_the_rules():
+    """config/parameters.schema.json is what `python -m ppdp.experiments.parameter_schema`
+    prints: the notebooks' parameters are declared once, in their modules' PARAMETERS."""
+    import json
+
+    from ppdp.experiments.parameter_schema import NOTEBOOK_MODULES, parameters_schema
+
+    committed = json.loads((ROOT / "config" / "parameters.schema.json").read_text())
+    assert committed == json.loads(json.dumps(parameters_schema())), (
+        "regenerate it: python -m ppdp.experiments.parameter_schema > config/parameters.schema.json"
+    )
+    assert {n: f"ppdp.experiments.{m}" for n, m in NOTEBOOK_MODULES.items()} == {
+        n: m.__name__ for n, m in MODULES.items()
+    }
+
+
+@pytest.mark.parametrize("notebook", MODULES)
+def test_the_schema_accepts_the_notebooks_defaults(notebook):
+    injected = ("profile", "results_csv", "figures_dir")
+    values = {k: v for k, v in defaults(notebook).items() if k not in injected}
+    assert _schema_errors(notebook, values) == []
+
+
+@pytest.mark.parametrize(
+    ("notebook", "name", "value"),
+    [
+        (b[0], b[1], b[2])
+        for b in BAD
+        if b[1] not in ("results_csv",) and not (isinstance(b[2], float) and math.isnan(b[2]))
+    ],
+)
+def test_the_schema_refuses_what_the_notebook_refuses(notebook, name, value):
+    """Before any job runs, the Snakefile refuses the values the notebook's check refuses (NaN
+    aside: JSON numbers have no NaN, and the notebook's check still refuses it)."""
+    assert _schema_errors(notebook, {name: value})

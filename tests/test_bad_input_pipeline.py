@@ -78,6 +78,14 @@ BAD_CONFIGS = {
         r"unknown parameters \['results_csv'\]",
     ),
     "threads not an integer": (_smoke_with(runs__imposter__threads="two"), r"'two' is not of type"),
+    "parameter value out of range": (
+        _smoke_with(runs__relay_chains__parameters__hops=0),
+        r"run 'relay_chains': parameter hops: 0 is less than the minimum of 1",
+    ),
+    "parameter of the wrong type": (
+        _smoke_with(runs__datasets__parameters__datasets=["adult", 3]),
+        r"run 'datasets': parameter datasets",
+    ),
 }
 
 

@@ -367,6 +367,52 @@ class Param:
             text = {"str": "a string", "bool": "True or False", "any": "any value"}[self.kind]
         return f"None or {text}" if self.none else text
 
+    def json_schema(self) -> dict[str, Any]:
+        """The same rule as a JSON schema (draft 2020-12), for the Snakefile's check of a profile.
+
+        The schema accepts what :meth:`check` accepts (an integral float where an integer is
+        expected, one value where a list is), before any job runs; :meth:`check` then gives the
+        canonical form inside the notebook.
+        """
+        if self.alternatives:
+            schema: dict[str, Any] = {"anyOf": [a.json_schema() for a in self.alternatives]}
+        elif self.kind == "list":
+            array: dict[str, Any] = {"type": "array", "minItems": self.length or 1}
+            if self.length is not None:
+                array["maxItems"] = self.length
+            if self.item is not None:
+                array["items"] = self.item.json_schema()
+            if self.item is not None and self.length in (None, 1):
+                # one value that is not itself a list stands for the one-element list
+                single = {"allOf": [self.item.json_schema(), {"not": {"type": "array"}}]}
+                schema = {"anyOf": [array, single]}
+            else:
+                schema = array
+        elif self.kind == "dict":
+            schema = {"type": "object"}
+            if self.keys is not None:
+                schema["propertyNames"] = {"enum": list(self.keys)}
+            if self.required:
+                schema["required"] = list(self.required)
+            if self.item is not None:
+                schema["additionalProperties"] = self.item.json_schema()
+        else:
+            json_type = {"int": "integer", "float": "number", "str": "string", "bool": "boolean"}
+            schema = {"type": json_type[self.kind]} if self.kind in json_type else {}
+            if self.kind in ("int", "float"):
+                for bound, closed, opened, value in (
+                    ("low", "minimum", "exclusiveMinimum", self.low),
+                    ("high", "maximum", "exclusiveMaximum", self.high),
+                ):
+                    if value is not None:
+                        is_open = self.open_low if bound == "low" else self.open_high
+                        schema[opened if is_open else closed] = value
+        if self.choices is not None:
+            schema["enum"] = list(self.choices)
+        if self.none:
+            schema = {"anyOf": [{"type": "null"}, schema]}
+        return schema
+
     def _bounds(self) -> str:
         if self.low is not None and self.high is not None:
             left, right = "(" if self.open_low else "[", ")" if self.open_high else "]"
