@@ -239,7 +239,7 @@ def test_no_target_is_among_the_attackers_auxiliary_rows(small, monkeypatch):
     assert ctx.controls.index.equals(parts.control.index)
     assert trained_on == [len(parts.aux)] * 2  # both baseline models, on aux only
     metrics = ba.targeted_risks(
-        ctx, data, train.copy(), keeps_records=True, rng=np.random.default_rng(0)
+        ctx, data, train.copy(), keeps_records=True, random_state=np.random.default_rng(0)
     )
     # Scenario II reuses the baseline's model: trained on aux, applied to the targets' rows
     assert trained_on[-1] == len(parts.aux)

@@ -100,7 +100,12 @@ def naive_sum(t, q):
 def test_generated_queries_structure_and_exact_sums():
     t = table(1)
     qs = generate_queries(
-        t, QI, "salary", numeric=["age", "hours"], rng=np.random.default_rng(0), n_queries=50
+        t,
+        QI,
+        "salary",
+        numeric=["age", "hours"],
+        random_state=np.random.default_rng(0),
+        n_queries=50,
     )
     assert len(qs) == 50
     for q in qs:
@@ -112,7 +117,12 @@ def test_generated_queries_structure_and_exact_sums():
     assert np.all(sums > 0)
     np.testing.assert_allclose(sums, [naive_sum(t, q) for q in qs])
     again = generate_queries(
-        t, QI, "salary", numeric=["age", "hours"], rng=np.random.default_rng(0), n_queries=50
+        t,
+        QI,
+        "salary",
+        numeric=["age", "hours"],
+        random_state=np.random.default_rng(0),
+        n_queries=50,
     )
     assert [str(q) for q in qs] == [str(q) for q in again]
 
@@ -123,7 +133,7 @@ def test_bounds_contain_the_true_answer(seed):
     t = table(seed)
     rng = np.random.default_rng(seed)
     qs = generate_queries(
-        t, QI, "salary", numeric=["age", "hours"], rng=rng, n_queries=30, n_predicates=2
+        t, QI, "salary", numeric=["age", "hours"], random_state=rng, n_queries=30, n_predicates=2
     )
     actual = query_sums(t, qs, "salary")
     mon = Mondrian(QI, "salary", l=3, categorical=["educ"]).fit(t)
@@ -163,7 +173,12 @@ def test_randomized_release_exact_evaluation():
     mc = MutualCover(QI, "salary", delta=0.25, l=4, categorical=["educ"])
     rel = mc.fit_sample(t, np.random.default_rng(0))
     qs = generate_queries(
-        t, QI, "salary", numeric=["age", "hours"], rng=np.random.default_rng(1), n_queries=20
+        t,
+        QI,
+        "salary",
+        numeric=["age", "hours"],
+        random_state=np.random.default_rng(1),
+        n_queries=20,
     )
     est = query_sums(rel, qs, "salary")
     np.testing.assert_allclose(est, [naive_sum(rel, q) for q in qs])
@@ -176,7 +191,7 @@ def test_query_errors():
     t = table()
     with pytest.raises(ValueError, match="n_predicates"):
         generate_queries(
-            t, QI, "salary", numeric=["age"], rng=np.random.default_rng(0), n_predicates=9
+            t, QI, "salary", numeric=["age"], random_state=np.random.default_rng(0), n_predicates=9
         )
     with pytest.raises(ValueError, match="not in the table"):
         query_mask(t, Query((Predicate("zip", "=", (1,)),)))

@@ -131,7 +131,12 @@ def test_query_answers_equal_the_query_module_to_the_bit():
     data = census_sample(seed=4, n=400)
     rng = np.random.default_rng(0)
     queries = generate_queries(
-        data, list(mc.QI), mc.SENSITIVE, numeric=list(mc.CONTINUOUS), rng=rng, n_queries=300
+        data,
+        list(mc.QI),
+        mc.SENSITIVE,
+        numeric=list(mc.CONTINUOUS),
+        random_state=rng,
+        n_queries=300,
     )
     shifted = data.assign(AGE=data["AGE"] + rng.integers(-3, 4, len(data)), MARST=7)
     for table in (data, shifted):

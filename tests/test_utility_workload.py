@@ -71,14 +71,14 @@ def pandas_count(frame: pd.DataFrame, domains, query: CountQuery) -> int:
 
 
 def test_same_seed_gives_the_same_workload_and_another_seed_another(real, domains):
-    a = count_workload(real, domains, COLUMNS, n_queries=50, rng=3)
-    b = count_workload(real, domains, COLUMNS, n_queries=50, rng=np.random.default_rng(3))
-    c = count_workload(real, domains, COLUMNS, n_queries=50, rng=4)
+    a = count_workload(real, domains, COLUMNS, n_queries=50, random_state=3)
+    b = count_workload(real, domains, COLUMNS, n_queries=50, random_state=np.random.default_rng(3))
+    c = count_workload(real, domains, COLUMNS, n_queries=50, random_state=4)
     assert a == b
     assert [str(q) for q in a] == [str(q) for q in b]
     assert a != c
     # candidates come one after the other from the stream: a shorter run is a prefix
-    assert count_workload(real, domains, COLUMNS, n_queries=20, rng=3) == a[:20]
+    assert count_workload(real, domains, COLUMNS, n_queries=20, random_state=3) == a[:20]
 
 
 @pytest.mark.parametrize("max_attributes", [1, 3, 5, 9])
@@ -86,7 +86,7 @@ def test_queries_have_a_positive_count_and_1_to_max_attributes_columns(
     real, domains, max_attributes
 ):
     queries = count_workload(
-        real, domains, COLUMNS, n_queries=120, max_attributes=max_attributes, rng=0
+        real, domains, COLUMNS, n_queries=120, max_attributes=max_attributes, random_state=0
     )
     assert len(queries) == 120
     sizes = {len(q.columns) for q in queries}
@@ -109,7 +109,7 @@ def test_query_text_is_readable(real, domains):
     assert str(q) == "age in [30, 32] AND edu in {BA, MS} AND hours = 40"
     assert q == CountQuery(("age", "edu", "hours"), ((15, 14, 13), (3, 1), (3,)))
     assert str(CountQuery(("sex",), ((1,),))) == "sex in codes {1}"
-    for q in count_workload(real, domains, COLUMNS, n_queries=20, rng=1):
+    for q in count_workload(real, domains, COLUMNS, n_queries=20, random_state=1):
         parts = str(q).split(" AND ")
         assert [p.split(" ")[0] for p in parts] == list(q.columns)
         assert "codes" not in str(q)
@@ -119,7 +119,9 @@ def test_zero_count_queries_are_redrawn():
     # two columns whose values always go together: a 2-column query matches in half the cases
     table = pd.DataFrame({"a": ["x", "y"] * 4, "b": ["u", "v"] * 4})
     doms = table_domains(table, ["a", "b"])
-    queries = count_workload(table, doms, ["a", "b"], n_queries=40, max_attributes=2, rng=0)
+    queries = count_workload(
+        table, doms, ["a", "b"], n_queries=40, max_attributes=2, random_state=0
+    )
     assert all(pandas_count(table, doms, q) > 0 for q in queries)
     pairs = [q for q in queries if len(q.columns) == 2]
     assert pairs and all(q.codes in {((0,), (0,)), ((1,), (1,))} for q in pairs)
@@ -132,7 +134,7 @@ def never_matching(monkeypatch):
     monkeypatch.setattr(workload, "_MAX_FAILURES", 50)
     table = pd.DataFrame({"v": [0.0] * 4})
     doms = {"v": AttributeDomain("v", "numeric", np.arange(2000.0))}
-    count_workload(table, doms, ["v"], n_queries=50, rng=0)
+    count_workload(table, doms, ["v"], n_queries=50, random_state=0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -141,7 +143,9 @@ def never_matching(monkeypatch):
 
 
 def test_expected_counts_on_the_real_table_are_the_pandas_counts(real, domains):
-    queries = count_workload(real, domains, COLUMNS, n_queries=200, max_attributes=4, rng=7)
+    queries = count_workload(
+        real, domains, COLUMNS, n_queries=200, max_attributes=4, random_state=7
+    )
     got = expected_counts(real, domains, queries)
     want = np.array([pandas_count(real, domains, q) for q in queries], dtype=float)
     np.testing.assert_array_equal(got, want)
@@ -203,7 +207,7 @@ def test_class_means_split_between_neighbouring_values():
 
 
 def test_release_of_another_size_is_scaled(real, domains):
-    queries = count_workload(real, domains, COLUMNS, n_queries=30, rng=2)
+    queries = count_workload(real, domains, COLUMNS, n_queries=30, random_state=2)
     doubled = pd.concat([real, real], ignore_index=True)
     np.testing.assert_allclose(workload_error(real, doubled, domains, queries), 0.0, atol=1e-12)
     half = real.iloc[: len(real) // 2]
@@ -252,7 +256,9 @@ def table_and_release(draw):
 def test_expected_counts_obey_probability_laws(case):
     real, released, seed = case
     doms = table_domains(real, ["x", "y", "c"], numeric=["x", "y"])
-    queries = count_workload(real, doms, ["x", "y", "c"], n_queries=8, max_attributes=3, rng=seed)
+    queries = count_workload(
+        real, doms, ["x", "y", "c"], n_queries=8, max_attributes=3, random_state=seed
+    )
     for frame in (real, released):
         counts = expected_counts(frame, doms, queries)
         assert np.all(counts >= -1e-9) and np.all(counts <= len(frame) + 1e-9)
@@ -345,25 +351,25 @@ def test_task_scores_on_a_generalized_release_and_edge_cases(toy):
 
 def test_bad_workload_arguments_name_the_parameter(real, domains, monkeypatch):
     with pytest.raises(ValueError, match="n_queries"):
-        count_workload(real, domains, COLUMNS, n_queries=0, rng=0)
+        count_workload(real, domains, COLUMNS, n_queries=0, random_state=0)
     with pytest.raises(ValueError, match="max_attributes"):
-        count_workload(real, domains, COLUMNS, max_attributes=0, rng=0)
-    with pytest.raises(TypeError, match="rng"):
-        count_workload(real, domains, COLUMNS, rng="seed")
-    with pytest.raises(ValueError, match="rng"):
-        count_workload(real, domains, COLUMNS, rng=-1)
+        count_workload(real, domains, COLUMNS, max_attributes=0, random_state=0)
+    with pytest.raises(TypeError, match="random_state"):
+        count_workload(real, domains, COLUMNS, random_state="seed")
+    with pytest.raises(ValueError, match="random_state"):
+        count_workload(real, domains, COLUMNS, random_state=-1)
     with pytest.raises(ValueError, match=r"columns \['zip'\] are not in real"):
-        count_workload(real, domains, ["age", "zip"], rng=0)
+        count_workload(real, domains, ["age", "zip"], random_state=0)
     with pytest.raises(ValueError, match="lists a column twice"):
-        count_workload(real, domains, ["age", "age"], rng=0)
+        count_workload(real, domains, ["age", "age"], random_state=0)
     with pytest.raises(TypeError, match="columns"):
-        count_workload(real, domains, "age", rng=0)
+        count_workload(real, domains, "age", random_state=0)
     with pytest.raises(TypeError, match="real must be a pandas DataFrame"):
-        count_workload(real.to_numpy(), domains, COLUMNS, rng=0)
+        count_workload(real.to_numpy(), domains, COLUMNS, random_state=0)
     with pytest.raises(TypeError, match="domains"):
-        count_workload(real, list(domains.values()), COLUMNS, rng=0)
+        count_workload(real, list(domains.values()), COLUMNS, random_state=0)
     with pytest.raises(ValueError, match=r"have no domain"):
-        count_workload(real, {"age": domains["age"]}, ["age", "sex"], rng=0)
+        count_workload(real, {"age": domains["age"]}, ["age", "sex"], random_state=0)
     with pytest.raises(RuntimeError, match="50 random queries in a row had no matching row"):
         never_matching(monkeypatch)
 
@@ -428,7 +434,7 @@ def test_bad_task_arguments_name_the_parameter(toy):
 
 
 def test_precomputed_truth_gives_the_same_errors(real, domains):
-    queries = count_workload(real, domains, COLUMNS, n_queries=30, rng=3)
+    queries = count_workload(real, domains, COLUMNS, n_queries=30, random_state=3)
     half = real.iloc[: len(real) // 2]
     truth = expected_counts(real, domains, queries)
     np.testing.assert_array_equal(

@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ppdp.base import check_random_state
 from ppdp.tabular import AttributeDomain, build_domains
 
 __all__ = ["cell_membership", "design_matrix", "feature_names", "sample_cells", "table_domains"]
@@ -336,7 +338,7 @@ def sample_cells(
     frame: pd.DataFrame,
     domains: Mapping[str, AttributeDomain],
     columns: Sequence[str],
-    rng: np.random.Generator,
+    random_state: Any,
 ) -> pd.DataFrame:
     """A copy of ``frame`` whose ``columns`` hold one domain value per cell, drawn from the cell.
 
@@ -351,7 +353,7 @@ def sample_cells(
         The original domain of every column of ``columns``.
     columns : sequence of str
         The columns to sample; the other columns are copied unchanged.
-    rng : numpy.random.Generator
+    random_state : None, int or numpy.random.Generator
         The source of the draws.
 
     Returns
@@ -363,7 +365,7 @@ def sample_cells(
     Raises
     ------
     TypeError
-        If ``rng`` is not a ``numpy.random.Generator``.
+        If ``random_state`` is not None, an int >= 0 or a ``numpy.random.Generator``.
     ValueError
         If a cell cannot be read as a region of its domain (see :func:`cell_membership`).
 
@@ -379,8 +381,7 @@ def sample_cells(
     >>> sampled["age"].tolist(), sampled["edu"].tolist()
     ([25.0, 23.0, 23.0, 31.0], ['MS', 'MS', 'HS', 'HS'])
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    rng = check_random_state(random_state)
     out = frame.copy()
     for c in columns:
         d = domains[c]

@@ -436,7 +436,7 @@ def contract_checks() -> Iterator[Callable[[MechanismCase], None]]:
     ...     check(case)
     ...     passed += 1
     >>> passed
-    15
+    17
     >>> lax = dataclasses.replace(case, bad_params={"epsilon": 2.0})
     >>> for check in contract_checks():
     ...     try:

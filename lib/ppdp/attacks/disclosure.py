@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ppdp.base import check_random_state
 from ppdp.tabular import GeneralizedTable
 
 __all__ = [
@@ -146,7 +148,7 @@ def reidentification_probability(table, target: int, column: int, *, breakdown: 
 
 
 def draw_match_conditions(
-    n_targets: int, n_qi: int, p_match: float, rng: np.random.Generator
+    n_targets: int, n_qi: int, p_match: float, random_state: Any
 ) -> np.ndarray:
     """Which QIs the adversary uses for each target: each with probability ``p_match``.
 
@@ -160,7 +162,7 @@ def draw_match_conditions(
         Number of quasi-identifiers (columns), at least 1.
     p_match : float
         Probability ``P_match`` that a QI is used, in (0, 1].
-    rng : numpy.random.Generator
+    random_state : None, int or numpy.random.Generator
         Source of the draws.
 
     Returns
@@ -171,7 +173,7 @@ def draw_match_conditions(
     Raises
     ------
     TypeError
-        When ``rng`` is not a ``numpy.random.Generator``.
+        When ``random_state`` is not None, an int >= 0 or a ``numpy.random.Generator``.
     ValueError
         For ``p_match`` outside (0, 1], ``n_targets < 0`` or ``n_qi < 1``.
 
@@ -187,8 +189,7 @@ def draw_match_conditions(
     >>> bool(used.any(axis=1).all())
     True
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    rng = check_random_state(random_state)
     if not (0 < p_match <= 1):
         raise ValueError(f"p_match must lie in (0, 1], got {p_match!r}")
     if n_targets < 0 or n_qi < 1:

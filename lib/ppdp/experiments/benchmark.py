@@ -205,7 +205,7 @@ def evaluate_release(
                 protects=protects,
                 level=level,
                 fitted=fitted,
-                rng=rng,
+                random_state=rng,
             )
         )
         if anonymeter:
@@ -266,7 +266,11 @@ def benchmark_workload(data: BenchmarkData, train: pd.DataFrame, seed: int, n_qu
     from ppdp.utility.workload import count_workload
 
     return count_workload(
-        train, data.domains, data.columns, n_queries=n_queries, rng=np.random.default_rng([seed, 7])
+        train,
+        data.domains,
+        data.columns,
+        n_queries=n_queries,
+        random_state=np.random.default_rng([seed, 7]),
     )
 
 

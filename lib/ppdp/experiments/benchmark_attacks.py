@@ -45,10 +45,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ppdp.base import check_random_state
 from ppdp.experiments.benchmark_data import BenchmarkData, Split
 
 __all__ = ["AWARE_ATTACKERS", "AttackContext", "attack_context", "targeted_risks", "with_prior"]
@@ -357,7 +359,7 @@ def targeted_risks(
     protects: str | None = None,
     level=None,
     fitted=None,
-    rng: np.random.Generator,
+    random_state: Any,
 ) -> dict[str, float]:
     """Every attacker's AUC on targets and controls, its advantage, and the release's risk.
 
@@ -386,7 +388,7 @@ def targeted_risks(
         The mechanism's privacy level (k-RR's epsilon for its channel).
     fitted : optional
         The fitted mechanism, for an attacker that reads it (tables, channels, mappings).
-    rng : numpy.random.Generator
+    random_state : None, int or numpy.random.Generator
         Draws the private values the learned attackers train on.
 
     Returns
@@ -419,7 +421,7 @@ def targeted_risks(
     >>> ctx = attack_context(data, parts, "sex", seed=0, n_estimators=5)
     >>> shown = ("sex:baseline_auc", "sex:class_matching_auc", "sex:risk")
     >>> metrics = targeted_risks(ctx, data, parts.train.copy(), keeps_records=True,
-    ...                          rng=np.random.default_rng(0))
+    ...                          random_state=0)
     >>> {name: round(metrics[name], 3) for name in shown}
     {'sex:baseline_auc': 0.8, 'sex:class_matching_auc': 1.0, 'sex:risk': 0.2}
     >>> [name for name in metrics if name.endswith("_advantage")]
@@ -428,10 +430,11 @@ def targeted_risks(
      'sex:class_matching_aux_advantage']
     >>> suppressed = parts.train.assign(sex="{F,M}")
     >>> metrics = targeted_risks(ctx, data, suppressed, keeps_records=True,
-    ...                          rng=np.random.default_rng(0))
+    ...                          random_state=0)
     >>> metrics["sex:risk"]
     0.0
     """
+    rng = check_random_state(random_state)
     from ppdp.attacks.suite import learned_posteriors, nearest_record_guesses
     from ppdp.attacks.targeted import class_matching_posterior
     from ppdp.cells import cell_membership, design_matrix, sample_cells

@@ -193,7 +193,7 @@ def run_experiments(
         qi,
         SENSITIVE,
         numeric=list(CONTINUOUS),
-        rng=_rng(seed, "queries"),
+        random_state=_rng(seed, "queries"),
         n_queries=n_queries,
         n_predicates=n_predicates,
     )

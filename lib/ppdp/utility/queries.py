@@ -26,10 +26,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ppdp.base import check_random_state
 from ppdp.tabular import GeneralizedTable
 
 __all__ = [
@@ -213,7 +215,7 @@ def generate_queries(
     sensitive: str,
     *,
     numeric: Sequence[str],
-    rng: np.random.Generator,
+    random_state: Any,
     n_queries: int = 1000,
     n_predicates: int = 4,
     max_tries: int = 1000,
@@ -230,7 +232,7 @@ def generate_queries(
         The summed attribute; non-negative values (salaries).
     numeric : sequence of str
         QIs that get comparison predicates; the others get set-membership predicates.
-    rng : numpy.random.Generator
+    random_state : None, int or numpy.random.Generator
         Source of every random choice (the same seed gives the same queries).
     n_queries : int, default 1000
         Number of queries returned.
@@ -248,7 +250,7 @@ def generate_queries(
     Raises
     ------
     TypeError
-        If ``rng`` is not a ``numpy.random.Generator``.
+        If ``random_state`` is not None, an int >= 0 or a ``numpy.random.Generator``.
     ValueError
         For a column missing from ``table``, ``numeric`` not a subset of ``qi``, ``n_predicates``
         outside ``[1, len(qi)]`` or ``n_queries < 1``.
@@ -263,7 +265,7 @@ def generate_queries(
     ...                       "sex": ["F", "M", "F", "M", "F", "M"],
     ...                       "salary": [30, 40, 50, 60, 70, 80]})
     >>> queries = generate_queries(table, ["age", "sex"], "salary", numeric=["age"],
-    ...                            rng=np.random.default_rng(0), n_queries=3, n_predicates=2)
+    ...                            random_state=0, n_queries=3, n_predicates=2)
     >>> for query in queries:
     ...     print(query)
     age >= 27 AND sex in {F}
@@ -272,8 +274,7 @@ def generate_queries(
     >>> query_sums(table, queries, "salary").tolist()
     [120.0, 140.0, 140.0]
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    rng = check_random_state(random_state)
     qi = list(qi)
     missing = [c for c in [*qi, sensitive] if c not in table.columns]
     if missing:

@@ -393,7 +393,7 @@ def workload_error(
     >>> released = pd.DataFrame({"age": ["25-35"] * 3 + ["40-50"] * 3,
     ...                          "edu": ["{BA,HS}"] * 3 + ["{BA,MS}"] * 3})
     >>> domains = table_domains(real, ["age", "edu"], numeric=["age"])
-    >>> queries = count_workload(real, domains, ["age", "edu"], n_queries=4, rng=0)
+    >>> queries = count_workload(real, domains, ["age", "edu"], n_queries=4, random_state=0)
     >>> workload_error(real, released, domains, queries).round(3).tolist()
     [0.0, 0.0, 0.167, 0.125]
     >>> workload_error(real, real, domains, queries).tolist()
@@ -426,7 +426,7 @@ def count_workload(
     *,
     n_queries: int = 200,
     max_attributes: int = 3,
-    rng,
+    random_state,
 ) -> list[CountQuery]:
     """Random COUNT queries, each with a positive answer on ``real``.
 
@@ -450,7 +450,7 @@ def count_workload(
     max_attributes : int, default 3
         Largest number of columns of a query; values above ``len(columns)`` mean
         ``len(columns)`` (so one call fits tables with few columns).
-    rng : numpy.random.Generator or int
+    random_state : None, int or numpy.random.Generator
         An int seeds a new generator (the same seed gives the same list); a Generator is
         advanced. Candidates are drawn one after the other from the stream, so the first
         ``m`` queries of a run with ``n_queries > m`` are those of a run with ``n_queries=m``.
@@ -466,7 +466,7 @@ def count_workload(
         For a table that is not a DataFrame or is empty, ``domains`` that is not a mapping of
         :class:`~ppdp.tabular.AttributeDomain`, ``columns`` that is not a non-empty list of
         distinct columns of ``real`` with domains, ``n_queries`` or ``max_attributes`` below 1,
-        or an ``rng`` that is a negative int or neither an int nor a Generator.
+        or a ``random_state`` that is a negative int or neither an int nor a Generator.
     RuntimeError
         After 1000 candidates in a row with a zero count on ``real``.
 
@@ -477,7 +477,7 @@ def count_workload(
     >>> real = pd.DataFrame({"age": [25, 30, 35, 40, 45, 50],
     ...                      "edu": ["HS", "BA", "HS", "MS", "BA", "MS"]})
     >>> domains = table_domains(real, ["age", "edu"], numeric=["age"])
-    >>> queries = count_workload(real, domains, ["age", "edu"], n_queries=4, rng=0)
+    >>> queries = count_workload(real, domains, ["age", "edu"], n_queries=4, random_state=0)
     >>> for query in queries:
     ...     print(query)
     age in [30, 35] AND edu in {BA}
@@ -502,7 +502,7 @@ def count_workload(
     if missing:
         raise ValueError(f"columns {missing} are not in real; it has {list(real.columns)}")
     _check_have_domains(columns, "columns", domains)
-    rng = check_random_state(rng, "rng")
+    rng = check_random_state(random_state)
     n_queries, max_attributes = int(n_queries), min(int(max_attributes), len(columns))
     doms = [domains[c] for c in columns]
     memberships = _memberships(real, domains, columns)

@@ -1,0 +1,161 @@
+"""The HyObscure experiments skip repeated attack work and give the same numbers.
+
+Every release of these experiments copies published users' rows within their group
+(``Release.source``): Scenario I then predicts each user once per point instead of once per draw,
+and Scenario II fits each distinct training half once (draws that publish the unobscured training
+half share the reference's fit). The frames are compared with the per-draw code they replace,
+kept here as ``_per_draw_attack_rows``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from populations import hyobscure_population
+from ppdp.attacks.inference import InferenceAttack
+from ppdp.experiments import hyobscure as hx
+
+
+def _toy_population():
+    X, y, _ = hyobscure_population(3, n=240, n_values=33, m=40)
+    return hx.Population("movielens", X, y - 2, "interval", "regression", "rmse")
+
+
+def _per_draw_attack_rows(
+    ctx, gen, releases, models, scenarios, scenario_ii_draws=None, sources=None
+):
+    """``_attack_rows`` before the cut: Scenario I predicts every release, Scenario II fits one
+    attack per scored release (``sources`` is ignored)."""
+    s = ctx.split
+    groups_p = gen.transform(ctx.yp)
+    groups_a = gen.transform_nearest(ctx.ya)
+    feats = releases if releases is not None else [ctx.Xp]
+    out = {}
+    for model in models:
+        kw = {
+            "model": model,
+            "task": ctx.pop.task,
+            "seed": ctx.seed,
+            "n_estimators": ctx.cfg.get("n_estimators", 100),
+        }
+        if "I" in scenarios:
+            att = ctx.scenario_one_attack(kw, groups_a)
+            out[f"privacy_{model}_sI"] = float(
+                np.mean([att.score(f, groups_p, ctx.yp) for f in feats])
+            )
+        if "II" in scenarios:
+            scores = []
+            for f in feats[:scenario_ii_draws]:
+                att = hx.InferenceAttack(**kw).fit(
+                    f[s.s2_train], groups_p[s.s2_train], ctx.yp[s.s2_train]
+                )
+                scores.append(att.score(f[s.s2_test], groups_p[s.s2_test], ctx.yp[s.s2_test]))
+            out[f"privacy_{model}_sII"] = float(np.mean(scores))
+    return out
+
+
+def _counted(monkeypatch):
+    """Record every attack fit (model, training design) and every prediction (model, rows)."""
+    fits, predictions = [], []
+    real_fit, real_predict = InferenceAttack.fit, InferenceAttack.predict
+
+    def fit(self, features, groups, y):
+        design = np.column_stack([np.asarray(features, float), np.asarray(groups, float)])
+        fits.append((self.model, design.shape, design.tobytes()))
+        return real_fit(self, features, groups, y)
+
+    def predict(self, features, groups):
+        predictions.append((self.model, len(features)))
+        return real_predict(self, features, groups)
+
+    monkeypatch.setattr(InferenceAttack, "fit", fit)
+    monkeypatch.setattr(InferenceAttack, "predict", predict)
+    return fits, predictions
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+@pytest.mark.parametrize("model", ["rf", "xgb"])
+def test_a_prediction_depends_on_its_row_alone(model, task):
+    """What Scenario I's shortcut rests on: predicting copies of rows gives the rows'
+    predictions, bit for bit, whatever else the batch holds."""
+    X, y, _ = hyobscure_population(5, n=200, m=30)
+    y = y if task == "regression" else y % 4
+    groups = (y > np.median(y)).astype(np.int64)
+    attack = InferenceAttack(model, task, seed=1, n_estimators=8).fit(
+        X[:120], groups[:120], y[:120]
+    )
+    own = attack.predict(X[120:], groups[120:])
+    source = np.random.default_rng(0).integers(0, 80, 80)
+    np.testing.assert_array_equal(
+        attack.predict(X[120:][source], groups[120:][source]), own[source]
+    )
+
+
+def test_tradeoff_fits_each_training_set_once_with_the_same_results(monkeypatch):
+    """A paper-like tradeoff (both models, both scenarios, several draws, the decomposition), with
+    DP at a large beta, whose every release is the unobscured data: the same frame as fitting
+    per draw, and the skipped fits are exactly the repeated ones."""
+    pop = _toy_population()
+    knobs = {"HyObscure": [0.05], "XObf": [0.05], "Random": [0.3], "DP": [1000.0, 2.0]}
+    kw = dict(
+        n_draws=3,
+        overrides={"n_clusters": 3, "k": 10, "n_estimators": 4, "kmeans_n_init": 1},
+        models=("rf", "xgb"),
+        scenarios=("I", "II"),
+        decompose=True,
+    )
+    hx._SPLITS.clear()
+    fits, predictions = _counted(monkeypatch)
+    with monkeypatch.context() as m:
+        m.setattr(hx, "_attack_rows", _per_draw_attack_rows)
+        before = hx.tradeoff(pop, [0, 1], knobs, **kw)
+    fits_before, predictions_before = list(fits), list(predictions)
+    fits.clear()
+    predictions.clear()
+    after = hx.tradeoff(pop, [0, 1], knobs, **kw)
+    pd.testing.assert_frame_equal(before, after, check_exact=True)
+
+    # every training set is fitted once, and no other
+    assert len(fits) == len(set(fits))
+    assert set(fits) == set(fits_before)
+    # Scenario II, per seed and model: Original, GenOnly and 5 points x 3 draws (ObfOnly is XObf's
+    # point); DP at beta = 1000 publishes the unobscured data, so it reuses the reference's fit
+    n_pub = len(hx.make_split(pop, 0, 3, kmeans_n_init=1).published)
+    s2_before = [f for f in fits_before if f[1][0] == n_pub // 2]
+    s2 = [f for f in fits if f[1][0] == n_pub // 2]
+    assert len(s2_before) == 2 * 2 * (1 + 1 + 5 * 3)
+    assert len(s2) == len(s2_before) - 2 * 2 * 3
+    # Scenario I predicts every published user once per attack and groups (the starting ones and
+    # HyObscure's, which GenOnly shares), not once per release
+    s1_before = [p for p in predictions_before if p[1] == n_pub]
+    s1 = [p for p in predictions if p[1] == n_pub]
+    assert len(s1_before) == 2 * 2 * (1 + 1 + 5 * 3)
+    assert len(s1) == 2 * 2 * 2
+
+
+def test_a_release_that_is_not_copied_rows_is_scored_directly():
+    """The shortcuts apply only to releases checked to be copies of rows within their group;
+    any other release (changed values, a row from another group, no source) is attacked as is."""
+    pop = _toy_population()
+    cfg = hx._config(pop, {"n_clusters": 3, "k": 10, "n_estimators": 4, "kmeans_n_init": 1})
+    ctx = hx._Context(pop, 0, cfg)
+    gen0 = ctx.gen0(cfg["n_groups"], cfg["k"], cfg["alpha"], cfg["l"], cfg["beta"])
+    groups = gen0.transform(ctx.yp)
+    rng = np.random.default_rng(0)
+    same = np.array([rng.choice(np.flatnonzero(groups == g)) for g in groups])
+    assert np.array_equal(ctx.copied_rows(ctx.Xp[same], same, groups), same)
+    changed = ctx.Xp[same].copy()
+    changed[0, 0] += 0.5
+    other = same.copy()
+    other[0] = np.flatnonzero(groups != groups[0])[0]
+    assert ctx.copied_rows(changed, same, groups) is None
+    assert ctx.copied_rows(ctx.Xp[other], other, groups) is None
+    assert ctx.copied_rows(ctx.Xp[same], None, groups) is None
+    releases = [ctx.Xp[same], changed, ctx.Xp[other], ctx.Xp]
+    sources = [same, same, other, ctx.own_rows]
+    args = (gen0, releases, ("rf", "xgb"), ("I", "II"))
+    direct = _per_draw_attack_rows(hx._Context(pop, 0, cfg), *args)
+    assert hx._attack_rows(ctx, *args, sources=sources) == direct
+    assert hx._attack_rows(hx._Context(pop, 0, cfg), *args) == direct
