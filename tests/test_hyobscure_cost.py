@@ -106,7 +106,7 @@ def test_tradeoff_fits_each_training_set_once_with_the_same_results(monkeypatch)
         scenarios=("I", "II"),
         decompose=True,
     )
-    hx._SPLITS.clear()
+    hx.SPLITS.clear()
     fits, predictions = _counted(monkeypatch)
     with monkeypatch.context() as m:
         m.setattr(hx, "_attack_rows", _per_draw_attack_rows)

@@ -69,6 +69,8 @@ def test_the_library_declares_its_caches_and_clear_memos_empties_them():
     found = {name: m for name, m in memos().items() if not name.startswith(("test.", "doc."))}
     assert {
         "attacks.suite.fitted_attackers",
+        "experiments.hyobscure.populations",
+        "experiments.hyobscure.splits",
         "experiments.imposter.releases",
         "experiments.sppm.fits",
         "mechanisms.mutual_cover.lp_patterns",

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdp.attacks.inference import InferenceAttack
+from ppdp.attacks.inference import InferenceAttack, attack_score
 from ppdp.base import InfeasibleError
 from ppdp.experiments.common import (
     COMMON_PARAMETERS,
@@ -53,6 +53,7 @@ from ppdp.mechanisms.hyobscure import (
     RandomObfuscation,
     Similarity,
 )
+from ppdp.memo import Memo
 from ppdp.utility.recommendation import activity_map, cf_rmse
 
 __all__ = [
@@ -245,7 +246,11 @@ class Split:
     s2_test: np.ndarray
 
 
-_SPLITS: dict[tuple, Split] = {}
+#: The seeds' item and user splits with their k-means clusters, reused by every experiment.
+SPLITS = Memo(
+    "experiments.hyobscure.splits",
+    "a seed's split (items, users, clusters) by data set, seed, clusters, fraction, restarts, rule",
+)
 
 
 def make_split(
@@ -275,9 +280,9 @@ def make_split(
         int(kmeans_n_init),
         split_by,
     )
-    if key not in _SPLITS:
-        _SPLITS[key] = _make_split(pop, seed, n_clusters, known_fraction, kmeans_n_init, split_by)
-    return _SPLITS[key]
+    return SPLITS.get(
+        key, lambda: _make_split(pop, seed, n_clusters, known_fraction, kmeans_n_init, split_by)
+    )
 
 
 def _make_split(pop, seed, n_clusters, known_fraction, kmeans_n_init, split_by) -> Split:
@@ -326,8 +331,13 @@ def _relabel(clusters: np.ndarray) -> np.ndarray:
     return inv.astype(np.int64)
 
 
-_POPULATIONS: dict[tuple, Population] = {}
-_POPULATIONS_KEPT = 24
+#: The populations a protocol runs on, with their clusters; one per seed under k-means, of which
+#: the newest few are kept, as a sweep visits the seeds in order.
+POPULATIONS = Memo(
+    "experiments.hyobscure.populations",
+    "a protocol's population with its clusters, by data set, clustering, drop rules and seed",
+    maxsize=24,
+)
 
 
 def protocol_population(pop: Population, cfg: dict[str, Any], seed: int = 0) -> Population:
@@ -356,7 +366,8 @@ def protocol_population(pop: Population, cfg: dict[str, Any], seed: int = 0) -> 
     # the hierarchical clustering is deterministic: one population serves every seed
     drawn = int(seed) if how == "kmeans_all" else None
     key = (pop.name, pop.X.shape, how, n_clusters, drop, least, n_init, drawn)
-    if key not in _POPULATIONS:
+
+    def cluster_and_drop() -> Population:
         if how == "kmeans_all":
             rng = np.random.default_rng(np.random.SeedSequence([drawn, 303]))
             clusters = hy.cluster_users(pop.X, n_clusters, rng, n_init=n_init)
@@ -371,7 +382,7 @@ def protocol_population(pop: Population, cfg: dict[str, Any], seed: int = 0) -> 
         keep = np.ones(len(pop.y), dtype=bool) if drop is None else clusters != int(drop)
         _, inverse, counts = np.unique(pop.y[keep], return_inverse=True, return_counts=True)
         kept = np.flatnonzero(keep)[counts[inverse] >= least]
-        _POPULATIONS[key] = Population(
+        return Population(
             pop.name,
             pop.X[kept],
             pop.y[kept],
@@ -380,11 +391,8 @@ def protocol_population(pop: Population, cfg: dict[str, Any], seed: int = 0) -> 
             pop.utility,
             clusters=_relabel(clusters[kept]),
         )
-    population = _POPULATIONS[key]
-    # one entry per seed under k-means: keep the newest few, as a sweep visits seeds in order
-    while len(_POPULATIONS) > _POPULATIONS_KEPT:
-        del _POPULATIONS[next(iter(_POPULATIONS))]
-    return population
+
+    return POPULATIONS.get(key, cluster_and_drop)
 
 
 _BUDGET_METHODS = ("HyObscure", "XObf", "YGen", "PrivCheck")
@@ -488,6 +496,12 @@ class _Context:
         self._fits: dict[tuple, Any] = {}
         self._alone: dict[tuple, dict[str, float]] = {}
         self._attacks: dict[tuple, InferenceAttack] = {}
+        #: Scenario I's predictions of every published user's own row, per attack and groups
+        self._predictions: dict[tuple, np.ndarray] = {}
+        #: Scenario II's attacks trained on the unobscured training half, per model and groups
+        self._unobscured: dict[tuple, InferenceAttack] = {}
+        #: the unobscured release: every published user's own row
+        self.own_rows = np.arange(len(self.yp))
 
     def scenario_one_attack(self, kw: dict[str, Any], groups_a: np.ndarray) -> InferenceAttack:
         """Scenario I's attack, trained on the attacker's users' real data and their groups.
@@ -499,6 +513,85 @@ class _Context:
         if key not in self._attacks:
             self._attacks[key] = InferenceAttack(**kw).fit(self.Xa, groups_a, self.ya)
         return self._attacks[key]
+
+    def copied_rows(self, features: np.ndarray, source, groups_p: np.ndarray):
+        """``source`` when a release is the published users' own rows ``Xp[source]`` and each row
+        was copied from a user of the same group (``groups_p[source] == groups_p``), else None.
+
+        Every mechanism of these experiments publishes copies of rows within a group
+        (:class:`~ppdp.mechanisms.hyobscure.Release`'s ``source``); this is checked, not assumed,
+        since the shortcuts of :func:`_attack_rows` rest on it."""
+        if source is None:
+            return None
+        source = np.asarray(source)
+        if (
+            source.shape != self.yp.shape
+            or source.dtype.kind not in "iu"
+            or (len(source) and (source.min() < 0 or source.max() >= len(self.yp)))
+            or not np.array_equal(groups_p[source], groups_p)
+            or not np.array_equal(features, self.Xp[source])
+        ):
+            return None
+        return source.astype(np.intp, copy=False)
+
+    def scenario_one_predictions(
+        self, kw: dict[str, Any], groups_a: np.ndarray, groups_p: np.ndarray
+    ) -> np.ndarray:
+        """Scenario I's attack's prediction of every published user's own row and group.
+
+        A random forest's or XGBoost's prediction of a row depends on that row alone (each tree's
+        output for it, added up over the trees in their order), so the prediction of a release
+        whose rows are copies (:meth:`copied_rows`) is this array indexed by the copied users, the
+        same numbers as predicting the release: one prediction per point instead of one per draw.
+        """
+        key = (
+            tuple(sorted(kw.items())),
+            groups_a.dtype.str,
+            groups_a.tobytes(),
+            groups_p.dtype.str,
+            groups_p.tobytes(),
+        )
+        if key not in self._predictions:
+            attack = self.scenario_one_attack(kw, groups_a)
+            self._predictions[key] = attack.predict(self.Xp, groups_p)
+        return self._predictions[key]
+
+    def scenario_two_scores(
+        self,
+        kw: dict[str, Any],
+        groups_p: np.ndarray,
+        features: list[np.ndarray],
+        sources: list[np.ndarray | None],
+    ) -> list[float]:
+        """Scenario II's score of each release: an attack trained on its ``s2_train`` half (the
+        published features, generalized and exact values) scores its ``s2_test`` half.
+
+        A fit depends on its training data and the attack's settings alone, so releases whose
+        training halves copy the same users (``sources``, from :meth:`copied_rows`; None: not
+        known, fitted alone) share one fit, and every training half that is the unobscured one
+        shares the reference's (a release that publishes its users' own rows, e.g. DP at a large
+        beta: the same numbers, fitted once)."""
+        s = self.split
+        train, test = s.s2_train, s.s2_test
+        g_train, g_test = groups_p[train], groups_p[test]
+        y_train, y_test = self.yp[train], self.yp[test]
+        own = (tuple(sorted(kw.items())), g_train.dtype.str, g_train.tobytes())
+        halves: dict[Any, list[int]] = {}
+        for i, source in enumerate(sources):
+            halves.setdefault(i if source is None else source[train].tobytes(), []).append(i)
+        scores: list[float] = [math.nan] * len(features)
+        for draws in halves.values():
+            first, source = features[draws[0]], sources[draws[0]]
+            unobscured = source is not None and np.array_equal(source[train], train)
+            if unobscured and own in self._unobscured:
+                attack = self._unobscured[own]
+            else:
+                attack = InferenceAttack(**kw).fit(first[train], g_train, y_train)
+                if unobscured:
+                    self._unobscured[own] = attack
+            for i in draws:
+                scores[i] = attack.score(features[i][test], g_test, y_test)
+        return scores
 
     def gen0(self, n_groups, k, alpha, l, beta) -> hy.Generalization:  # noqa: E741
         """The start: fixed bands when the configuration names them, else Algorithm 1."""
@@ -550,15 +643,24 @@ def _attack_rows(
     models: tuple[str, ...],
     scenarios: tuple[str, ...],
     scenario_ii_draws: int | None = None,
+    sources: list[np.ndarray | None] | None = None,
 ) -> dict[str, float]:
     """Mean privacy scores over releases (``None``: the unobscured reference).
 
     Scenario I's attack is trained once and scores every release; Scenario II's is trained on each
-    release it scores, the first ``scenario_ii_draws`` of them (all when ``None``)."""
-    pop, s, cfg = ctx.pop, ctx.split, ctx.cfg
+    release it scores, the first ``scenario_ii_draws`` of them (all when ``None``). ``sources``:
+    the published user each row of a release copies (``Release.source``), which lets Scenario I
+    predict every user once per point and Scenario II fit equal training halves once (see
+    :meth:`_Context.copied_rows`); the scores are the same numbers with or without them."""
+    pop, cfg = ctx.pop, ctx.cfg
     groups_p = gen.transform(ctx.yp)
     groups_a = gen.transform_nearest(ctx.ya)
-    feats = releases if releases is not None else [ctx.Xp]
+    if releases is None:
+        feats, copied = [ctx.Xp], [ctx.own_rows]
+    else:
+        feats = releases
+        given = [None] * len(feats) if sources is None else sources
+        copied = [ctx.copied_rows(f, src, groups_p) for f, src in zip(feats, given, strict=True)]
     out: dict[str, float] = {}
     for model in models:
         kw = {
@@ -569,16 +671,18 @@ def _attack_rows(
         }
         if "I" in scenarios:
             att = ctx.scenario_one_attack(kw, groups_a)
-            out[f"privacy_{model}_sI"] = float(
-                np.mean([att.score(f, groups_p, ctx.yp) for f in feats])
-            )
+            if any(src is not None for src in copied):
+                pred = ctx.scenario_one_predictions(kw, groups_a, groups_p)
+            scores = [
+                att.score(f, groups_p, ctx.yp)
+                if src is None
+                else attack_score(ctx.yp, pred[src], pop.task)
+                for f, src in zip(feats, copied, strict=True)
+            ]
+            out[f"privacy_{model}_sI"] = float(np.mean(scores))
         if "II" in scenarios:
-            scores = []
-            for f in feats[:scenario_ii_draws]:
-                att = InferenceAttack(**kw).fit(
-                    f[s.s2_train], groups_p[s.s2_train], ctx.yp[s.s2_train]
-                )
-                scores.append(att.score(f[s.s2_test], groups_p[s.s2_test], ctx.yp[s.s2_test]))
+            n = scenario_ii_draws
+            scores = ctx.scenario_two_scores(kw, groups_p, feats[:n], copied[:n])
             out[f"privacy_{model}_sII"] = float(np.mean(scores))
     return out
 
@@ -620,15 +724,17 @@ def run_point(
         _fit(mech, ctx.Xp, ctx.yp, ctx.cp, gen0, fit_rng, ctx.population)
         ctx._fits[key] = mech
     mech = ctx._fits[key]
-    releases = []
+    releases, sources = [], []
     for d in range(n_draws):
         rng = np.random.default_rng(
             np.random.SeedSequence([ctx.seed, 404, METHODS.index(method), d])
         )
-        releases.append(mech.sample(rng, keep=keep).features)
+        release = mech.sample(rng, keep=keep)
+        releases.append(release.features)
+        sources.append(getattr(release, "source", None))
     gen = mech.generalization_
     groups = gen.transform(ctx.yp)
-    metrics = _attack_rows(ctx, gen, releases, models, scenarios, scenario_ii_draws)
+    metrics = _attack_rows(ctx, gen, releases, models, scenarios, scenario_ii_draws, sources)
     metrics["utility_loss"] = float(np.mean([ctx.utility(f, groups) for f in releases]))
     if hasattr(mech, "leakage_"):
         metrics["leakage"] = float(mech.leakage_)
@@ -705,9 +811,11 @@ def tradeoff(
     also the reference point of the authors' code) and an ``ObfOnly`` row (XObf at the same knob
     and pp: HyObscure's first O-step on the starting groups, obfuscation alone; see
     :func:`decomposition`), and HyObscure's rows record whether its groups meet Table II.
-    Scenario I scores all ``n_draws`` releases of a point with one attack; Scenario II trains an
-    attack per release, so it costs a fit per draw: ``scenario_ii_draws`` limits it to the first
-    draws (``None``: all; Scenario I's scores do not depend on it).
+    Scenario I scores all ``n_draws`` releases of a point with one attack (predicting each user
+    once per point, see :func:`_attack_rows`); Scenario II trains an attack per release, so it
+    costs a fit per draw (one per distinct training half: a release that publishes the unobscured
+    data shares the reference's): ``scenario_ii_draws`` limits it to the first draws (``None``:
+    all; Scenario I's scores do not depend on it).
     ``n_jobs`` seeds run at once in worker processes (same results as ``n_jobs=1``)."""
     cfg = _config(pop, overrides)
     if scenario_ii_draws is not None and (
