@@ -82,10 +82,6 @@ BAD_CONFIGS = {
         _smoke_with(runs__relay_chains__parameters__hops=0),
         r"run 'relay_chains': parameter hops: 0 is less than the minimum of 1",
     ),
-    "parameter of the wrong type": (
-        _smoke_with(runs__datasets__parameters__datasets=["adult", 3]),
-        r"run 'datasets': parameter datasets",
-    ),
 }
 
 
