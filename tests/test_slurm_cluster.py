@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from datetime import datetime, timedelta
@@ -33,19 +34,19 @@ SITE_PROFILE = Path(os.environ.get("PPDP_SLURM_SITE_PROFILE", ROOT / "profiles" 
 SMOKE = ROOT / "config" / "smoke.yaml"
 REQUIRED = os.environ.get("PPDP_REQUIRE_SLURM") == "1"
 #: where cluster/start keeps the cluster's configuration (PPDP_SLURM_DIR)
-STATE = Path(os.environ.get("PPDP_SLURM_DIR", "/var/tmp/ppdp-slurm"))
+STATE = Path(os.environ.get("PPDP_SLURM_DIR") or Path(tempfile.gettempdir()) / "ppdp-slurm")
 #: a node that can take jobs
 READY = ("idle", "mixed", "allocated", "completing")
 
 
 def _slurm_env() -> dict[str, str]:
-    """This environment, pointed at cluster/start's configuration when the machine has no other
-    (cluster/start links /etc/slurm/slurm.conf to it unless that file is someone else's)."""
+    """This environment, pointed at cluster/start's configuration (SLURM_CONF) unless it names
+    another cluster's already."""
     env = dict(os.environ)
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
     env["MPLBACKEND"] = "Agg"
     ours = STATE / "etc" / "slurm.conf"
-    if "SLURM_CONF" not in env and not Path("/etc/slurm/slurm.conf").exists() and ours.exists():
+    if "SLURM_CONF" not in env and ours.exists():
         env["SLURM_CONF"] = str(ours)
     return env
 
