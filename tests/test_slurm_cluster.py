@@ -48,6 +48,11 @@ def _slurm_env() -> dict[str, str]:
     ours = STATE / "etc" / "slurm.conf"
     if "SLURM_CONF" not in env and ours.exists():
         env["SLURM_CONF"] = str(ours)
+    # the executor's job step drops SLURM_CONF before its srun: cluster/start's srun on PATH
+    # points it at this cluster (profiles/slurm/README.md)
+    wrapper = STATE / "bin" / "srun"
+    if env.get("SLURM_CONF") == str(ours) and wrapper.exists():
+        env["PATH"] = f"{wrapper.parent}{os.pathsep}{env['PATH']}"
     return env
 
 
@@ -188,7 +193,7 @@ def test_smoke_profile_on_slurm_equals_local_run(slurm_env, tmp_path):
     slurm_seconds = time.monotonic() - started
     log = proc.stdout + proc.stderr
     (tmp_path / "slurm-run.log").write_text(log)
-    assert proc.returncode == 0, f"the SLURM run failed:\n{log[-5000:]}"
+    assert proc.returncode == 0, f"the SLURM run failed:\n{log[-3000:]}{_job_logs(work)}"
 
     # every job Snakemake launched is a SLURM job of this run, COMPLETED, in sacct's records
     submitted = _submissions(log)
@@ -229,6 +234,18 @@ def test_smoke_profile_on_slurm_equals_local_run(slurm_env, tmp_path):
         f"\nSLURM smoke run: {slurm_seconds:.0f} s, {len(records)} SLURM jobs ({jobs}); "
         f"local smoke run: {local_seconds:.0f} s; {masked} wall-clock rows not compared"
     )
+
+
+def _job_logs(work: Path, lines: int = 12) -> str:
+    """The ends of the run's SLURM job logs and notebook logs: why a job failed, which Snakemake's
+    own log does not say ("SLURM status is: 'FAILED'. Reason: Unknown")."""
+    logs = sorted((work / ".snakemake" / "slurm_logs").rglob("*.log"))
+    logs += sorted((work / "results").glob("*/logs/*.log"))
+    parts = []
+    for path in logs[:20]:
+        tail = path.read_text(errors="replace").splitlines()[-lines:]
+        parts.append(f"\n--- {path.relative_to(work)}\n" + "\n".join(tail))
+    return "".join(parts)
 
 
 def _sacct(prefix: str, since: str, env) -> dict[str, dict[str, str]]:
