@@ -261,12 +261,16 @@ def test_claim_without_a_value_is_not_measured_not_not_yet_run(tmp_path, results
     [
         ("", r"nb\.csv \(claims \['p\.a'\]\) cannot be read"),
         (
-            "experiment,method,parameters,seed,metric,value\nclaims,,,0,p.a,high\n",
+            "experiment,method,seed,metric,value\nclaims,,0,p.a,high\n",
             r"nb\.csv \(claims \['p\.a'\]\) cannot be read",
         ),
         ("experiment,metric\nclaims,p.a\n", r"nb\.csv \(claims \['p\.a'\]\) cannot be read"),
+        (
+            "experiment,method,parameters,seed,metric,value\nclaims,,k=1,0,p.a,1.0\n",
+            r"nb\.csv \(claims \['p\.a'\]\) cannot be read.*before parameters became columns",
+        ),
     ],
-    ids=["empty", "non-numeric value", "missing columns"],
+    ids=["empty", "non-numeric value", "missing columns", "old format"],
 )
 def test_unreadable_results_name_the_file_and_the_claims(tmp_path, content, message):
     (tmp_path / "results").mkdir()

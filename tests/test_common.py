@@ -1,4 +1,7 @@
-"""Tidy result tables: encoding of parameters, validation, atomic writing, summaries."""
+"""Tidy result tables: typed parameter columns, validation, atomic writing, summaries."""
+
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -11,54 +14,57 @@ from ppdp.experiments.common import (
     TIDY_COLUMNS,
     claim_intervals,
     concat_tidy,
-    expand_parameters,
-    format_parameters,
     mean_halfwidth,
-    parse_parameters,
+    parameter_columns,
+    parameter_labels,
     rank_correlation,
     read_results,
+    setting_ids,
     summarize,
     tidy_frame,
     tidy_rows,
+    with_parameters,
     write_results,
 )
-
-
-def test_format_parameters_sorted_and_stable():
-    assert format_parameters({"l": 10, "delta": 1 / 6}) == "delta=0.166666666667;l=10"
-    assert format_parameters({}) == ""
-    assert format_parameters({"b": np.float64(0.5), "a": "x"}) == "a=x;b=0.5"
-
-
-@given(
-    st.dictionaries(
-        st.text("abcdefgh_", min_size=1, max_size=5), st.integers(-1000, 1000), max_size=5
-    )
-)
-def test_parameters_round_trip(params):
-    assert parse_parameters(format_parameters(params)) == {k: str(v) for k, v in params.items()}
-
-
-def test_format_parameters_rejects_separators():
-    with pytest.raises(ValueError, match="must not contain"):
-        format_parameters({"a;b": 1})
-    with pytest.raises(ValueError, match="value"):
-        format_parameters({"a": "x;y"})
 
 
 def test_tidy_frame_orders_and_types():
     rows = tidy_rows("fig1", "B", {"m2": 2, "m1": 1}, parameters={"k": 3}, seed=4)
     rows += tidy_rows("fig1", "A", {"m1": 0.5})
     frame = tidy_frame(rows)
-    assert tuple(frame.columns) == TIDY_COLUMNS
+    assert tuple(frame.columns) == (*TIDY_COLUMNS, "k")
     assert frame["method"].tolist() == ["A", "B", "B"]
     assert frame["seed"].tolist() == [-1, 4, 4]
     assert frame["value"].dtype == np.float64
+    # the same rows in another order give the same frame
+    pd.testing.assert_frame_equal(tidy_frame(rows[::-1]), frame)
 
 
 def test_tidy_frame_missing_columns():
     with pytest.raises(ValueError, match="lack the columns"):
         tidy_frame(pd.DataFrame({"method": ["a"], "value": [1.0]}))
+
+
+def test_results_of_the_old_format_are_refused_by_name(tmp_path):
+    path = tmp_path / "old.csv"
+    path.write_text("experiment,method,parameters,seed,metric,value\nf,m,k=1,0,x,1.0\n")
+    with pytest.raises(ValueError, match="before parameters became columns"):
+        read_results(path)
+
+
+def test_parameters_may_not_take_the_name_of_a_column():
+    for name in ("value", "seed", "ci_low", "parameters", ""):
+        with pytest.raises(ValueError, match="not allowed"):
+            tidy_rows("f", "m", {"v": 1.0}, parameters={name: 1})
+
+
+def test_intervals_are_columns_of_their_metric():
+    rows = tidy_rows("claims", "", {"a": 1.0, "b": 2.0}, intervals={"a": (0.5, 1.5)})
+    frame = tidy_frame(rows)
+    assert frame[["ci_low", "ci_high"]].iloc[0].tolist() == [0.5, 1.5]
+    assert frame[["ci_low", "ci_high"]].iloc[1].isna().all()
+    with pytest.raises(ValueError, match=r"intervals \['c'\] name no metric"):
+        tidy_rows("claims", "", {"a": 1.0}, intervals={"c": (0.0, 1.0)})
 
 
 def test_empty_tidy_frame_has_columns():
@@ -115,48 +121,68 @@ def _grid() -> pd.DataFrame:
     return tidy_frame(rows)
 
 
-def test_expand_parameters_types_and_missing_values():
-    out = expand_parameters(_grid())
+def test_parameter_columns_types_and_missing_values():
+    out = _grid()
     assert list(out.columns) == [*TIDY_COLUMNS, "delta", "l", "s"]
+    assert parameter_columns(out) == ["delta", "l", "s"]
     assert out["delta"].dtype == np.float64 and out["l"].dtype == np.float64  # l has gaps
     assert out["s"].dtype == object
     by_metric = out.set_index(["experiment", "value"])
     assert by_metric.loc[("fig5", 0.1), "delta"] == pytest.approx(1 / 6, rel=1e-11)
     assert np.isnan(by_metric.loc[("claims", 1.0), "l"])
     assert by_metric.loc[("fig4", 0.7), "s"] == "A"
-    complete = expand_parameters(_grid().query("experiment == 'fig4'"), ["l"])
-    assert complete["l"].dtype == np.int64 and sorted(complete["l"]) == [3, 10]
-    # the frame itself is not changed
-    assert list(_grid().columns) == list(TIDY_COLUMNS)
+    complete = tidy_frame(tidy_rows("f", "m", {"v": 1.0}, parameters={"l": 3, "x": "1.5"}))
+    assert complete["l"].dtype == np.int64 and complete["x"].dtype == np.float64
 
 
-def test_expand_parameters_absent_key_and_clash():
-    assert expand_parameters(_grid(), ["hops"])["hops"].isna().all()
-    clash = tidy_frame(tidy_rows("f", "m", {"v": 1}, parameters={"method": "x"}))
-    with pytest.raises(ValueError, match=r"\['method'\] would overwrite"):
-        expand_parameters(clash)
-    with pytest.raises(ValueError, match="no 'parameters' column"):
-        expand_parameters(pd.DataFrame({"value": [1.0]}))
+def test_with_parameters_adds_absent_keys_and_refuses_columns():
+    assert with_parameters(_grid(), ["hops"])["hops"].isna().all()
+    assert with_parameters(_grid(), ["l"]) is not None
+    with pytest.raises(ValueError, match="tidy columns, not parameters"):
+        with_parameters(_grid(), ["method"])
+
+
+def test_labels_and_settings_of_the_parameters():
+    frame = _grid()
+    assert parameter_labels(frame).tolist() == [
+        "",
+        "delta = 0.2, l = 10, s = B",
+        "delta = 0.5, l = 3, s = A",
+        "delta = 0.166666666667",
+    ]
+    # a missing value is a setting of its own; equal settings share an id
+    ids = setting_ids(pd.concat([frame, frame], ignore_index=True))
+    assert ids.nunique() == 4 and (ids[:4].to_numpy() == ids[4:].to_numpy()).all()
+    # summarize keeps rows whose parameters are missing
+    assert summarize(frame)["count"].sum() == len(frame)
 
 
 @given(
     st.lists(
         st.dictionaries(
-            st.sampled_from(["a", "b", "c"]), st.integers(-1000, 1000) | st.floats(-1e6, 1e6)
+            st.sampled_from(["a", "b", "c"]),
+            st.integers(-1000, 1000) | st.floats(-1e6, 1e6) | st.sampled_from(["x", "y1"]),
         ),
         min_size=1,
         max_size=6,
     )
 )
-def test_expand_parameters_inverts_format_parameters(grid):
+def test_results_round_trip_keeps_parameter_values_and_types(grid):
     frame = tidy_frame(
         [r for i, p in enumerate(grid) for r in tidy_rows("f", "m", {"v": i}, parameters=p)]
     )
-    out = expand_parameters(frame).sort_values("value")
+    with tempfile.TemporaryDirectory() as tmp:
+        back = read_results(write_results(frame, Path(tmp) / "r.csv"))
+    pd.testing.assert_frame_equal(back, frame, check_exact=True)
+    out = frame.sort_values("value")
     for key in ("a", "b", "c"):
         expected = [p.get(key, np.nan) for p in grid]
-        got = out[key].to_numpy(float) if key in out else np.full(len(grid), np.nan)
-        np.testing.assert_allclose(got, np.asarray(expected, float), rtol=1e-11, equal_nan=True)
+        got = out[key].tolist() if key in out else [np.nan] * len(grid)
+        for value, want in zip(got, expected, strict=True):
+            if isinstance(want, str) or isinstance(value, str):
+                assert str(value) == (want if isinstance(want, str) else f"{want:.12g}")
+            else:
+                np.testing.assert_allclose(value, want, rtol=1e-11, equal_nan=True)
 
 
 def test_mean_halfwidth_matches_scipy_intervals():
@@ -216,30 +242,35 @@ def test_rank_correlation_does_not_rank_the_last_bits_of_equal_values():
 
 
 def test_claim_intervals_one_row_per_claim():
-    rows = tidy_rows("claims", "H", {"p.a": 1.0, "p.a.ci_low": 0.5, "p.a.ci_high": 1.5, "p.b": 2.0})
+    rows = tidy_rows("claims", "H", {"p.a": 1.0, "p.b": 2.0}, intervals={"p.a": (0.5, 1.5)})
     table = claim_intervals(tidy_frame(rows))
     assert list(table.index) == ["p.a", "p.b"]
     assert table.loc["p.a"].tolist() == [1.5, 0.5, 1.0]
     assert np.isnan(table.loc["p.b", "ci_low"]) and table.loc["p.b", "value"] == 2.0
 
 
-def test_parameters_strings_are_parsed_only_by_expand_parameters():
-    """Experiments and notebooks select on the columns of expand_parameters, never on the string."""
+def test_no_parameter_strings_or_interval_rows_remain():
+    """Parameters are columns and intervals are columns: no experiment, notebook or the report
+    builds or reads "k=v;k=v" strings, a ``parameters`` column or ``<id>.ci_low`` rows."""
     import json
     import re
-    from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
     sources = {
         p.name: p.read_text()
-        for p in (root / "lib" / "ppdp" / "experiments").glob("*.py")
-        if p.name != "common.py"
+        for p in [
+            *(root / "lib" / "ppdp" / "experiments").glob("*.py"),
+            root / "lib/ppdp/report.py",
+        ]
     }
     for path in (root / "notebooks").glob("*.ipynb"):
         cells = json.loads(path.read_text())["cells"]
         sources[path.name] = "\n".join(
             "".join(c["source"]) for c in cells if c["cell_type"] == "code"
         )
-    parsing = re.compile(r"parameters\"?\]?\.str\.|split\(\"[=;]\"|parse_parameters\(")
+    old = re.compile(
+        r"""["']parameters["']\]|index=["']parameters["']|split\(["'][=;]["']\)"""
+        r"""|(format|parse|expand)_parameters\(|["']\.ci_(low|high)["']|\.across\.ci_"""
+    )
     for name, text in sources.items():
-        assert not parsing.search(text), f"{name} parses parameter strings: {parsing.search(text)}"
+        assert not old.search(text), f"{name} still uses the old format: {old.search(text)}"

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from populations import hyobscure_population
 from ppdp.experiments import hyobscure as hx
+from ppdp.experiments.common import tidy_frame, tidy_rows, with_parameters
 from ppdp.mechanisms import hyobscure as hy
 from ppdp.mechanisms.hyobscure.boosting import greedy_candidates
 from ppdp.mechanisms.hyobscure.leakage import (
@@ -357,7 +358,7 @@ def test_pp_one_point_is_the_generalization_only_point(authors_run):
     """At pp = 1 HyObscure publishes the unobscured features under its final groups: exactly
     what the GenOnly row attacks."""
     fr = authors_run
-    pick = fr[(fr["parameters"] == "budget=0.6;pp=1") & (fr["metric"] == "privacy_rf_sI")]
+    pick = fr[(fr["budget"] == 0.6) & (fr["pp"] == 1) & (fr["metric"] == "privacy_rf_sI")]
     hy_value = pick[pick["method"] == "HyObscure"]["value"].item()
     alone = pick[pick["method"] == "GenOnly"]["value"].item()
     assert hy_value == alone
@@ -365,33 +366,30 @@ def test_pp_one_point_is_the_generalization_only_point(authors_run):
 
 def test_decomposition_adds_up(authors_run):
     dec = hx.decomposition(authors_run)
-    assert set(dec["parameters"]) == {"budget=0.6;pp=1", "budget=0.6;pp=0"}
+    # one row per point, its parameters as columns (as typed in the tidy rows) and as a label
+    assert list(dec.columns[:4]) == ["seed", "budget", "pp", "point"]
+    assert sorted(zip(dec["budget"], dec["pp"], strict=True)) == [(0.6, 0.0), (0.6, 1.0)]
+    assert set(dec["point"]) == {"budget = 0.6, pp = 1", "budget = 0.6, pp = 0"}
     np.testing.assert_allclose(dec["generalization"] + dec["obfuscation"], dec["total"])
     fr = authors_run
     ref = fr[(fr["method"] == "Original") & (fr["metric"] == "privacy_rf_sI")]["value"].item()
-    row = dec[dec["parameters"] == "budget=0.6;pp=0"].iloc[0]
+    row = dec[dec["pp"] == 0].iloc[0]
     hy_value = fr[
-        (fr["method"] == "HyObscure")
-        & (fr["parameters"] == "budget=0.6;pp=0")
-        & (fr["metric"] == "privacy_rf_sI")
+        (fr["method"] == "HyObscure") & (fr["pp"] == 0) & (fr["metric"] == "privacy_rf_sI")
     ]["value"].item()
     assert row["total"] == pytest.approx(hy_value - ref)
     assert row["total_pct"] == pytest.approx(100 * (hy_value - ref) / ref)
     assert row["table2_met"] in (0.0, 1.0)
     # pp = 1 has no obfuscation share at all
-    assert dec[dec["parameters"] == "budget=0.6;pp=1"]["obfuscation"].item() == 0.0
+    assert dec[dec["pp"] == 1]["obfuscation"].item() == 0.0
 
 
 def test_decomposition_needs_genonly_rows():
-    frame = pd.DataFrame(
-        {
-            "experiment": "tradeoff",
-            "method": ["Original", "HyObscure"],
-            "parameters": ["", "budget=0.1"],
-            "metric": "privacy_rf_sI",
-            "value": [1.0, 1.1],
-            "seed": 0,
-        }
+    frame = tidy_frame(
+        tidy_rows("tradeoff", "Original", {"privacy_rf_sI": 1.0}, seed=0)
+        + tidy_rows(
+            "tradeoff", "HyObscure", {"privacy_rf_sI": 1.1}, parameters={"budget": 0.1}, seed=0
+        )
     )
     with pytest.raises(ValueError, match="decompose=True"):
         hx.decomposition(frame)
@@ -522,23 +520,23 @@ def test_decomposition_in_both_orders_and_the_final_reference(authors_run):
     """Obfuscation first credits XObf's gain (ObfOnly) and leaves the rest to regrouping; the
     authors' reference point is GenOnly, the unobscured features under the final groups."""
     fr = authors_run
-    dec = hx.decomposition(fr).set_index("parameters")
+    dec = hx.decomposition(fr)
 
-    def value(method, params):
-        pick = fr[
-            (fr["method"] == method)
-            & (fr["parameters"] == params)
-            & (fr["metric"] == "privacy_rf_sI")
-        ]
+    def at(row):
+        return fr[(fr["budget"] == row["budget"]) & (fr["pp"] == row["pp"])]
+
+    def value(method, row):
+        pick = at(row)
+        pick = pick[(pick["method"] == method) & (pick["metric"] == "privacy_rf_sI")]
         return pick["value"].item()
 
     ref = fr[(fr["method"] == "Original") & (fr["metric"] == "privacy_rf_sI")]["value"].item()
-    for params in dec.index:
-        hy_value, gen, obf = (value(m, params) for m in ("HyObscure", "GenOnly", "ObfOnly"))
+    assert len(dec) == 2
+    for _, row in dec.iterrows():
+        hy_value, gen, obf = (value(m, row) for m in ("HyObscure", "GenOnly", "ObfOnly"))
         # ObfOnly is XObf at the same knob and pp, drawn the same way
-        knob_pp = fr[(fr["method"] == "ObfOnly") & (fr["parameters"] == params)]
+        knob_pp = at(row)[at(row)["method"] == "ObfOnly"]
         assert set(knob_pp["metric"]) == {"privacy_rf_sI", "utility_loss"}
-        row = dec.loc[params]
         assert row["obfuscation_alone"] == pytest.approx(obf - ref)
         assert row["regrouping_after"] == pytest.approx(hy_value - obf)
         assert row["obfuscation_alone"] + row["regrouping_after"] == pytest.approx(row["total"])
@@ -567,24 +565,15 @@ def test_obfonly_is_xobf_at_the_same_point():
 
 def _fig3a_frame(hyobscure, genonly, obfonly, original=(1.0, 10.0)):
     """A tradeoff frame of one seed: (utility loss, privacy) per point of each method."""
-    rows = [("Original", "", *original)]
-    for method, points in (("HyObscure", hyobscure), ("GenOnly", genonly), ("ObfOnly", obfonly)):
-        rows += [(method, f"budget=0.48;pp={pp}", u, p) for pp, (u, p) in points.items()]
-    rows += [("Random", "p_rand=0.1", 1.001, 10.01), ("Random", "p_rand=0.2", 1.01, 10.05)]
-    out = []
-    for method, params, u, p in rows:
-        for metric, v in (("utility_loss", u), ("privacy_rf_sI", p)):
-            out.append(
-                {
-                    "experiment": "tradeoff",
-                    "method": method,
-                    "parameters": params,
-                    "metric": metric,
-                    "value": v,
-                    "seed": 0,
-                }
-            )
-    return pd.DataFrame(out)
+    points = [("Original", {}, *original)]
+    for method, curve in (("HyObscure", hyobscure), ("GenOnly", genonly), ("ObfOnly", obfonly)):
+        points += [(method, {"budget": 0.48, "pp": pp}, u, p) for pp, (u, p) in curve.items()]
+    points += [("Random", {"p_rand": 0.1}, 1.001, 10.01), ("Random", {"p_rand": 0.2}, 1.01, 10.05)]
+    rows = []
+    for method, params, u, p in points:
+        metrics = {"utility_loss": u, "privacy_rf_sI": p}
+        rows += tidy_rows("tradeoff", method, metrics, parameters=params, seed=0)
+    return tidy_frame(rows)
 
 
 def test_fig3a_under_both_reference_points_against_a_direct_reading():
@@ -595,18 +584,26 @@ def test_fig3a_under_both_reference_points_against_a_direct_reading():
     gen = {0.8: (1.0, 10.8), 0.0: (1.0, 10.8)}  # final groups, nobody obfuscated
     obf = {0.8: (1.004, 10.1), 0.0: (1.01, 10.4)}
     rows = hx.claims(_fig3a_frame(hyo, gen, obf), "movielens", protocol="authors")
-    got = rows.set_index(["metric", "parameters"])["value"]
+    claim_rows = with_parameters(rows[rows["experiment"] == "claims"], ["reference", "order"])
+
+    def got(claim, reference=None, order=None):
+        """The claim's value at that setting (None: the parameter is missing)."""
+        pick = claim_rows[claim_rows["metric"] == claim]
+        for key, want in (("reference", reference), ("order", order)):
+            pick = pick[pick[key].isna() if want is None else pick[key] == want]
+        return pick["value"].item()
+
     prefix = "hyobscure.movielens_authors_"
     # against the starting groups: (0, 0) -> (0.4, 10): 5% at 0.2
-    assert got[prefix + "fig3a_mae_gain", ""] == pytest.approx(5.0)
+    assert got(prefix + "fig3a_mae_gain") == pytest.approx(5.0)
     # against the final groups: (0, 0) -> (0.4, 100 * (11 - 10.8) / 10.8)
-    assert got[prefix + "fig3a_mae_gain.across", "reference=final_groups"] == pytest.approx(
+    assert got(prefix + "fig3a_mae_gain.across", reference="final_groups") == pytest.approx(
         0.5 * 100 * 0.2 / 10.8
     )
     # regrouping first: GenOnly's 8% of the 5% read at 0.2 (4%) -> 80%
-    assert got[prefix + "fig3a_generalization_share", ""] == pytest.approx(80.0)
+    assert got(prefix + "fig3a_generalization_share") == pytest.approx(80.0)
     # obfuscation first: ObfOnly's 1% at 0.4 -> 0.5% at 0.2, regrouping the other 4.5 of 5
-    share = got[prefix + "fig3a_generalization_share.across", "order=obfuscation_first"]
+    share = got(prefix + "fig3a_generalization_share.across", order="obfuscation_first")
     assert share == pytest.approx(90.0)
     context = rows[rows["experiment"] == "claim_context"].set_index("metric")["value"]
     assert context[prefix + "fig3a_lowest_point_utility_change"] == pytest.approx(0.4)

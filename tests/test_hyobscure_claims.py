@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from ppdp.experiments import hyobscure as E
-from ppdp.experiments.common import concat_tidy, expand_parameters, tidy_frame, tidy_rows
+from ppdp.experiments.common import concat_tidy, parameter_columns, tidy_frame, tidy_rows
 
 SEEDS = range(6)
 BASELINES = ("PrivCheck", "Random", "Frapp", "Similarity", "DP")
@@ -38,43 +38,35 @@ def _tradeoff(slopes: dict[str, float], noise: float = 0.0) -> pd.DataFrame:
     return tidy_frame(rows)
 
 
-def _claims(frame: pd.DataFrame) -> pd.Series:
+def _claims(frame: pd.DataFrame) -> pd.DataFrame:
+    """Claim rows by claim id: columns ``value``, ``ci_low`` and ``ci_high``."""
     out = E.claims(frame, "movielens")
-    return out.set_index("metric")["value"]
+    return out.set_index("metric")[["value", "ci_low", "ci_high"]]
 
 
 def test_fig3a_gain_and_margin_match_the_construction():
     slopes = {"HyObscure": 5.0, "XObf": 2.0, "YGen": 2.0, **{m: 1.0 for m in BASELINES}}
     c = _claims(_tradeoff(slopes))
-    assert c["hyobscure.movielens_fig3a_mae_gain"] == pytest.approx(1.0)  # 5 x 0.2%
-    assert c["hyobscure.movielens_fig3a_baseline_mae_gain"] == pytest.approx(0.2)
-    assert c["hyobscure.movielens_fig3a_margin"] == pytest.approx(0.8)
+    assert c.loc["hyobscure.movielens_fig3a_mae_gain", "value"] == pytest.approx(1.0)  # 5 x 0.2%
+    assert c.loc["hyobscure.movielens_fig3a_baseline_mae_gain", "value"] == pytest.approx(0.2)
+    assert c.loc["hyobscure.movielens_fig3a_margin", "value"] == pytest.approx(0.8)
     # without noise every bootstrap resample gives the same value
-    assert c["hyobscure.movielens_fig3a_margin.ci_low"] == pytest.approx(0.8)
-    assert c["hyobscure.movielens_fig3a_margin.ci_high"] == pytest.approx(0.8)
-    assert c["hyobscure.movielens_fig5_margin"] > 0
+    assert c.loc["hyobscure.movielens_fig3a_margin", "ci_low"] == pytest.approx(0.8)
+    assert c.loc["hyobscure.movielens_fig3a_margin", "ci_high"] == pytest.approx(0.8)
+    assert c.loc["hyobscure.movielens_fig5_margin", "value"] > 0
 
 
 def test_paired_noise_leaves_the_ordering_resolved_and_a_tie_unresolved():
     slopes = {"HyObscure": 5.0, "XObf": 2.0, "YGen": 2.0, **{m: 1.0 for m in BASELINES}}
     c = _claims(_tradeoff(slopes, noise=2.0))
-    lo, hi = (
-        c["hyobscure.movielens_fig3a_margin.ci_low"],
-        c["hyobscure.movielens_fig3a_margin.ci_high"],
-    )
-    assert 0 < lo <= c["hyobscure.movielens_fig3a_margin"] <= hi
+    margin, lo, hi = c.loc["hyobscure.movielens_fig3a_margin", ["value", "ci_low", "ci_high"]]
+    assert 0 < lo <= margin <= hi
     # the gain itself carries the shared per-seed effect, so its interval is the wider one
-    g_lo, g_hi = (
-        c["hyobscure.movielens_fig3a_mae_gain.ci_low"],
-        c["hyobscure.movielens_fig3a_mae_gain.ci_high"],
-    )
+    g_lo, g_hi = c.loc["hyobscure.movielens_fig3a_mae_gain", ["ci_low", "ci_high"]]
     assert g_hi - g_lo > hi - lo
     tie = _claims(_tradeoff({m: 1.0 for m in ("HyObscure", "XObf", "YGen", *BASELINES)}, 2.0))
-    assert (
-        tie["hyobscure.movielens_fig3a_margin.ci_low"]
-        < 0
-        < tie["hyobscure.movielens_fig3a_margin.ci_high"]
-    )
+    t_lo, t_hi = tie.loc["hyobscure.movielens_fig3a_margin", ["ci_low", "ci_high"]]
+    assert t_lo < 0 < t_hi
 
 
 def test_claims_are_deterministic():
@@ -137,20 +129,15 @@ def test_sweep_rank_correlations_and_margins():
                 )
     f6, f8 = tidy_frame(rows6), tidy_frame(rows8)
     trade = _tradeoff({m: 1.0 for m in ("HyObscure", "XObf", "YGen", *BASELINES)})
-    c = E.claims(concat_tidy([trade, f6, f8]), "movielens").set_index("metric")["value"]
-    means = (
-        f6[f6["method"] == "HyObscure"]
-        .pipe(expand_parameters, ["n_groups"])
-        .groupby("n_groups")["value"]
-        .mean()
-    )
-    assert c["hyobscure.movielens_fig6_rank_correlation"] == pytest.approx(
+    c = _claims(concat_tidy([trade, f6, f8]))
+    means = f6[f6["method"] == "HyObscure"].groupby("n_groups")["value"].mean()
+    assert c.loc["hyobscure.movielens_fig6_rank_correlation", "value"] == pytest.approx(
         spearmanr(means.index, means.to_numpy())[0]
     )
-    assert c["hyobscure.movielens_fig6_rank_correlation.ci_high"] < 0
-    assert c["hyobscure.movielens_fig6_min_margin"] == pytest.approx(0.3, abs=0.02)
-    assert c["hyobscure.movielens_fig6_min_margin.ci_low"] > 0.25
-    assert c["hyobscure.movielens_fig8_rank_correlation"] == -1.0
+    assert c.loc["hyobscure.movielens_fig6_rank_correlation", "ci_high"] < 0
+    assert c.loc["hyobscure.movielens_fig6_min_margin", "value"] == pytest.approx(0.3, abs=0.02)
+    assert c.loc["hyobscure.movielens_fig6_min_margin", "ci_low"] > 0.25
+    assert c.loc["hyobscure.movielens_fig8_rank_correlation", "value"] == -1.0
 
 
 def _seed_square(seed):
@@ -202,9 +189,13 @@ def _scenario_runs(n_draws, scenario_ii_draws=None):
 def test_scenario_ii_draws_limits_only_scenario_ii():
     """Scenario II on the first draw is the one-draw run's Scenario II; Scenario I and the utility
     still average every draw, as without the limit."""
-    limited = _scenario_runs(2, scenario_ii_draws=1).set_index(["method", "parameters", "metric"])
-    full = _scenario_runs(2).set_index(["method", "parameters", "metric"])
-    one = _scenario_runs(1).set_index(["method", "parameters", "metric"])
+
+    def by_point(frame):
+        return frame.set_index(["method", *parameter_columns(frame), "metric"])
+
+    limited = by_point(_scenario_runs(2, scenario_ii_draws=1))
+    full = by_point(_scenario_runs(2))
+    one = by_point(_scenario_runs(1))
     sii = limited.index.get_level_values("metric") == "privacy_rf_sII"
     pd.testing.assert_frame_equal(limited[sii], one[sii])
     pd.testing.assert_frame_equal(limited[~sii], full[~sii])
@@ -242,19 +233,28 @@ def test_fig8_claim_across_grids_equals_a_run_on_that_grid(monkeypatch):
     monkeypatch.undo()
     assert fitted == [(40, 200)]  # (60, 200) and (80, 200) come from the profile's sweep
     assert set(across["experiment"]) == {"fig8_across"}
-    assert set(expand_parameters(across, ["grid"])["grid"]) == {"k 40/60/80 alpha 200"}
+    assert set(across["grid"]) == {"k 40/60/80 alpha 200"}
+    # a copy's parameters: its bounds, the budget and the grid
+    assert sorted(parameter_columns(across)) == ["alpha", "budget", "grid", "k"]
 
     got = E.claims(concat_tidy([base, across]), "movielens")
     claim = "hyobscure.movielens_fig8_rank_correlation"
     plain = got[~got["metric"].str.contains(".across", regex=False)]
-    pd.testing.assert_frame_equal(plain.reset_index(drop=True), E.claims(base, "movielens"))
+    assert plain["grid"].isna().all()  # the profile's grid: the plain claim, no grid parameter
+    pd.testing.assert_frame_equal(
+        plain.drop(columns="grid").reset_index(drop=True), E.claims(base, "movielens")
+    )
     rows = got[got["metric"].str.contains(".across", regex=False)]
-    assert set(rows["parameters"]) == {"grid=k 40/60/80 alpha 200"}  # not the profile's 60/80
+    assert set(rows["grid"]) == {"k 40/60/80 alpha 200"}  # not the profile's 60/80
+    assert rows["ci_low"].notna().all() and rows["ci_high"].notna().all()
     direct = sweep(pop, seeds, [[40, 200], [60, 200], [80, 200]], "k_alpha", 0.05, **kw)
-    want = E.claims(direct, "movielens").set_index("metric")["value"]
-    assert len(want) == 3
+    want = _claims(direct)
+    assert len(want) == 1
     for row in rows.itertuples():
-        assert row.value == pytest.approx(want[row.metric.replace(".across", "")], abs=1e-12)
+        plain = want.loc[row.metric.replace(".across", "")]
+        assert row.value == pytest.approx(plain["value"], abs=1e-12)
+        bounds = (plain["ci_low"], plain["ci_high"])
+        assert (row.ci_low, row.ci_high) == pytest.approx(bounds, abs=1e-12)
     assert sorted(rows["metric"]) == sorted(m.replace(claim, claim + ".across") for m in want.index)
     table = E.across_table(got, k_alpha_list=pairs)
     assert list(table.index.get_level_values("grid")) == [
@@ -295,10 +295,15 @@ def test_fig9_claims_across_grids_from_tidy_rows():
     across = tidy_frame(across)
     got = E.claims(concat_tidy([base, across]), "foursquare")
     rows = got[got["metric"].str.contains(".across", regex=False)]
-    assert set(rows["parameters"]) == {"grid=l 2/3/4/5/6/7 beta 12"}
-    direct = across[across["parameters"].str.contains("l 2/3/4/5/6/7")].assign(experiment="fig9")
-    want = E.claims(direct, "foursquare").set_index("metric")["value"]
+    assert set(rows["grid"]) == {"l 2/3/4/5/6/7 beta 12"}
+    direct = across[across["grid"] == "l 2/3/4/5/6/7 beta 12"].assign(experiment="fig9")
+    want = E.claims(direct, "foursquare").set_index("metric")
     claim = "hyobscure.foursquare_fig9_rank_correlation"
-    assert want[claim + ".ci_low"] <= want[claim] < 0
+    assert want.loc[claim, "ci_low"] <= want.loc[claim, "value"] < 0
     for row in rows.itertuples():
-        assert row.value == want[row.metric.replace(".across", "")]
+        plain = want.loc[row.metric.replace(".across", "")]
+        assert (row.value, row.ci_low, row.ci_high) == (
+            plain["value"],
+            plain["ci_low"],
+            plain["ci_high"],
+        )

@@ -1,8 +1,9 @@
 """IMPOSTER experiment module: claims from tidy results, score tables and figures.
 
 The claims are recomputed here from the tidy rows by an independent route (each row's parameters
-read with ``parse_parameters`` and averaged with plain Python), on synthetic rows laid out like
-the experiment functions' and on rows that ``run_fig6``/``run_fig7`` produce on a small table.
+read one row at a time from its parameter columns and averaged with plain Python), on synthetic
+rows laid out like the experiment functions' and on rows that ``run_fig6``/``run_fig7`` produce on
+a small table.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ppdp.classifiers import CLASSIFIERS
 from ppdp.experiments import imposter as ex
 from ppdp.experiments.common import (
     concat_tidy,
-    parse_parameters,
+    parameter_columns,
     read_results,
     tidy_frame,
     tidy_rows,
@@ -90,18 +91,26 @@ def synthetic_results(seeds=(0, 1, 2), seed: int = 0, classifiers=CLASSIFIERS) -
     return tidy_frame(rows)
 
 
+def row_parameters(results: pd.DataFrame) -> list[dict]:
+    """Each row's parameters as a dict (the ones it has: missing values left out)."""
+    keys = parameter_columns(results)
+    return [
+        {k: v for k, v in zip(keys, values, strict=True) if not pd.isna(v)}
+        for values in results[keys].itertuples(index=False, name=None)
+    ]
+
+
 def reference_claims(results: pd.DataFrame) -> dict[str, float]:
     """The claims computed row by row, without the module's helpers."""
     groups: dict[tuple, list[float]] = defaultdict(list)
-    for exp, method, params, metric, value in zip(
+    for exp, method, p, metric, value in zip(
         results["experiment"],
         results["method"],
-        results["parameters"],
+        row_parameters(results),
         results["metric"],
         results["value"],
         strict=True,
     ):
-        p = parse_parameters(params)
         if exp == "table1":
             groups["t1", method, p["setting"], p["target"], metric].append(value)
         elif exp == "fig7":
@@ -155,11 +164,10 @@ def reference_claims(results: pd.DataFrame) -> dict[str, float]:
 
 
 def as_dict(claims: pd.DataFrame) -> dict[str, float]:
-    """The claims' values, without their intervals' bounds."""
+    """The claims' values (their intervals are columns of the same rows)."""
     assert (claims["experiment"] == "claims").all()
     assert claims["metric"].is_unique
-    point = claims[~claims["metric"].str.endswith((".ci_low", ".ci_high"))]
-    return dict(zip(point["metric"], point["value"], strict=True))
+    return dict(zip(claims["metric"], claims["value"], strict=True))
 
 
 def assert_same_claims(got: dict[str, float], want: dict[str, float]) -> None:
@@ -179,10 +187,11 @@ def assert_same_claims(got: dict[str, float], want: dict[str, float]) -> None:
 def test_claims_match_a_row_by_row_computation(seed):
     results = synthetic_results(seed=seed)
     got = ex.claims(results)
-    bounds = [f"{c}{b}" for c in CLAIM_IDS for b in ("", ".ci_low", ".ci_high")]
-    assert sorted(got["metric"]) == sorted(bounds)
-    krr = {f"imposter.krr_income_at_gender_6891{b}" for b in ("", ".ci_low", ".ci_high")}
-    assert set(got.loc[got["method"] == "kRR", "metric"]) == krr
+    assert sorted(got["metric"]) == sorted(CLAIM_IDS)
+    # three seeds: every claim has its interval, in its own row
+    assert got[["ci_low", "ci_high"]].notna().all().all()
+    assert (got["ci_low"] <= got["ci_high"]).all()
+    assert set(got.loc[got["method"] == "kRR", "metric"]) == {"imposter.krr_income_at_gender_6891"}
     assert set(got["method"]) == {"IMPOSTER", "kRR"}
     assert_same_claims(as_dict(got), reference_claims(results))
 
@@ -192,16 +201,16 @@ def test_claim_intervals_cover_the_seeds():
     quarter, a quarter and half of 1,000 resamples), so the 2.5% and 97.5% percentiles are the
     smallest and largest of the claim on these three; one seed gives no interval."""
     results = synthetic_results(seeds=(4, 9), seed=3)
-    got = ex.claims(results)
-    values = dict(zip(got["metric"], got["value"], strict=True))
+    got = ex.claims(results).set_index("metric")
     alone = [reference_claims(results[results["seed"].isin([s, -1])]) for s in (4, 9)]
     both = reference_claims(results)
     for claim in CLAIM_IDS:
         three = [alone[0][claim], alone[1][claim], both[claim]]
-        assert values[f"{claim}.ci_low"] == pytest.approx(min(three), abs=1e-12), claim
-        assert values[f"{claim}.ci_high"] == pytest.approx(max(three), abs=1e-12), claim
+        assert got.loc[claim, "ci_low"] == pytest.approx(min(three), abs=1e-12), claim
+        assert got.loc[claim, "ci_high"] == pytest.approx(max(three), abs=1e-12), claim
     one = ex.claims(results[results["seed"] != 9])
-    assert not one["metric"].str.contains(r"\.ci_").any()
+    assert sorted(one["metric"]) == sorted(CLAIM_IDS)
+    assert one[["ci_low", "ci_high"]].isna().all().all()
 
 
 def test_claims_worked_example():
@@ -286,6 +295,10 @@ def test_claims_from_a_written_results_csv(tmp_path):
     stored = written[written["experiment"] == "claims"].reset_index(drop=True)
     assert list(again["metric"]) == list(stored["metric"])
     np.testing.assert_allclose(again["value"], stored["value"], rtol=1e-9)
+    # the intervals are written and read back with their claims
+    assert stored[["ci_low", "ci_high"]].notna().all().all()
+    for bound in ("ci_low", "ci_high"):
+        np.testing.assert_allclose(again[bound], stored[bound], rtol=1e-9)
 
 
 def test_claims_on_rows_of_run_fig7():
@@ -295,9 +308,8 @@ def test_claims_on_rows_of_run_fig7():
     assert eps == 1.0
     by_hand = [
         v
-        for v, p, m in zip(fig7["value"], fig7["parameters"], fig7["metric"], strict=True)
-        if m == "accuracy"
-        and parse_parameters(p) == {"epsilon": "1", "setting": "B", "target": "income"}
+        for v, p, m in zip(fig7["value"], row_parameters(fig7), fig7["metric"], strict=True)
+        if m == "accuracy" and p == {"epsilon": 1.0, "setting": "B", "target": "income"}
     ]
     assert len(by_hand) == 2
     assert income == pytest.approx(np.mean(by_hand), rel=1e-12)
@@ -311,15 +323,16 @@ def test_claims_on_rows_of_run_fig7():
 # the Table 1 claims across lambda (the paper states none for Table 1)
 
 ACROSS = ex.ACROSS_CLAIMS
-BOUNDS = ("", ".ci_low", ".ci_high")
+BOUNDS = ("value", "ci_low", "ci_high")
 
 
-def across_rows(claims: pd.DataFrame) -> dict[tuple[str, str], float]:
-    """``{(metric, parameters): value}`` of the ``.across`` claim rows (intervals included)."""
+def across_rows(claims: pd.DataFrame) -> dict[tuple[str, float], dict[str, float]]:
+    """``{(metric, lambda): {"value": ..., "ci_low": ..., "ci_high": ...}}`` of the ``.across``
+    claim rows."""
     rows = claims[claims["metric"].str.contains(".across", regex=False)]
-    key = list(zip(rows["metric"], rows["parameters"], strict=True))
+    key = list(zip(rows["metric"], rows["lambda"], strict=True))
     assert len(set(key)) == len(key)
-    return dict(zip(key, rows["value"], strict=True))
+    return dict(zip(key, rows[list(BOUNDS)].to_dict("records"), strict=True))
 
 
 def test_across_claims_match_a_row_by_row_computation():
@@ -329,39 +342,52 @@ def test_across_claims_match_a_row_by_row_computation():
     and on both (see ``test_claim_intervals_cover_the_seeds``)."""
     results = synthetic_results(seeds=(4, 9), seed=3)
     t1 = results[results["experiment"] == "table1"]
-    b = t1["parameters"].map(lambda p: parse_parameters(p)["setting"] == "B")
+    b = t1["setting"] == "B"
     extra = []
     for lam, shift in ((0.5, 0.05), (2.0, -0.03)):
         rows = t1[b].assign(
             experiment="table1_across",
-            parameters=t1.loc[b, "parameters"].str.replace("lambda=1", f"lambda={lam:g}"),
             value=t1.loc[b, "value"] + shift,
+            **{"lambda": lam},
         )
         extra.append(rows)
     got = ex.claims(concat_tidy([results, *extra]))
     plain = got[~got["metric"].str.contains(".across", regex=False)].reset_index(drop=True)
-    pd.testing.assert_frame_equal(plain, ex.claims(results))
+    # lambda is the across rows' parameter only
+    assert plain["lambda"].isna().all()
+    pd.testing.assert_frame_equal(plain.drop(columns="lambda"), ex.claims(results))
     values = across_rows(got)
-    assert sorted(values) == sorted(
-        (f"{c}.across{b}", f"lambda={lam}") for c in ACROSS for b in BOUNDS for lam in ("0.5", "2")
-    )
-    for rows, lam in zip(extra, ("0.5", "2"), strict=True):
+    assert sorted(values) == sorted((f"{c}.across", lam) for c in ACROSS for lam in (0.5, 2.0))
+    for rows, lam in zip(extra, (0.5, 2.0), strict=True):
         alone = rows.assign(experiment="table1")
         want = reference_claims(alone)
         by_seed = [reference_claims(alone[alone["seed"] == s]) for s in (4, 9)]
         for claim in ACROSS:
             three = [by_seed[0][claim], by_seed[1][claim], want[claim]]
             for bound, value in zip(BOUNDS, (want[claim], min(three), max(three)), strict=True):
-                got_value = values[f"{claim}.across{bound}", f"lambda={lam}"]
+                got_value = values[f"{claim}.across", lam][bound]
                 assert got_value == pytest.approx(value, rel=1e-12), (claim, bound, lam)
     table = ex.across_table(got, base_lam=1.0)
     assert list(table.index) == [0.5, 1.0, 2.0]
+    assert list(table.columns) == [
+        f"{c.removeprefix('imposter.')}{b}" for c in ACROSS for b in ("", ".ci_high", ".ci_low")
+    ]
+    plain_rows = plain.set_index("metric")
+    for bound, column in zip(BOUNDS, ("", ".ci_low", ".ci_high"), strict=True):
+        assert table.loc[1.0, f"gender_accuracy_b{column}"] == pytest.approx(
+            plain_rows.loc["imposter.gender_accuracy_b", bound], rel=1e-12
+        )
     assert table.loc[1.0, "gender_accuracy_b"] == pytest.approx(
         reference_claims(results)["imposter.gender_accuracy_b"], rel=1e-12
     )
     assert table.loc[2.0, "min_income_accuracy_b.ci_high"] == pytest.approx(
-        values["imposter.min_income_accuracy_b.across.ci_high", "lambda=2"], rel=1e-12
+        values["imposter.min_income_accuracy_b.across", 2.0]["ci_high"], rel=1e-12
     )
+    # one seed gives no interval: the table has no bound columns
+    one = ex.claims(concat_tidy([results, *extra]).query("seed != 9"))
+    assert list(ex.across_table(one, base_lam=1.0).columns) == [
+        c.removeprefix("imposter.") for c in ACROSS
+    ]
 
 
 @pytest.fixture
@@ -382,25 +408,23 @@ def test_across_claims_equal_a_run_made_at_that_lambda(fresh_releases):
         "imposter_params": {"epochs": 2, "batch_size": 64, "hidden": 16, "progress": False},
     }
     across = ex.run_table1_across(df, [1.0, 2.0, 1], 1.0, **kw)
-    lams = {parse_parameters(p)["lambda"] for p in across["parameters"]}
-    assert lams == {"2"}
-    settings = {parse_parameters(p)["setting"] for p in across["parameters"]}
-    assert settings == {"B"}
+    assert set(across["lambda"]) == {2.0}
+    assert set(across["setting"]) == {"B"}
     assert len(fresh_releases) and all(key[2] == 2.0 for key in fresh_releases)
     values = across_rows(ex.claims(across))  # the profile's Table 1 rows do not enter them
-    assert {p for _, p in values} == {"lambda=2"}
+    assert {lam for _, lam in values} == {2.0}
     fresh_releases.clear()  # the direct run trains its own generators
     direct, _ = ex.run_table1(df, lam=2.0, **kw)
-    want = dict(zip(*ex.claims(direct)[["metric", "value"]].to_numpy().T, strict=True))
+    want = ex.claims(direct).set_index("metric")
     for claim in ACROSS:
         for bound in BOUNDS:
-            assert values[f"{claim}.across{bound}", "lambda=2"] == pytest.approx(
-                want[f"{claim}{bound}"], rel=1e-12
+            assert values[f"{claim}.across", 2.0][bound] == pytest.approx(
+                want.loc[claim, bound], rel=1e-12
             ), (claim, bound)
-    b_rows = direct[direct["parameters"].map(lambda p: parse_parameters(p)["setting"] == "B")]
+    b_rows = direct[direct["setting"] == "B"]
     pd.testing.assert_frame_equal(
         across.reset_index(drop=True),
-        b_rows.assign(experiment="table1_across").reset_index(drop=True),
+        tidy_frame(b_rows.assign(experiment="table1_across")),
     )
 
 
@@ -432,7 +456,8 @@ def test_score_tables_index_numeric_grids_as_floats():
     t1 = ex.score_table(results, "table1")
     assert list(t1.index) == [(s, c) for s in "ABC" for c in sorted(CLASSIFIERS)]
     sel = (results["experiment"] == "table1") & (results["method"] == "LR")
-    sel &= results["parameters"] == "lambda=1;setting=B;target=sex;theta=0.01"
+    sel &= (results["lambda"] == 1.0) & (results["setting"] == "B")
+    sel &= (results["target"] == "sex") & (results["theta"] == 0.01)
     sel &= results["metric"] == "accuracy"
     assert t1.loc[("B", "LR"), ("sex", "accuracy")] == pytest.approx(
         100 * results.loc[sel, "value"].mean(), rel=1e-12
@@ -584,7 +609,8 @@ def test_no_typed_in_published_numbers_or_parameter_parsing(where):
     for number in ("67.26", "82.29", "68.91", "75.17"):
         assert number not in source
     assert not re.search(r"\.str\.(extract|contains|split)\(", source)
-    assert "parse_parameters" not in source
+    for old in ("parse_parameters", "expand_parameters", "format_parameters", '"parameters"]'):
+        assert old not in source
     assert '.split("=")' not in source
     assert not hasattr(ex, "PUBLISHED")
     assert not hasattr(ex, "claims_rows")

@@ -284,7 +284,11 @@ def test_run_experiments_on_a_synthetic_census():
         seed=3,
     )
     frame = mcx.run_experiments(data, **kwargs)
-    assert list(frame.columns) == list(TIDY_COLUMNS)
+    # the tidy columns, then the parameters, typed: l an integer everywhere, delta and P_match
+    # missing on the baselines' rows
+    assert list(frame.columns) == [*TIDY_COLUMNS, "delta", "l", "p_match"]
+    assert frame["l"].dtype == np.int64
+    assert frame[["delta", "p_match"]].dtypes.eq(np.float64).all()
     assert set(frame["experiment"]) >= {"fig3", "fig4", "fig5", "fig6", "fig7", "fig8"}
     assert np.isfinite(frame["value"]).all()
     # same seed, same results

@@ -89,12 +89,13 @@ def test_disclosure_claims_across_mondrian_group_sizes():
     groups = mc.mondrian_group_sizes(data, variants=variants, **common)
     got = mc.claims(pd.concat([frame, groups]))
     plain = mc.claims(frame)
-    # the profile's rows are unchanged
-    pd.testing.assert_frame_equal(
-        got[~got["metric"].str.endswith(".across")].reset_index(drop=True), plain
-    )
+    # the profile's rows are unchanged (and have no mondrian_k, the across rows' parameter)
+    profile = got[~got["metric"].str.endswith(".across")]
+    assert profile["mondrian_k"].isna().all()
+    pd.testing.assert_frame_equal(profile.drop(columns="mondrian_k").reset_index(drop=True), plain)
     across = got[got["metric"].str.endswith(".across")]
-    assert set(across["parameters"]) == {"mondrian_k=minimal", "mondrian_k=25", "mondrian_k=60"}
+    # "minimal" beside the integers k: a column of strings
+    assert set(across["mondrian_k"]) == {"minimal", "25", "60"}
     assert len(across) == 6
     # the sizes give different readings here, so the check below tells them apart
     assert across["value"].nunique() > 1
@@ -114,15 +115,15 @@ def test_disclosure_claims_across_mondrian_group_sizes():
                     "fig5", mc.METHOD_MONDRIAN, metrics, parameters={"l": 4, "p_match": p}, seed=r
                 )
         direct = mc.claims(pd.concat([others, tidy_frame(rows)])).set_index("metric")["value"]
-        at = across[across["parameters"] == f"mondrian_k={size}"].set_index("metric")["value"]
+        at = across[across["mondrian_k"] == size].set_index("metric")["value"]
         for name in names:
             assert at[f"mutual_cover.{name}.across"] == direct[f"mutual_cover.{name}"]
     # the table the notebook prints reads the same values
     table = mc.mondrian_ordering(pd.concat([frame, groups])).set_index("mondrian_k")
     for row in across.itertuples():
         kind = row.metric.removeprefix("mutual_cover.").split("_")[0]  # identity or attribute
-        size = row.parameters.removeprefix("mondrian_k=")
-        assert table.loc[size, f"{kind}: MutualCover below (share of P_match)"] == row.value
+        column = f"{kind}: MutualCover below (share of P_match)"
+        assert table.loc[row.mondrian_k, column] == row.value
 
 
 def test_query_answers_equal_the_query_module_to_the_bit():

@@ -431,12 +431,12 @@ def test_fig2_worked_example_costs_match_the_paper():
 
     summary, rows = fig2_example()
     totals = {
-        (r.method, r.parameters): r.value for r in rows.itertuples() if r.metric == "total_cost"
+        (r.method, r.weighting): r.value for r in rows.itertuples() if r.metric == "total_cost"
     }
     # Sec. 1: option I loses 12 units, option II 16; with age costing 2.5, 30 and 28
-    assert totals[("option_I", "weighting=unit")] == 12
-    assert totals[("option_II", "weighting=unit")] == 16
-    assert totals[("option_I", "weighting=age2.5")] == 30
-    assert totals[("option_II", "weighting=age2.5")] == 28
+    assert totals[("option_I", "unit")] == 12
+    assert totals[("option_II", "unit")] == 16
+    assert totals[("option_I", "age2.5")] == 30
+    assert totals[("option_II", "age2.5")] == 28
     assert summary["diversity"].tolist() == [3, 3, 2, 4]
     assert summary["coarsens_input"].all()

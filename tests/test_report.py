@@ -163,7 +163,7 @@ def test_interval_from_the_run_or_a_t_interval(tmp_path):
     claims = load_claims(
         _claims_file(tmp_path, [_claim("p.boot", ">", 0.0), _claim("p.seeds", ">", 0.0)])
     )
-    rows = tidy_rows("claims", "", {"p.boot": 1.0, "p.boot.ci_low": 0.2, "p.boot.ci_high": 1.5})
+    rows = tidy_rows("claims", "", {"p.boot": 1.0}, intervals={"p.boot": (0.2, 1.5)})
     values = [1.0, 2.0, 4.0]
     for seed, v in enumerate(values):
         rows += tidy_rows("claims", "", {"p.seeds": v}, seed=seed)
@@ -187,7 +187,7 @@ def test_interval_from_the_run_or_a_t_interval(tmp_path):
 def test_interval_checks_need_the_whole_interval(tmp_path, op, low, high, expected):
     claims = load_claims(_claims_file(tmp_path, [_claim("p.m", op, 0.0, basis="interval")]))
     mid = (low + high) / 2
-    rows = tidy_rows("claims", "", {"p.m": mid, "p.m.ci_low": low, "p.m.ci_high": high})
+    rows = tidy_rows("claims", "", {"p.m": mid}, intervals={"p.m": (low, high)})
     write_results(rows, tmp_path / "results" / "nb.csv")
     table = evaluate(claims, tmp_path / "results")
     assert (table.loc[0, "verdict"] == "reproduced") is expected
@@ -426,7 +426,7 @@ def test_summary_opens_the_papers_section_with_measured_values(tmp_path):
             }
         )
     )
-    rows = tidy_rows("claims", "", {"p.gain": 6.25, "p.gain.ci_low": 3.0, "p.gain.ci_high": 10.0})
+    rows = tidy_rows("claims", "", {"p.gain": 6.25}, intervals={"p.gain": (3.0, 10.0)})
     write_results(rows, tmp_path / "results" / "nb.csv")
     out = tmp_path / "reproduction.md"
     build_report(path, tmp_path / "results", out, profile="smoke")
@@ -636,8 +636,8 @@ def _two_runs(tmp_path):
     path = _claims_file(tmp_path, entries, n_claims=4)
     results = tmp_path / "results"
     write_results(tidy_rows("claims", "", {"p.a": 2.0, "p.b": 2.0}), results / "nb.csv")
-    other = {"p.c": 2.0, "p.d": 2.0, "p.d.ci_low": 1.5, "p.d.ci_high": 2.5}
-    write_results(tidy_rows("claims", "", other), results / "other.csv")
+    other = tidy_rows("claims", "", {"p.c": 2.0, "p.d": 2.0}, intervals={"p.d": (1.5, 2.5)})
+    write_results(other, results / "other.csv")
     return path, results
 
 
@@ -883,7 +883,7 @@ def test_every_committed_profile_judges_every_claim_or_fails(tmp_path, profile):
 
 def test_across_values_of_an_interval_claim_are_judged_on_their_intervals(tmp_path):
     """Where a claim's check reads its whole interval, a value at another setting is judged on the
-    interval the run gives there (``<id>.across.ci_low`` / ``.ci_high`` rows): a mean that meets
+    interval the run gives there (the ``ci_low`` / ``ci_high`` of its ``<id>.across`` rows): a mean that meets
     the threshold with an interval that crosses it does not make the claim ambiguous, an interval
     wholly past it does, and a value with no interval fails such a check."""
     path = _claims_file(
@@ -896,13 +896,13 @@ def test_across_values_of_an_interval_claim_are_judged_on_their_intervals(tmp_pa
         ],
         n_claims=1,
     )
-    rows = tidy_rows("claims", "", {"p.rho": -0.8, "p.rho.ci_low": -1.0, "p.rho.ci_high": 0.4})
+    rows = tidy_rows("claims", "", {"p.rho": -0.8}, intervals={"p.rho": (-1.0, 0.4)})
     grids = {"a": (-0.9, -1.0, 0.2), "b": (-0.95, -1.0, -0.6), "c": (-0.9, None, None)}
     for grid, (value, low, high) in grids.items():
-        values = {"p.rho.across": value}
-        if low is not None:
-            values |= {"p.rho.across.ci_low": low, "p.rho.across.ci_high": high}
-        rows += tidy_rows("claims", "", values, parameters={"grid": grid})
+        bounds = {} if low is None else {"p.rho.across": (low, high)}
+        rows += tidy_rows(
+            "claims", "", {"p.rho.across": value}, parameters={"grid": grid}, intervals=bounds
+        )
     write_results(rows, tmp_path / "res" / "nb.csv")
     table = evaluate(load_claims(path), tmp_path / "res", runs=["nb"]).set_index("id")
     row = table.loc["p.rho"]

@@ -4,8 +4,9 @@
 with ``experiment == "claims"`` and ``metric`` equal to the claim's id) and a check that decides
 whether the measured value reproduces the claim. The report is Markdown, one table per paper.
 
-Every measured value comes with a 95% interval when the run gives one: the rows ``<id>.ci_low`` and
-``<id>.ci_high`` written by the experiment (e.g. a bootstrap over seeds), otherwise a Student-t
+Every measured value comes with a 95% interval when the run gives one: the ``ci_low`` and
+``ci_high`` columns of the claim's row, written by the experiment (e.g. a bootstrap over seeds),
+otherwise a Student-t
 interval over the claim's per-seed rows when there are at least two. A check with
 ``basis: interval`` holds only if the whole interval is on the claimed side (an ordering that is
 stable across seeds); by default (``basis: mean``) the check applies to the measured mean.
@@ -60,7 +61,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdp.experiments.common import mean_halfwidth, read_results
+from ppdp.experiments.common import mean_halfwidth, parameter_labels, read_results
 from ppdp.published import load_published
 from ppdp.yamlfile import read_yaml
 
@@ -71,10 +72,13 @@ VERDICTS = ("reproduced", "not reproduced", "not measured", "not yet run")
 #: A claim reproduced in one of two runs of the profile and not in the other (``--compare``).
 UNSTABLE = "unstable"
 #: A claim whose verdict differs over the plausible values of a setting the paper leaves unstated
-#: (its run writes the claim at each of them as ``<id>.across`` rows, the value in ``parameters``).
+#: (its run writes the claim at each of them as ``<id>.across`` rows, the value in their parameter
+#: columns).
 AMBIGUOUS = "ambiguous"
 #: Metric suffix of a claim's value at another plausible value of an unstated setting.
 ACROSS_SUFFIX = ".across"
+#: The columns of a claim's row that hold its 95% interval, where the run gives one.
+CI_COLUMNS = ("ci_low", "ci_high")
 REQUIRED_KEYS = ("id", "paper", "notebook", "where", "statement", "published", "check")
 OPTIONAL_KEYS = ("run", "unit", "figure", "note", "cause")
 #: Why a claim does not reproduce (the ``kind`` of a claim's ``cause``):
@@ -116,8 +120,6 @@ PAPER_TITLES = {
 RUNS_WITHOUT_CLAIMS = ("benchmark",)
 #: Top-level keys of ``claims.yaml``; ``n_claims`` states the number of claims.
 CLAIMS_FILE_KEYS = ("n_claims", "claims", "published", "summaries")
-#: Metric suffixes of a claim's interval rows (``<id>.ci_low``, ``<id>.ci_high``).
-CI_SUFFIXES = (".ci_low", ".ci_high")
 
 
 @dataclass(frozen=True)
@@ -447,8 +449,8 @@ def evaluate(
     """Measured value, 95% interval and verdict of every claim.
 
     The measured value is the mean over the claim's rows (one per seed) in
-    ``results_dir/<run>.csv``. The interval is the run's own (``<id>.ci_low``/``<id>.ci_high``
-    rows) or a t-interval over the rows.
+    ``results_dir/<run>.csv``. The interval is the run's own (the ``ci_low`` and
+    ``ci_high`` columns of its rows) or a t-interval over the rows.
 
     Parameters
     ----------
@@ -520,7 +522,7 @@ def evaluate(
         # a claim's interval and across rows go with its own row: only the claims are counted
         listed = set(ids)
         written = set(frame["metric"].str.removesuffix(ACROSS_SUFFIX))
-        unlisted = sorted(m for m in written if not m.endswith(CI_SUFFIXES) and m not in listed)
+        unlisted = sorted(m for m in written if m not in listed)
         if unlisted:
             unlisted_by_run[run] = unlisted
             notes.append(
@@ -581,18 +583,18 @@ def evaluate(
 
 def _across(claim: Claim, holds: bool, others: pd.DataFrame) -> tuple[str, str]:
     """A claim's values at the other plausible values of an unstated setting (``others``: its
-    ``<id>.across`` rows, and ``<id>.across.ci_low`` / ``.ci_high`` rows where the run gives the
-    interval there), as text, and where the verdict differs ("" if it never does).
+    ``<id>.across`` rows, with their interval where the run gives one), as text, and where the
+    verdict differs ("" if it never does).
 
     The verdict at another value is the claim's check on that value, on its interval where the
     check's basis is the interval: a run that gives no interval there fails such a check, as the
     profile's value would."""
-    metric = others["metric"].str.removeprefix(claim.id + ACROSS_SUFFIX)
-    keyed = others.assign(part=metric.replace({"": "value"}).str.lstrip("."))
-    wide = keyed.pivot_table(index="parameters", columns="part", values="value", aggfunc="mean")
-    wide = wide.reindex(columns=["value", "ci_low", "ci_high"]).dropna(subset=["value"])
+    others = others[others["metric"] == claim.id + ACROSS_SUFFIX]
+    keyed = others.assign(setting=parameter_labels(others))
+    wide = keyed.groupby("setting", sort=False)[["value", "ci_low", "ci_high"]].mean()
+    wide = wide.dropna(subset=["value"])
     wide = wide.loc[sorted(wide.index, key=_natural_key)]
-    labels = wide.index.astype(str).str.replace("=", " = ").str.replace(";", ", ")
+    labels = wide.index.astype(str)
     parts = []
     differ = []
     for label, (value, low, high) in zip(labels, wide.to_numpy(float), strict=True):
@@ -720,12 +722,10 @@ def _read_claims_rows(csv_path: Path, ids: list[str]) -> pd.DataFrame:
 
 
 def _interval(frame: pd.DataFrame, claim_id: str, values) -> tuple[float, float]:
-    """The run's own 95% interval for a claim (``frame``: the run's claims rows), else a t-interval
-    over its rows (nan if < 2)."""
-    bounds = []
-    for suffix in (".ci_low", ".ci_high"):
-        hit = frame[frame["metric"] == claim_id + suffix]["value"]
-        bounds.append(float(hit.mean()) if len(hit) else math.nan)
+    """The run's own 95% interval for a claim (``frame``: the run's claims rows; the ``ci_low``
+    and ``ci_high`` of the claim's rows), else a t-interval over its rows (nan if < 2)."""
+    hit = frame[frame["metric"] == claim_id]
+    bounds = [float(hit[c].mean()) if hit[c].notna().any() else math.nan for c in CI_COLUMNS]
     if all(math.isfinite(b) for b in bounds):
         return bounds[0], bounds[1]
     values = values[np.isfinite(values)]

@@ -72,10 +72,10 @@ from ppdp.experiments.benchmark_registry import (
 from ppdp.experiments.common import (
     COMMON_PARAMETERS,
     Param,
-    expand_parameters,
     mean_halfwidth,
     tidy_frame,
     tidy_rows,
+    with_parameters,
 )
 from ppdp.experiments.common import check_parameters as _check_parameters
 
@@ -318,8 +318,8 @@ def run_benchmark(
     Returns
     -------
     DataFrame
-        Tidy rows: ``experiment = "benchmark_<dataset>"``, ``method`` the mechanism,
-        ``parameters`` ``level=<knob value>``, the seed, and one row per metric (``seconds`` is
+        Tidy rows: ``experiment = "benchmark_<dataset>"``, ``method`` the mechanism, the
+        parameter ``level`` (the knob's value), the seed, and one row per metric (``seconds`` is
         the time of fit and release).
     """
     from ppdp.utility.workload import expected_counts
@@ -506,7 +506,7 @@ def binding_attackers(results: pd.DataFrame, dataset: str, private: str) -> pd.S
     sub = frame[frame["metric"].str.startswith(prefix) & frame["metric"].str.endswith(suffix)]
     if sub.empty:
         return pd.Series(dtype=object)
-    sub = expand_parameters(sub, keys=("level",))
+    sub = with_parameters(sub, ["level"])
     means = sub.groupby(["method", "level", "metric"])["value"].mean().reset_index()
     best = means.loc[means.groupby(["method", "level"])["value"].idxmax()]
     names = best["metric"].str.slice(len(prefix), -len(suffix))
@@ -537,7 +537,7 @@ def plane_points(
     private = private or roles["private"][0]
     rmetric = _risk_metric(private, risk)
     frame = results[results["experiment"] == f"benchmark_{dataset}"]
-    frame = expand_parameters(frame, keys=("level",))
+    frame = with_parameters(frame, ["level"])
     sub = frame[frame["metric"].isin([rmetric, utility])]
     if not {rmetric, utility} <= set(sub["metric"]):  # e.g. a run without anonymeter
         return pd.DataFrame(
@@ -671,7 +671,7 @@ MAIN_METRICS = (
 def metric_table(results: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
     """Every main metric of every (dataset, mechanism, level): means over seeds, one row each."""
     frame = results[results["experiment"].str.startswith("benchmark_")]
-    frame = expand_parameters(frame, keys=("level",))
+    frame = with_parameters(frame, ["level"])
     privates = {m.split(":")[0] for m in frame["metric"] if ":" in m}
     order = []
     for name in MAIN_METRICS:

@@ -1,9 +1,11 @@
 """Tidy result tables shared by every experiment and by the reproduction report.
 
 A tidy row is one measurement: which experiment (usually a figure or table of the paper), which
-method, under which parameters, with which seed, which metric, and its value. Derived values that a
-paper's claim is judged on are rows with ``experiment == "claims"`` and ``metric`` set to the
-claim's id in ``claims.yaml``.
+method, with which seed, which metric, its value and, where the run gives one, its 95% interval
+(``ci_low``, ``ci_high``). The parameters of the measurement follow as columns of their own, one
+per parameter name, typed (numbers as numbers) and missing where a row does not have that
+parameter. Derived values that a paper's claim is judged on are rows with
+``experiment == "claims"`` and ``metric`` set to the claim's id in ``claims.yaml``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-TIDY_COLUMNS: tuple[str, ...] = ("experiment", "method", "parameters", "seed", "metric", "value")
+#: The columns of every tidy frame, in this order; the parameter columns follow, sorted by name.
+TIDY_COLUMNS: tuple[str, ...] = (
+    "experiment",
+    "method",
+    "seed",
+    "metric",
+    "value",
+    "ci_low",
+    "ci_high",
+)
+
+#: The columns a row must give; ``ci_low`` and ``ci_high`` are missing when it gives none.
+REQUIRED_COLUMNS: tuple[str, ...] = ("experiment", "method", "seed", "metric", "value")
+
+#: Names no parameter may take: the tidy columns, and the string column of the old format, so that
+#: a CSV written before parameters became columns is refused by name instead of read as one.
+RESERVED_NAMES: frozenset[str] = frozenset(TIDY_COLUMNS) | {"parameters"}
 
 #: Experiments whose rows are derived from the others (claims and their context): a paper's
 #: ``claims(results)`` ignores them, so that it can run on a written results CSV.
@@ -30,91 +48,139 @@ DERIVED_EXPERIMENTS: tuple[str, ...] = ("claims", "claim_context")
 #: another BLAS gives the same bytes.
 RESULT_DIGITS = 10
 
-
-def format_parameters(params: Mapping[str, Any] | None) -> str:
-    """Encode parameters as ``"key=value;key=value"`` with sorted keys.
-
-    Floats are written with ``repr`` rounded to 12 significant digits so that the same grid point
-    always gets the same string.
-
-    Examples
-    --------
-    >>> format_parameters({"l": 10, "delta": 1 / 6})
-    'delta=0.166666666667;l=10'
-    """
-    if not params:
-        return ""
-    parts = []
-    for key in sorted(params):
-        if ";" in key or "=" in key:
-            raise ValueError(f"parameter name {key!r} must not contain ';' or '='")
-        value = params[key]
-        text = f"{float(value):.12g}" if isinstance(value, float | np.floating) else str(value)
-        if ";" in text:
-            raise ValueError(f"parameter {key!r} has value {text!r}, which must not contain ';'")
-        parts.append(f"{key}={text}")
-    return ";".join(parts)
+#: Significant digits of a real-valued parameter: the same grid point computed two ways (``0.1 * 3``
+#: and ``0.3``) is one setting.
+PARAMETER_DIGITS = 12
 
 
-def parse_parameters(text: str) -> dict[str, str]:
-    """Inverse of :func:`format_parameters` (values come back as strings)."""
-    if not isinstance(text, str) or not text:
-        return {}
-    return dict(part.split("=", 1) for part in text.split(";"))
-
-
-def expand_parameters(frame: pd.DataFrame, keys: Iterable[str] | None = None) -> pd.DataFrame:
-    """The tidy frame with one column per parameter, parsed once from ``parameters``.
-
-    This is the one place that reads the ``"key=value;key=value"`` strings back: figures and claims
-    select and group on the real columns it adds. A key whose values all read as numbers becomes a
-    numeric column (``int64`` when they are all integers and none is missing), any other key a
-    string column; rows without the key hold a missing value.
+def parameter_columns(frame: pd.DataFrame) -> list[str]:
+    """The parameter columns of a tidy frame: every column that is not one of :data:`TIDY_COLUMNS`.
 
     Parameters
     ----------
     frame : DataFrame
-        Tidy rows (at least the ``parameters`` column).
-    keys : iterable of str, optional
-        The parameters to expand; by default every key that occurs. A requested key that occurs in
-        no row gives a column of missing values.
+        Tidy rows.
+
+    Returns
+    -------
+    list of str
+        The parameter names, in the frame's column order.
+
+    Examples
+    --------
+    >>> rows = tidy_frame(tidy_rows("fig4", "MC", {"loss": 0.5}, parameters={"l": 10, "delta": 0.2}))
+    >>> parameter_columns(rows)
+    ['delta', 'l']
+    """
+    return [c for c in frame.columns if c not in TIDY_COLUMNS]
+
+
+def with_parameters(frame: pd.DataFrame, keys: Iterable[str]) -> pd.DataFrame:
+    """The frame with a column for each of ``keys``: a key no row has gives a missing column.
+
+    A frame built from one experiment's rows has only the parameters those rows have; code that
+    reads a parameter by name from any frame asks for it here.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows.
+    keys : iterable of str
+        Parameter names.
+
+    Returns
+    -------
+    DataFrame
+        ``frame`` itself when it has every column, else a copy with the missing ones added (float
+        NaN).
 
     Raises
     ------
     ValueError
-        When a key would overwrite an existing column of ``frame``.
+        When a key is one of the tidy columns.
 
     Examples
     --------
-    >>> rows = tidy_frame(tidy_rows("fig4", "MC", {"loss": 0.5}, parameters={"delta": 0.2, "l": 10}))
-    >>> expanded = expand_parameters(rows)
-    >>> expanded.loc[0, "delta"], expanded.loc[0, "l"]
-    (np.float64(0.2), np.int64(10))
+    >>> rows = tidy_frame(tidy_rows("fig4", "MC", {"loss": 0.5}, parameters={"l": 10}))
+    >>> with_parameters(rows, ["l", "delta"])[["l", "delta"]].to_numpy().tolist()
+    [[10.0, nan]]
     """
-    if "parameters" not in frame.columns:
-        raise ValueError(f"frame has no 'parameters' column; its columns are {list(frame.columns)}")
-    parsed = pd.DataFrame(
-        [parse_parameters(text) for text in frame["parameters"]], index=frame.index, dtype=object
+    keys = list(keys)
+    reserved = sorted(set(keys) & RESERVED_NAMES)
+    if reserved:
+        raise ValueError(f"{reserved} are tidy columns, not parameters; parameters are {keys}")
+    missing = [k for k in keys if k not in frame.columns]
+    if not missing:
+        return frame
+    return frame.assign(
+        **{k: pd.Series(np.nan, index=frame.index, dtype="float64") for k in missing}
     )
-    wanted = list(parsed.columns) if keys is None else list(keys)
-    clash = sorted(set(wanted) & set(frame.columns))
-    if clash:
-        raise ValueError(
-            f"parameters {clash} would overwrite columns of the frame; rename them in the experiment"
-        )
-    out = frame.copy()
-    for key in wanted:
-        if key not in parsed.columns:
-            out[key] = pd.Series(np.nan, index=frame.index, dtype="float64")
-            continue
-        column = parsed[key]
-        present = column.notna()
-        numbers = pd.to_numeric(column[present], errors="coerce")
-        if present.any() and numbers.notna().all():
-            out[key] = pd.to_numeric(column) if present.all() else column.astype("float64")
-        else:
-            out[key] = column
-    return out
+
+
+def parameter_labels(frame: pd.DataFrame, keys: Iterable[str] | None = None) -> pd.Series:
+    """Each row's parameters as text, ``"k = 25, l = 3"`` (sorted names, missing ones left out).
+
+    Numbers read as they were given: integral values without a decimal point, others with
+    :data:`PARAMETER_DIGITS` significant digits.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows.
+    keys : iterable of str, optional
+        The parameters to show; by default all of them.
+
+    Returns
+    -------
+    Series of str
+        One label per row ("" for a row without parameters), on ``frame``'s index.
+
+    Examples
+    --------
+    >>> rows = tidy_frame(tidy_rows("fig4", "MC", {"loss": 0.5}, parameters={"l": 10, "delta": 0.25}))
+    >>> parameter_labels(rows).tolist()
+    ['delta = 0.25, l = 10']
+    """
+    keys = sorted(parameter_columns(frame) if keys is None else keys)
+    frame = with_parameters(frame, keys)
+    labels = []
+    for values in frame[keys].itertuples(index=False, name=None):
+        parts = [f"{k} = {_parameter_text(v)}" for k, v in zip(keys, values, strict=True)]
+        labels.append(", ".join(p for p, v in zip(parts, values, strict=True) if not _missing(v)))
+    return pd.Series(labels, index=frame.index, dtype=object)
+
+
+def setting_ids(frame: pd.DataFrame, keys: Iterable[str] | None = None) -> pd.Series:
+    """A number per distinct combination of parameter values (missing values included), for
+    grouping and pivoting rows by their setting.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows.
+    keys : iterable of str, optional
+        The parameters that make a setting; by default all of them.
+
+    Returns
+    -------
+    Series of int
+        0, 1, ... in the sorted order of the settings, on ``frame``'s index.
+
+    Examples
+    --------
+    >>> rows = tidy_frame(
+    ...     tidy_rows("f", "M", {"a": 1.0}, parameters={"k": 2})
+    ...     + tidy_rows("f", "M", {"a": 2.0}, parameters={"k": 1})
+    ...     + tidy_rows("f", "M", {"a": 3.0})
+    ... )
+    >>> setting_ids(rows).tolist()
+    [2, 0, 1]
+    """
+    keys = parameter_columns(frame) if keys is None else list(keys)
+    if not keys or frame.empty:
+        return pd.Series(0, index=frame.index, dtype="int64")
+    frame = with_parameters(frame, keys)
+    return frame.groupby(keys, dropna=False, sort=True).ngroup().astype("int64")
 
 
 def tidy_rows(
@@ -124,42 +190,131 @@ def tidy_rows(
     *,
     parameters: Mapping[str, Any] | None = None,
     seed: int | None = None,
+    intervals: Mapping[str, tuple[float, float]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Rows for one (experiment, method, parameters, seed) and several metrics."""
-    params = format_parameters(parameters)
-    return [
-        {
-            "experiment": experiment,
-            "method": method,
-            "parameters": params,
-            "seed": -1 if seed is None else int(seed),
-            "metric": metric,
-            "value": float(value),
-        }
-        for metric, value in metrics.items()
-    ]
+    """Rows for one (experiment, method, parameters, seed) and several metrics.
+
+    Parameters
+    ----------
+    experiment, method : str
+        What the rows measure (a figure or table of the paper) and with which method.
+    metrics : mapping of str to float
+        One row per metric.
+    parameters : mapping of str to value, optional
+        The setting, one column per name; a value of None is missing.
+    seed : int, optional
+        The seed of the measurement; -1 (the default) for one that no seed varies.
+    intervals : mapping of str to (float, float), optional
+        The 95% interval ``(ci_low, ci_high)`` of some of the metrics.
+
+    Returns
+    -------
+    list of dict
+        The rows, for :func:`tidy_frame`.
+
+    Raises
+    ------
+    ValueError
+        When a parameter takes the name of a tidy column, or an interval names no metric.
+
+    Examples
+    --------
+    >>> rows = tidy_rows("fig4", "MC", {"loss": 0.5}, parameters={"l": 10}, intervals={"loss": (0.4, 0.6)})
+    >>> rows[0]["l"], rows[0]["ci_low"], rows[0]["ci_high"]
+    (10, 0.4, 0.6)
+    """
+    params = dict(parameters or {})
+    bad = sorted(k for k in params if not isinstance(k, str) or not k or k in RESERVED_NAMES)
+    if bad:
+        raise ValueError(
+            f"parameter names {bad} are not allowed: a name is a non-empty string other than "
+            f"{sorted(RESERVED_NAMES)}"
+        )
+    intervals = dict(intervals or {})
+    unknown = sorted(set(intervals) - set(metrics))
+    if unknown:
+        raise ValueError(f"intervals {unknown} name no metric; the metrics are {sorted(metrics)}")
+    rows = []
+    for metric, value in metrics.items():
+        low, high = intervals.get(metric, (math.nan, math.nan))
+        rows.append(
+            {
+                "experiment": experiment,
+                "method": method,
+                "seed": -1 if seed is None else int(seed),
+                "metric": metric,
+                "value": float(value),
+                "ci_low": float(low),
+                "ci_high": float(high),
+                **params,
+            }
+        )
+    return rows
 
 
 def tidy_frame(rows: Iterable[Mapping[str, Any]] | pd.DataFrame) -> pd.DataFrame:
-    """Validate and order tidy rows: the columns of :data:`TIDY_COLUMNS`, sorted, fixed dtypes."""
+    """Validate and order tidy rows.
+
+    The columns of :data:`TIDY_COLUMNS` come first, then the parameters sorted by name. A parameter
+    whose values are all numbers becomes a numeric column (``int64`` when they are all integral
+    and none is missing, else ``float64`` rounded to :data:`PARAMETER_DIGITS` digits), any other
+    a column of strings; an empty string is a missing value. Rows are sorted by experiment,
+    method, parameters, seed and metric, so the same rows give the same frame in any order.
+
+    Parameters
+    ----------
+    rows : iterable of mapping, or DataFrame
+        Rows with at least the columns of :data:`REQUIRED_COLUMNS`.
+
+    Returns
+    -------
+    DataFrame
+        The tidy frame, with a fresh index.
+
+    Raises
+    ------
+    ValueError
+        When a required column is missing, or a parameter takes a reserved name.
+
+    Examples
+    --------
+    >>> frame = tidy_frame(tidy_rows("fig4", "MC", {"loss": 0.5}, parameters={"l": 10}))
+    >>> list(frame.columns), frame["l"].dtype.name
+    (['experiment', 'method', 'seed', 'metric', 'value', 'ci_low', 'ci_high', 'l'], 'int64')
+    """
     frame = rows.copy() if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
-    if frame.empty:
-        return pd.DataFrame(
-            {c: pd.Series(dtype="float64" if c == "value" else "object") for c in TIDY_COLUMNS}
+    if frame.empty and not len(frame.columns):
+        frame = pd.DataFrame(columns=list(TIDY_COLUMNS))
+    if "parameters" in frame.columns:
+        raise ValueError(
+            "the rows have a 'parameters' column: results written before parameters became "
+            "columns of their own (one per name); run the experiment again"
         )
-    missing = [c for c in TIDY_COLUMNS if c not in frame.columns]
+    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
     if missing:
-        raise ValueError(f"tidy rows lack the columns {missing}; expected {list(TIDY_COLUMNS)}")
-    frame = frame[list(TIDY_COLUMNS)].copy()
-    for col in ("experiment", "method", "parameters", "metric"):
-        frame[col] = frame[col].fillna("").astype(str)
+        raise ValueError(f"tidy rows lack the columns {missing}; expected {list(REQUIRED_COLUMNS)}")
+    for col in ("ci_low", "ci_high"):
+        if col not in frame.columns:
+            frame[col] = np.nan
+    params = sorted(c for c in frame.columns if c not in TIDY_COLUMNS)
+    bad = [c for c in params if not isinstance(c, str) or not c]
+    if bad:
+        raise ValueError(f"parameter names {bad} are not allowed: a name is a non-empty string")
+    frame = frame[[*TIDY_COLUMNS, *params]].copy()
+    for col in ("experiment", "method", "metric"):
+        frame[col] = frame[col].fillna("").astype(str).astype(object)
     frame["seed"] = frame["seed"].fillna(-1).astype("int64")
-    frame["value"] = frame["value"].astype("float64")
-    return frame.sort_values(list(TIDY_COLUMNS[:5]), kind="mergesort").reset_index(drop=True)
+    for col in ("value", "ci_low", "ci_high"):
+        frame[col] = frame[col].astype("float64")
+    for col in params:
+        frame[col] = _parameter_column(frame[col])
+    order = ["experiment", "method", *params, "seed", "metric"]
+    frame = frame.sort_values(order, kind="mergesort", na_position="first")
+    return frame.reset_index(drop=True)
 
 
 def concat_tidy(frames: Iterable[pd.DataFrame]) -> pd.DataFrame:
-    """Concatenate tidy frames and re-sort them."""
+    """Concatenate tidy frames (their parameter columns united) and re-sort them."""
     frames = [f for f in frames if f is not None and len(f)]
     return tidy_frame(pd.concat(frames, ignore_index=True) if frames else [])
 
@@ -174,7 +329,7 @@ def write_results(frame: pd.DataFrame, path: str | os.PathLike | None) -> Path |
     if not path:
         return None
     frame = tidy_frame(frame)
-    frame = frame.assign(value=frame["value"].map(_round_value))
+    frame = frame.assign(**{c: frame[c].map(_round_value) for c in ("value", "ci_low", "ci_high")})
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -193,19 +348,28 @@ def write_results(frame: pd.DataFrame, path: str | os.PathLike | None) -> Path |
 
 
 def read_results(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a tidy CSV written by :func:`write_results`."""
-    frame = pd.read_csv(path, keep_default_na=False, na_values={"value": ["", "nan", "NaN"]})
+    """Read a tidy CSV written by :func:`write_results`: the same frame, parameter types included."""
+    header = pd.read_csv(path, nrows=0).columns
+    numbers = ["", "nan", "NaN"]
+    na_values = {c: numbers if c in ("value", "ci_low", "ci_high") else [""] for c in header}
+    for col in ("experiment", "method", "metric"):
+        na_values.pop(col, None)
+    frame = pd.read_csv(path, keep_default_na=False, na_values=na_values)
     return tidy_frame(frame)
 
 
 def summarize(
     frame: pd.DataFrame,
-    by: Iterable[str] = ("experiment", "method", "parameters", "metric"),
+    by: Iterable[str] | None = None,
     confidence: float = 0.95,
 ) -> pd.DataFrame:
-    """Mean, standard deviation, min, max, count and a normal-approximation interval over seeds."""
-    by = list(by)
-    grouped = frame.groupby(by, sort=True)["value"]
+    """Mean, standard deviation, min, max, count and a normal-approximation interval over seeds.
+
+    ``by`` defaults to experiment, method, every parameter and metric; a missing parameter value
+    is a value of its own, not a dropped row.
+    """
+    by = ["experiment", "method", *parameter_columns(frame), "metric"] if by is None else list(by)
+    grouped = frame.groupby(by, sort=True, dropna=False)["value"]
     out = grouped.agg(["mean", "std", "min", "max", "count"]).reset_index()
     half = mean_halfwidth(out["std"], out["count"], confidence=confidence)
     out["ci_low"] = out["mean"] - half
@@ -247,16 +411,12 @@ def mean_halfwidth(std: Any, count: Any, *, confidence: float = 0.95, distributi
 
 
 def claim_intervals(rows: pd.DataFrame) -> pd.DataFrame:
-    """Claims rows as a table: one row per claim id, columns ``ci_high``, ``ci_low`` and ``value``.
-
-    The ``<id>.ci_low`` / ``<id>.ci_high`` rows of a claim become columns of the claim's row
-    (missing where the run gives no interval); several rows of one claim are averaged.
-    """
-    metric = rows["metric"].astype(str)
-    bound = metric.str.extract(r"\.(ci_low|ci_high)$")[0].fillna("value")
-    claim = metric.str.replace(r"\.(ci_low|ci_high)$", "", regex=True)
-    table = rows.assign(claim=claim, bound=bound)
-    return table.pivot_table(index="claim", columns="bound", values="value")
+    """Claims rows as a table: one row per claim id, columns ``ci_high``, ``ci_low`` and ``value``
+    (missing where the run gives no interval); several rows of one claim are averaged."""
+    table = rows.groupby("metric", sort=True)[["ci_high", "ci_low", "value"]].mean()
+    table.index.name = "claim"
+    table.columns.name = "bound"
+    return table
 
 
 def rank_correlation(x: Any, y: Any) -> float:
@@ -293,6 +453,48 @@ def _round_value(value: float) -> float:
     if not math.isfinite(value) or value == 0:
         return value
     return float(f"{value:.{RESULT_DIGITS}g}")
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float | np.floating) and math.isnan(value))
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+
+
+def _parameter_text(value: Any) -> str:
+    """A parameter value as text: integral numbers without a decimal point."""
+    if _is_number(value):
+        return f"{float(value):.{PARAMETER_DIGITS}g}"
+    return str(value)
+
+
+def _parameter_column(column: pd.Series) -> pd.Series:
+    """One parameter's values, typed: numbers (``int64`` when all integral and none missing, else
+    ``float64`` rounded to :data:`PARAMETER_DIGITS` digits) or strings; "" and None are missing."""
+    values = column.astype(object).where(column.notna(), None)
+    values = values.map(lambda v: None if v is None or (isinstance(v, str) and not v) else v)
+    present = values.notna()
+    kept = values[present]
+    as_numbers = pd.to_numeric(
+        kept.map(lambda v: np.nan if isinstance(v, bool | np.bool_) else v), errors="coerce"
+    )
+    if len(kept) and as_numbers.notna().all():
+        rounded = as_numbers.astype("float64").map(
+            lambda v: float(f"{v:.{PARAMETER_DIGITS}g}") if math.isfinite(v) else v
+        )
+        out = pd.Series(np.nan, index=column.index, dtype="float64")
+        out[present] = rounded.to_numpy()
+        integral = np.isfinite(out[present]) & (out[present] % 1 == 0)
+        if present.all() and integral.all() and (out.abs() < 2**53).all():
+            return out.astype("int64")
+        return out
+    if not len(kept):
+        return pd.Series(np.nan, index=column.index, dtype="float64")
+    out = pd.Series(np.nan, index=column.index, dtype=object)
+    out[present] = [_parameter_text(v) for v in kept]
+    return out
 
 
 # ------------------------------------------------------------------------------------------------

@@ -29,9 +29,9 @@ from ppdp import datasets as ds
 from ppdp.experiments.common import (
     COMMON_PARAMETERS,
     Param,
-    expand_parameters,
     tidy_frame,
     tidy_rows,
+    with_parameters,
 )
 from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.infotheory import normalized_mutual_information_from_samples
@@ -204,7 +204,7 @@ def _entropy_bits(column: pd.Series) -> float:
 
 def top_nmi(frame: pd.DataFrame, n: int = 3) -> pd.DataFrame:
     """The ``n`` attributes of each dataset most informative of its private attribute (NMI)."""
-    nmi = expand_parameters(frame[frame["experiment"] == "nmi_with_private"], ["attribute"])
+    nmi = with_parameters(frame[frame["experiment"] == "nmi_with_private"], ["attribute"])
     return (
         nmi.sort_values(
             ["method", "value", "attribute"], ascending=[True, False, True], kind="mergesort"

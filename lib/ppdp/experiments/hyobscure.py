@@ -35,14 +35,18 @@ from ppdp.attacks.inference import InferenceAttack, attack_score
 from ppdp.base import InfeasibleError
 from ppdp.experiments.common import (
     COMMON_PARAMETERS,
+    TIDY_COLUMNS,
     Param,
     concat_tidy,
-    expand_parameters,
-    format_parameters,
     mean_halfwidth,
+    parameter_columns,
+    parameter_labels,
     rank_correlation,
+    setting_ids,
+    summarize,
     tidy_frame,
     tidy_rows,
+    with_parameters,
 )
 from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms import hyobscure as hy
@@ -84,6 +88,7 @@ __all__ = [
     "plot_scaling",
     "plot_sweep",
     "plot_tradeoff",
+    "point_means",
     "run_point",
     "scaling",
     "tradeoff",
@@ -1059,7 +1064,7 @@ def _grid_points(grid: Mapping[str, Any], low: str, high: str) -> tuple[tuple[in
 
 
 def grid_label(points, low: str, high: str) -> str:
-    """A grid's name, e.g. ``"k 20/40/60/80 alpha 150/200"`` (no ``;`` nor ``=``: a parameter)."""
+    """A grid's name, e.g. ``"k 20/40/60/80 alpha 150/200"``: the parameter ``grid``'s value."""
     lows = "/".join(str(v) for v in sorted({int(p[0]) for p in points}))
     highs = "/".join(str(v) for v in sorted({int(p[1]) for p in points}))
     return f"{low} {lows} {high} {highs}"
@@ -1110,7 +1115,7 @@ def constraint_across(
     have = tidy_frame([])
     if base is not None and len(base):
         have = base[(base["experiment"] == name) & (base["method"] == "HyObscure")]
-    have = expand_parameters(have, [low, high, knob])
+    have = with_parameters(have, [low, high, knob])
     have = have[np.isclose(have[knob].astype(float), budget) & have["seed"].isin(seeds)]
     # a point of the base sweep is reused when the sweep ran it on every seed
     ran = have.groupby([have[low].astype(int), have[high].astype(int)])["seed"].nunique()
@@ -1131,33 +1136,32 @@ def constraint_across(
             progress=progress,
             n_jobs=n_jobs,
         )
-        fitted = expand_parameters(fitted, [low, high, knob])
     reused = have[[(a, b) not in missing for a, b in zip(have[low], have[high], strict=True)]]
     pool = pd.concat([f for f in (reused, fitted) if len(f)], ignore_index=True)
     at = list(zip(pool[low].astype(int), pool[high].astype(int), strict=True))
     frames = []
     for label, points in chosen.items():
         block = pool[[p in points for p in at]]
-        params = [
-            format_parameters({low: a, high: b, knob: budget, "grid": label})
-            for a, b in zip(block[low].astype(int), block[high].astype(int), strict=True)
-        ]
-        frames.append(block.assign(experiment=f"{name}_across", parameters=params))
+        # a copy's parameters are the point's bounds, the budget and the grid, nothing else
+        params = {
+            low: block[low].astype(int),
+            high: block[high].astype(int),
+            knob: budget,
+            "grid": label,
+        }
+        frames.append(block[list(TIDY_COLUMNS)].assign(experiment=f"{name}_across", **params))
     return concat_tidy(frames)
 
 
 def across_table(claim_rows: pd.DataFrame, k_alpha_list=None, l_beta_list=None) -> pd.DataFrame:
     """Figs. 8/9's rank correlations on every grid, from :func:`claims` rows: index (claim,
-    grid), columns ``value``, ``ci_low`` and ``ci_high``. The profile's own grid (the plain claim
+    grid), columns ``ci_high``, ``ci_low`` and ``value``. The profile's own grid (the plain claim
     rows) is named from ``k_alpha_list`` / ``l_beta_list`` when given, and marked ``(profile)``."""
     sel = claim_rows[claim_rows["metric"].str.contains(r"_fig[89]_rank_correlation", regex=True)]
-    sel = expand_parameters(sel, ["grid"])
-    metric = sel["metric"]
-    bound = metric.str.extract(r"\.(ci_low|ci_high)$")[0].fillna("value")
-    claim = metric.str.replace(r"\.(ci_low|ci_high)$", "", regex=True)
+    sel = with_parameters(sel, ["grid"])
     profile = {"fig8": k_alpha_list, "fig9": l_beta_list}
     grids = []
-    for label, name in zip(sel["grid"], claim, strict=True):
+    for label, name in zip(sel["grid"], sel["metric"], strict=True):
         fig = "fig8" if "_fig8_" in name else "fig9"
         _, low, high = CONSTRAINT_SWEEPS["k_alpha" if fig == "fig8" else "l_beta"]
         if name.endswith(ACROSS):
@@ -1167,8 +1171,10 @@ def across_table(claim_rows: pd.DataFrame, k_alpha_list=None, l_beta_list=None) 
             grids.append(
                 ("" if pairs is None else grid_label(pairs, low, high) + " ") + "(profile)"
             )
-    table = sel.assign(claim=claim.str.removesuffix(ACROSS), grid=grids, bound=bound.to_numpy())
-    return table.pivot_table(index=["claim", "grid"], columns="bound", values="value")
+    table = sel.assign(claim=sel["metric"].str.removesuffix(ACROSS), grid=grids)
+    table = table.groupby(["claim", "grid"], sort=True)[["ci_high", "ci_low", "value"]].mean()
+    table.columns.name = "bound"
+    return table
 
 
 def convergence(pop, seed: int, budget: float, *, overrides=None) -> pd.DataFrame:
@@ -1300,10 +1306,11 @@ def _interp(x, y, x0):
 def _by_seed(frame, method, metric, seeds, key=None) -> tuple[np.ndarray, np.ndarray]:
     """Values of one method and metric as an array (setting, seed) and the settings.
 
-    Settings are the ``parameters`` strings, or the integer ``key=`` parsed from them when ``key``
-    is given (several settings with one key are averaged, e.g. Fig. 8's k over alpha)."""
+    Settings are the distinct combinations of parameter values (:func:`setting_ids`, numbered in
+    their sorted order), or the integer values of the parameter ``key`` when it is given (several
+    settings with one key are averaged, e.g. Fig. 8's k over alpha)."""
     sub = frame[(frame["method"] == method) & (frame["metric"] == metric)]
-    params = sub["parameters"] if key is None else expand_parameters(sub, [key])[key].astype(int)
+    params = setting_ids(sub) if key is None else with_parameters(sub, [key])[key].astype(int)
     piv = sub.assign(setting=params.to_numpy()).pivot_table(
         index="setting", columns="seed", values="value", aggfunc="mean"
     )
@@ -1328,12 +1335,14 @@ class _Bootstrap:
         self.seed = seed
 
     def rows(self, claim_id: str, method: str, stat, parameters=None) -> list[dict]:
-        """Claim rows: the estimate ``stat(w)`` at equal weights plus ``.ci_low``/``.ci_high``,
-        all with ``parameters`` (e.g. the setting of a claim's ``.across`` rows)."""
+        """A claim row: the estimate ``stat(w)`` at equal weights with its interval in ``ci_low``
+        and ``ci_high`` (missing when it has none), and ``parameters`` (e.g. the setting of a
+        claim's ``.across`` rows)."""
         from scipy import stats
 
         n = len(self.seeds)
         metrics = {claim_id: float(stat(np.full(n, 1.0 / n)))}
+        intervals = {}
         if n > 1:
             result = stats.bootstrap(
                 (np.arange(n),),
@@ -1353,9 +1362,8 @@ class _Bootstrap:
             else:
                 lo = hi = np.nan
             if np.isfinite(lo):
-                metrics[f"{claim_id}.ci_low"] = float(lo)
-                metrics[f"{claim_id}.ci_high"] = float(hi)
-        return tidy_rows("claims", method, metrics, parameters=parameters)
+                intervals[claim_id] = (float(lo), float(hi))
+        return tidy_rows("claims", method, metrics, parameters=parameters, intervals=intervals)
 
 
 def _tradeoff_curves(trade, metric, seeds):
@@ -1454,14 +1462,14 @@ def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.D
 
     The paper states no grid of bounds behind Figs. 8 and 9, so their rank correlations are also
     computed on every other grid of :func:`constraint_across` (rows ``fig8_across`` /
-    ``fig9_across``): metrics ``<id>.across``, ``<id>.across.ci_low`` and ``<id>.across.ci_high``
-    with the grid as the parameter ``grid`` (e.g. ``grid=k 20/40/60/80 alpha 150/200``), by the
-    same statistic and the same bootstrap resamples of the same seeds as the profile's grid.
+    ``fig9_across``): rows of metric ``<id>.across`` with the grid as the parameter ``grid`` (e.g.
+    ``k 20/40/60/80 alpha 150/200``), by the same statistic and the same bootstrap resamples of the
+    same seeds as the profile's grid.
 
     Every statistic is computed on the means over seeds (the curves of the figures) and comes with
-    a 95% percentile interval from ``N_BOOTSTRAP`` resamples of the seeds (metrics ``<id>.ci_low``
-    and ``<id>.ci_high``). Orderings are reported as margins (HyObscure minus its best competitor),
-    so that "the ordering is stable" reads as "the margin's interval excludes zero".
+    a 95% percentile interval from ``N_BOOTSTRAP`` resamples of the seeds (the columns ``ci_low``
+    and ``ci_high`` of its row). Orderings are reported as margins (HyObscure minus its best
+    competitor), so that "the ordering is stable" reads as "the margin's interval excludes zero".
     """
     results = {name: frame for name, frame in results.groupby("experiment", sort=False)}
     rows = []
@@ -1589,7 +1597,7 @@ def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.D
         across = results.get(f"{name}_across")
         if across is None or not len(across):
             continue
-        labels = expand_parameters(across, ["grid"])["grid"].to_numpy()
+        labels = with_parameters(across, ["grid"])["grid"].to_numpy()
         for label, block in across.groupby(labels, sort=True):
             rows += _bound_rank_rows(
                 boot, claim_id + ACROSS, block, key, metric, seeds, parameters={"grid": label}
@@ -1597,13 +1605,13 @@ def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.D
     f10 = results.get("fig10")
     if f10 is not None and len(f10):
         sub = f10[f10["metric"] == "seconds_total"]
-        n = expand_parameters(sub, ["n_users"])["n_users"].to_numpy(float)
+        n = sub["n_users"].to_numpy(float)
         if len(np.unique(n)) >= 2:
             slope = float(np.polyfit(np.log(n), np.log(sub["value"].to_numpy()), 1)[0])
             rows += tidy_rows("claims", "HyObscure", {"hyobscure.fig10_growth_exponent": slope})
     f11 = results.get("fig11")
     if f11 is not None and len(f11):
-        sub = expand_parameters(f11[f11["metric"] == "leakage"], ["step"])
+        sub = f11[f11["metric"] == "leakage"]
         vals11 = sub.sort_values("step")["value"].to_numpy()
         rows += tidy_rows(
             "claims",
@@ -1613,7 +1621,7 @@ def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.D
     if protocol == "authors" and trade is not None and "table2_met" in set(trade["metric"]):
         met = trade[(trade["method"] == "HyObscure") & (trade["metric"] == "table2_met")]
         # the share of HyObscure's fits (seeds x budgets) whose final groups meet Table II
-        fits = met.drop_duplicates(["seed", "parameters"])
+        fits = met.drop_duplicates(["seed", *parameter_columns(met)])
         rows += tidy_rows(
             "claims", "HyObscure", {"hyobscure.table2_met_share": float(fits["value"].mean())}
         )
@@ -1633,10 +1641,28 @@ def _labels(dataset: str) -> tuple[str, str]:
     return "1 - mAP (activity recommendation)", "1 - acc (home inference)"
 
 
-def _mean_ci(frame: pd.DataFrame) -> pd.DataFrame:
-    from ppdp.experiments.common import summarize
+def point_means(frame: pd.DataFrame, index=("method",)) -> pd.DataFrame:
+    """Means over seeds as a table for reading: a row per ``index`` and point (the parameters as
+    text, :func:`parameter_labels`), a column per metric.
 
-    return summarize(frame, by=("method", "parameters", "metric"))
+    Examples
+    --------
+    >>> rows = tidy_frame(
+    ...     tidy_rows("tradeoff", "Original", {"utility_loss": 1.0}, seed=0)
+    ...     + tidy_rows("tradeoff", "DP", {"utility_loss": 2.0}, parameters={"beta": 3.0}, seed=0)
+    ...     + tidy_rows("tradeoff", "DP", {"utility_loss": 4.0}, parameters={"beta": 3.0}, seed=1)
+    ... )
+    >>> point_means(rows)["utility_loss"].to_dict()
+    {('DP', 'beta = 3'): 3.0, ('Original', ''): 1.0}
+    """
+    summ = summarize(frame)
+    summ["point"] = parameter_labels(summ, parameter_columns(frame))
+    return summ.pivot_table(index=[*index, "point"], columns="metric", values="mean")
+
+
+def _mean_ci(frame: pd.DataFrame) -> pd.DataFrame:
+    """Mean and interval over seeds per method, ``setting`` (:func:`setting_ids`) and metric."""
+    return summarize(frame.assign(setting=setting_ids(frame)), by=("method", "setting", "metric"))
 
 
 def plot_tradeoff(
@@ -1660,8 +1686,8 @@ def plot_tradeoff(
         pm = f"privacy_{model}_s{scen}"
         for i, method in enumerate([m for m in methods if m in set(summ["method"])]):
             sub = summ[summ["method"] == method]
-            u = sub[sub["metric"] == "utility_loss"].set_index("parameters")
-            p = sub[sub["metric"] == pm].set_index("parameters")
+            u = sub[sub["metric"] == "utility_loss"].set_index("setting")
+            p = sub[sub["metric"] == pm].set_index("setting")
             if p.empty:
                 continue
             idx = u.index.intersection(p.index)
@@ -1704,7 +1730,7 @@ def plot_decomposition(dec: pd.DataFrame, dataset: str, protocol: str = "paper")
 
     from ppdp.plotting import PALETTE
 
-    summ = dec.groupby("parameters", sort=False).mean(numeric_only=True)
+    summ = dec.groupby("point", sort=False).mean(numeric_only=True)
     summ = summ.sort_values("utility_change_pct", kind="mergesort")
     x = np.arange(len(summ))
     gen, obf = summ["generalization_pct"].to_numpy(), summ["obfuscation_pct"].to_numpy()
@@ -1717,11 +1743,12 @@ def plot_decomposition(dec: pd.DataFrame, dataset: str, protocol: str = "paper")
         ax.plot(x, summ["obfuscation_alone_pct"], "D", color="0.2", ms=4, label="obfuscation alone")
     ax.axhline(0, color="0.5", lw=0.6)
     labels = []
-    for params, row in summ.iterrows():
+    for point, row in summ.iterrows():
         met = row.get("table2_met", np.nan)
         mark = "" if np.isnan(met) else f"\nTable II {met:.0%}"
+        # one parameter a line: the bars are narrow
         labels.append(
-            f"{params.replace(';', chr(10))}\nutil {row['utility_change_pct']:+.2f}%{mark}"
+            f"{point.replace(', ', chr(10))}\nutil {row['utility_change_pct']:+.2f}%{mark}"
         )
     ax.set_xticks(x, labels, fontsize=6)
     _, ylab = _labels(dataset)
@@ -1745,11 +1772,11 @@ def plot_sweep(
 
     from ppdp.plotting import method_style
 
-    sub = expand_parameters(
+    sub = with_parameters(
         frame[frame["metric"] == metric], [key] if series is None else [key, series]
-    )
+    ).copy()
     sub["x"] = sub[key].astype(float)
-    sub["line"] = sub["method"] if series is None else f"{series}=" + sub[series].astype(str)
+    sub["line"] = sub["method"] if series is None else parameter_labels(sub, [series])
     fig, ax = plt.subplots(figsize=(4.2, 3.2))
     for i, (name, grp) in enumerate(sub.groupby("line", sort=False)):
         stats = grp.groupby("x")["value"].agg(["mean", "std", "count"]).reset_index()
@@ -1774,7 +1801,7 @@ def plot_scaling(frame: pd.DataFrame):
     """Fig. 10: run time of a full fit and release against the number of users (log-log)."""
     import matplotlib.pyplot as plt
 
-    sub = expand_parameters(frame[frame["metric"].str.startswith("seconds_")], ["n_users"])
+    sub = frame[frame["metric"].str.startswith("seconds_")].copy()
     sub["n"] = sub["n_users"].astype(float)
     fig, ax = plt.subplots(figsize=(4.2, 3.2))
     for i, (metric, grp) in enumerate(sub.groupby("metric", sort=True)):
@@ -1796,7 +1823,7 @@ def plot_convergence(frame: pd.DataFrame):
     """Fig. 11: leakage after each O-problem and each accepted G move."""
     import matplotlib.pyplot as plt
 
-    sub = expand_parameters(frame[frame["metric"] == "leakage"], ["step"]).sort_values("step")
+    sub = frame[frame["metric"] == "leakage"].sort_values("step")
     fig, ax = plt.subplots(figsize=(4.2, 3.2))
     ax.plot(sub["step"], sub["value"], marker="o", ms=3)
     ax.set_xlabel("optimization step (O-problems and accepted G moves)")
@@ -1930,11 +1957,15 @@ def decomposition(frame: pd.DataFrame, metric: str = "privacy_rf_sI") -> pd.Data
     Returns
     -------
     DataFrame
-        One row per (seed, parameters) with the columns above, ``utility_change_pct`` and
+        One row per (seed, point): ``seed``, the parameters of HyObscure's points as columns (typed
+        as in ``frame``), ``point`` (those parameters as text, :func:`parameter_labels`: one label
+        per point, for tables and figures), the columns above, ``utility_change_pct`` and
         ``table2_met`` (whether the final groups meet Table II); the obfuscation-first columns are
         NaN when the rows hold no ``ObfOnly``.
     """
     sub = frame[frame["metric"].isin([metric, "utility_loss", "table2_met"])]
+    # one id per point, shared by HyObscure's rows and its GenOnly and ObfOnly rows
+    sub = sub.assign(setting=setting_ids(sub))
     ref = sub[(sub["method"] == "Original")].pivot_table(
         index="seed", columns="metric", values="value"
     )
@@ -1943,7 +1974,7 @@ def decomposition(frame: pd.DataFrame, metric: str = "privacy_rf_sI") -> pd.Data
         rows = sub[sub["method"] == method]
         if not len(rows):
             return None
-        return rows.pivot_table(index=["seed", "parameters"], columns="metric", values="value")
+        return rows.pivot_table(index=["seed", "setting"], columns="metric", values="value")
 
     hy_p, al_p, ob_p = by_point("HyObscure"), by_point("GenOnly"), by_point("ObfOnly")
     if al_p is None:
@@ -1952,17 +1983,17 @@ def decomposition(frame: pd.DataFrame, metric: str = "privacy_rf_sI") -> pd.Data
         al_p, left_index=True, right_index=True, how="inner", suffixes=("", "_genonly")
     )
     out = []
-    for (seed, params), row in joined.iterrows():
+    for (seed, setting), row in joined.iterrows():
         p0, u0 = ref.loc[seed, metric], ref.loc[seed, "utility_loss"]
         total = row[metric] - p0
         gen = row[f"{metric}_genonly"] - p0
         first = np.nan
-        if ob_p is not None and (seed, params) in ob_p.index:
-            first = ob_p.loc[(seed, params), metric] - p0
+        if ob_p is not None and (seed, setting) in ob_p.index:
+            first = ob_p.loc[(seed, setting), metric] - p0
         out.append(
             {
                 "seed": seed,
-                "parameters": params,
+                "setting": setting,
                 "total": total,
                 "generalization": gen,
                 "obfuscation": total - gen,
@@ -1978,4 +2009,17 @@ def decomposition(frame: pd.DataFrame, metric: str = "privacy_rf_sI") -> pd.Data
                 "table2_met": row.get("table2_met", np.nan),
             }
         )
-    return pd.DataFrame(out)
+    return _with_points(pd.DataFrame(out), sub[sub["method"] == "HyObscure"])
+
+
+def _with_points(values: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
+    """:func:`decomposition`'s rows with the parameters of their ``setting`` in its place: the
+    columns HyObscure's rows (``points``) give, typed as there, and ``point``, their label."""
+    keys = [c for c in parameter_columns(points) if c != "setting" and points[c].notna().any()]
+    if values.empty:
+        return pd.DataFrame(columns=["seed", *keys, "point"])
+    by_setting = points.drop_duplicates("setting").set_index("setting")[keys]
+    params = by_setting.loc[values["setting"]].reset_index(drop=True)
+    params["point"] = parameter_labels(params, keys)
+    rest = values.drop(columns=["seed", "setting"])
+    return pd.concat([values[["seed"]], params, rest], axis=1)

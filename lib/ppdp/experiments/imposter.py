@@ -17,8 +17,8 @@ Each function runs the grid points of one figure or table and returns a tidy fra
 
 The notebook's tables and figures are built from the tidy rows too: :func:`score_table`,
 :func:`detection_scores`, :func:`selected_counts`, and ``plot_fig6``, ``plot_training_history``,
-``plot_fig7``, ``plot_fig8``, ``plot_privacy_utility``. They read the parameters with
-:func:`ppdp.experiments.common.expand_parameters` and the paper's numbers with
+``plot_fig7``, ``plot_fig8``, ``plot_privacy_utility``. They read the parameters from their columns
+(:func:`ppdp.experiments.common.with_parameters`) and the paper's numbers with
 :func:`ppdp.published.published_value` (``claims.yaml``).
 
 Protocol (the paper gives no split or sample size): the real table is split 70/30, stratified on
@@ -42,11 +42,10 @@ from ppdp.experiments.common import (
     COMMON_PARAMETERS,
     DERIVED_EXPERIMENTS,
     Param,
-    expand_parameters,
-    format_parameters,
     mean_halfwidth,
     tidy_frame,
     tidy_rows,
+    with_parameters,
 )
 from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms.imposter import Imposter, detect_implicit_privacy
@@ -205,7 +204,7 @@ def imposter_release(
         float(lam),
         int(seed),
         int(n),
-        format_parameters(params),
+        tuple(sorted(params.items())),  # the generator's parameters, as (name, value) pairs
     )
 
     def train_and_draw():
@@ -472,8 +471,9 @@ SCORE_INDEX: dict[str, tuple[str, ...]] = {
 
 
 def _expand(frame: pd.DataFrame, keys: Sequence[str] = SCORE_KEYS) -> pd.DataFrame:
-    """``frame`` with a column per parameter of ``keys``; grid parameters as float64."""
-    out = expand_parameters(frame, keys)
+    """``frame`` with a column per parameter of ``keys`` (missing where a row lacks it); grid
+    parameters as float64."""
+    out = with_parameters(frame, keys).copy()
     for key in _GRID_KEYS:
         if key in out.columns:
             out[key] = out[key].astype("float64")
@@ -714,15 +714,16 @@ def claims(results: pd.DataFrame, n_boot: int = N_BOOTSTRAP) -> pd.DataFrame:
         - ``table2_gender_accuracy_b_max``, ``table2_gender_f1_b_max``: Table 2, the largest sex
           accuracy and F1 on Setting B over theta.
 
-        With several seeds, every claim also gets a 95% percentile interval (``<id>.ci_low``,
-        ``<id>.ci_high``) from ``n_boot`` resamples of the seeds: a seed redraws the split, the
-        generator's training and the k-RR draws, so the interval covers all of them. A resample
-        recomputes the claim from the rows of the drawn seeds, a seed drawn twice counting twice.
+        With several seeds, every claim also gets a 95% percentile interval (its row's ``ci_low``
+        and ``ci_high``; missing otherwise) from ``n_boot`` resamples of the seeds: a seed redraws
+        the split, the generator's training and the k-RR draws, so the interval covers all of them.
+        A resample recomputes the claim from the rows of the drawn seeds, a seed drawn twice
+        counting twice.
 
         The claims of :data:`ACROSS_CLAIMS` are computed the same way (value and interval) from
         the ``table1_across`` rows of every other ``lambda`` (:func:`run_table1_across`; the
-        paper states no lambda for Table 1), as ``<id>.across``, ``<id>.across.ci_low`` and
-        ``<id>.across.ci_high`` rows with the parameter ``lambda``.
+        paper states no lambda for Table 1), as ``<id>.across`` rows with the parameter
+        ``lambda``.
     """
     frame = results[~results["experiment"].isin(DERIVED_EXPERIMENTS)]
     values = _claim_values(frame)
@@ -730,43 +731,58 @@ def claims(results: pd.DataFrame, n_boot: int = N_BOOTSTRAP) -> pd.DataFrame:
     rows = []
     for metric, value in values.items():
         method = "kRR" if "krr_income" in metric else "IMPOSTER"
-        rows += tidy_rows("claims", method, {metric: value, **intervals.get(metric, {})})
+        bounds = {metric: intervals[metric]} if metric in intervals else None
+        rows += tidy_rows("claims", method, {metric: value}, intervals=bounds)
     # the Table 1 claims at the other lambdas (unstated): "<id>.across" rows, one set per lambda
     across = _expand(_rows(frame, "table1_across"), ["lambda"])
     for lam, block in across.groupby("lambda", sort=True):
-        at = block[list(frame.columns)].assign(experiment="table1")
+        at = block.assign(experiment="table1")
         point = {c: v for c, v in _claim_values(at).items() if c in ACROSS_CLAIMS}
         bounds = _seed_intervals(at, point, n_boot)
         for claim, value in point.items():
-            metrics = {f"{claim}.across": value}
-            for key, bound in bounds.get(claim, {}).items():
-                metrics[f"{claim}.across{key.removeprefix(claim)}"] = bound
-            rows += tidy_rows("claims", "IMPOSTER", metrics, parameters={"lambda": float(lam)})
+            rows += tidy_rows(
+                "claims",
+                "IMPOSTER",
+                {f"{claim}.across": value},
+                parameters={"lambda": float(lam)},
+                intervals={f"{claim}.across": bounds[claim]} if claim in bounds else None,
+            )
     return tidy_frame(rows)
 
 
 def across_table(claims_rows: pd.DataFrame, base_lam: float) -> pd.DataFrame:
     """The claims of :data:`ACROSS_CLAIMS` at every lambda: index ``lambda`` (float, sorted; the
     profile's ``base_lam`` for the plain rows), a column per claim (without the ``imposter.``
-    prefix) and per interval bound, from :func:`claims` rows."""
+    prefix) and, where the rows give an interval, per bound (``<claim>.ci_low``,
+    ``<claim>.ci_high``), from :func:`claims` rows."""
     rows = _expand(_rows(claims_rows, "claims"), ["lambda"])
-    name = rows["metric"].str.replace(".across", "", regex=False)
-    claim = name.str.removesuffix(".ci_low").str.removesuffix(".ci_high")
-    keep = claim.isin(ACROSS_CLAIMS)
-    table = pd.DataFrame(
-        {
-            "lambda": rows.loc[keep, "lambda"].fillna(float(base_lam)),
-            "claim": name[keep].str.removeprefix("imposter."),
-            "value": rows.loc[keep, "value"],
-        }
-    ).pivot_table(index="lambda", columns="claim", values="value", sort=True)
+    claim = rows["metric"].str.replace(".across", "", regex=False)
+    rows = rows[claim.isin(ACROSS_CLAIMS)]
+    lam = rows["lambda"].fillna(float(base_lam))
+    name = claim[rows.index].str.removeprefix("imposter.")
+    # one long row per claim and bound; a claim without an interval has no bound rows, so the
+    # table has bound columns only where some lambda gives one
+    parts = [pd.DataFrame({"lambda": lam, "claim": name, "value": rows["value"]})]
+    for bound in ("ci_low", "ci_high"):
+        given = rows[bound].notna()
+        parts.append(
+            pd.DataFrame(
+                {
+                    "lambda": lam[given],
+                    "claim": name[given] + f".{bound}",
+                    "value": rows.loc[given, bound],
+                }
+            )
+        )
+    table = pd.concat(parts).pivot_table(index="lambda", columns="claim", values="value", sort=True)
     return table[sorted(table.columns)]
 
 
 def _seed_intervals(
     frame: pd.DataFrame, values: dict[str, float], n_boot: int
-) -> dict[str, dict[str, float]]:
-    """``{claim: {"<claim>.ci_low": lo, "<claim>.ci_high": hi}}`` over resamples of the seeds."""
+) -> dict[str, tuple[float, float]]:
+    """``{claim: (ci_low, ci_high)}``, the 95% percentile interval over resamples of the seeds
+    (no entry for a claim no resample gives a value; none at all with fewer than two seeds)."""
     seeded = frame["seed"] >= 0  # rows without a seed (detection) carry -1
     seeds = np.sort(frame.loc[seeded, "seed"].astype(int).unique())
     if len(seeds) < 2:
@@ -787,7 +803,7 @@ def _seed_intervals(
         boot = boot[np.isfinite(boot)]
         if len(boot):
             lo, hi = np.percentile(boot, [2.5, 97.5])
-            out[claim] = {f"{claim}.ci_low": float(lo), f"{claim}.ci_high": float(hi)}
+            out[claim] = (float(lo), float(hi))
     return out
 
 

@@ -6,7 +6,8 @@ them: the partition depends only on ``l``, the random output tables on ``(l, del
 conditions of run ``r`` and the query workload are shared by all methods (common random numbers),
 so differences between methods are not sampling noise of the workload.
 
-Tidy rows (``experiment``, ``method``, ``parameters``, ``seed``, ``metric``, ``value``):
+Tidy rows (:func:`ppdp.experiments.common.tidy_frame`: ``experiment``, ``method``, ``seed``,
+``metric``, ``value``, and a column per parameter):
 
 * ``fig3``/``fig4``/``fig5``: ``identity_disclosure`` and ``attribute_disclosure`` per run, with
   parameters ``delta``, ``l``, ``p_match`` (MutualCover: fig3 and fig4; Mondrian: fig5), and
@@ -37,10 +38,10 @@ from ppdp.attacks.disclosure import (
 from ppdp.experiments.common import (
     COMMON_PARAMETERS,
     Param,
-    expand_parameters,
     rank_correlation,
     tidy_frame,
     tidy_rows,
+    with_parameters,
 )
 from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms.anatomy import Anatomy
@@ -399,9 +400,10 @@ def _anatomy_bounds(
 
 
 def _params(frame: pd.DataFrame) -> pd.DataFrame:
-    # floats throughout: the summaries print l as 10.0 whatever the grid
+    # every key a column (a subset may lack one) and floats throughout: the summaries print l as
+    # 10.0 whatever the grid
     keys = ("delta", "l", "p_match")
-    return expand_parameters(frame, keys).astype(dict.fromkeys(keys, "float64"))
+    return with_parameters(frame, keys).astype(dict.fromkeys(keys, "float64"))
 
 
 def summary(frame: pd.DataFrame, experiment: str, metric: str) -> pd.DataFrame:
@@ -648,7 +650,7 @@ def mondrian_group_sizes(
 def _by_p_match(rows: pd.DataFrame, metric: str) -> pd.Series:
     """Mean ``value`` of ``metric`` per ``p_match`` (float index) of tidy rows."""
     sub = rows[rows["metric"] == metric]
-    sub = expand_parameters(sub, keys=("p_match",))
+    sub = with_parameters(sub, ["p_match"])
     return sub.groupby(sub["p_match"].astype(float))["value"].mean()
 
 
@@ -665,7 +667,7 @@ def _mondrian_baselines(frame: pd.DataFrame):
     d5 = frame[(frame["experiment"] == "fig5") & (frame["method"] == METHOD_MONDRIAN)]
     if d5.empty:
         return
-    l5 = float(expand_parameters(d5, keys=("l",))["l"].dropna().iloc[0])
+    l5 = float(with_parameters(d5, ["l"])["l"].dropna().iloc[0])
     yield f"Mondrian(l={l5:g}) (Fig. 5)", None, d5
     sub = frame[frame["experiment"] == "mondrian_groups"]
     for name, block in sub.groupby("method", sort=False):
@@ -673,8 +675,9 @@ def _mondrian_baselines(frame: pd.DataFrame):
         if not len(sizes):
             yield name, None, block
             continue
-        variant = expand_parameters(sizes[["parameters"]].iloc[:1], ("l", "k", "refine"))
-        yield name, mondrian_size(variant.iloc[0].to_dict(), l5), block
+        keys = ["l", "k", "refine"]
+        variant = with_parameters(sizes.iloc[:1], keys)[keys].iloc[0].to_dict()
+        yield name, mondrian_size(variant, l5), block
 
 
 def mondrian_ordering(frame: pd.DataFrame) -> pd.DataFrame:
@@ -733,7 +736,7 @@ def delta_influence(frame: pd.DataFrame, spread: float = 0.25, alpha: float = 0.
     from scipy.stats import f_oneway
 
     sub = frame[(frame["experiment"] == "fig7") & (frame["method"] == METHOD_MC)]
-    sub = expand_parameters(sub[sub["metric"] == "relative_error"], keys=("delta",))
+    sub = with_parameters(sub[sub["metric"] == "relative_error"], ["delta"])
     by = sub.groupby(sub["delta"].astype(float))["value"]
     means, medians = by.mean(), by.median()
     groups = [g.to_numpy(float) for _, g in by]

@@ -35,10 +35,11 @@ from ppdp.experiments.common import (
     COMMON_PARAMETERS,
     Param,
     concat_tidy,
-    expand_parameters,
     mean_halfwidth,
+    parameter_columns,
     tidy_frame,
     tidy_rows,
+    with_parameters,
 )
 from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms.relay import METHODS, RelayChain, RelayWarning, reuse_units
@@ -281,8 +282,8 @@ def adult_sensitivity(
 def adult_sensitivity_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Per variant of :func:`adult_sensitivity`: each method's loss (mean over subsamples) and
     the method that loses least."""
-    sub = expand_parameters(
-        frame[frame["experiment"] == "adult_sensitivity"], keys=("sensitive", "qis", "weighting")
+    sub = with_parameters(
+        frame[frame["experiment"] == "adult_sensitivity"], ("sensitive", "qis", "weighting")
     )
     table = sub.pivot_table(
         index=["sensitive", "qis", "weighting"], columns="method", values="value", aggfunc="mean"
@@ -361,11 +362,29 @@ def run_chains(
 
 
 def wide(frame: pd.DataFrame) -> pd.DataFrame:
-    """Tidy rows with their parameters as typed columns and one column per metric."""
+    """Tidy rows with one column per metric, keyed by experiment, method, seed and the parameters
+    these rows have, typed on these rows alone (a ``hop`` column of a frame that also holds rows
+    without hops is float; here it is an integer again).
+
+    Examples
+    --------
+    >>> rows = tidy_frame(
+    ...     tidy_rows("fig5", "fla", {"privacy": 0.25}, parameters={"hop": 1})
+    ...     + tidy_rows("fig6", "fla", {"mean_utility_loss": 2.0}, parameters={"hops": 3})
+    ... )
+    >>> rows["hop"].dtype.name
+    'float64'
+    >>> wide(rows[rows["experiment"] == "fig5"]).to_dict("records")
+    [{'experiment': 'fig5', 'method': 'fla', 'seed': -1, 'hop': 1, 'privacy': 0.25}]
+    """
     if frame.empty:
         return pd.DataFrame()
-    out = expand_parameters(frame).drop(columns="parameters")
-    keys = [c for c in out.columns if c not in ("metric", "value")]
+    # type the parameters on these rows alone (the figures and claims index by integer hops) and
+    # key on those they have: a parameter missing on every row would be a missing key, and
+    # pivot_table drops the rows whose key is missing
+    out = tidy_frame(frame)
+    params = [c for c in parameter_columns(out) if out[c].notna().any()]
+    keys = ["experiment", "method", "seed", *params]
     return out.pivot_table(
         index=keys, columns="metric", values="value", aggfunc="first"
     ).reset_index()
@@ -555,7 +574,7 @@ def across_values(
 def _at_points(chains: pd.DataFrame, points: Iterable[tuple[int, float]]) -> pd.DataFrame:
     """The rows of ``chains`` of the chains at ``points`` (``(hops, delta)``), in order."""
     wanted = {(int(h), float(f"{float(d):.12g}")) for h, d in points}
-    where = expand_parameters(chains[["parameters"]], ["hops", "delta"])
+    where = with_parameters(chains, ["hops", "delta"])  # no columns when no chain ran
     keys = zip(where["hops"].astype(int), where["delta"].astype(float), strict=True)
     keep = np.array([(h, float(f"{d:.12g}")) in wanted for h, d in keys], dtype=bool)
     return chains[keep].reset_index(drop=True)
@@ -813,7 +832,8 @@ def claims(
     wanted = {c for claims_of in ACROSS_CLAIMS.values() for c in claims_of}
     across = results[results["experiment"].isin(ACROSS_EXPERIMENTS)]
     if not across.empty:
-        keyed = expand_parameters(across, keys=ACROSS_SETTINGS)
+        # a setting with no other value run has no column
+        keyed = with_parameters(across, ACROSS_SETTINGS)
         for setting in ACROSS_SETTINGS:
             varied = keyed[keyed[setting].notna()]
             for value, index in varied.groupby(setting, sort=True).groups.items():
@@ -887,7 +907,7 @@ def across_table(
     plain = dict(zip(name, claims_rows["value"], strict=True))
     profile = {"weighting": weighting, "deltas": grid_label(deltas), "fig6_delta": fig6_delta}
     records = []
-    settings = expand_parameters(claims_rows[["parameters"]], ACROSS_SETTINGS)
+    settings = with_parameters(claims_rows, ACROSS_SETTINGS)
     for setting in ACROSS_SETTINGS:
         names = [c for f in _SETTING_FIGURES[setting] for c in ACROSS_CLAIMS[f]]
         own = {c: plain[c] for c in names if c in plain}

@@ -40,9 +40,10 @@ from ppdp.experiments.common import (
     DERIVED_EXPERIMENTS,
     Param,
     concat_tidy,
-    expand_parameters,
+    setting_ids,
     tidy_frame,
     tidy_rows,
+    with_parameters,
 )
 from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms import sppm as S
@@ -226,8 +227,10 @@ def encoding_sensitivity(
     Returns
     -------
     DataFrame
-        Tidy rows of experiment ``"census_encodings"``, one method per encoding
-        (``top=300;age=decade;missing=drop;rows=all``), parameters holding the same.
+        Tidy rows of experiment ``"census_encodings"``, one method per encoding, named by its
+        settings (``top=300;age=decade;missing=drop;rows=all``, a label only), with the parameters
+        ``top`` (``"None"`` for the unbounded alphabet, so a column of text), ``age``,
+        ``missing`` and ``rows``.
     """
     rows = []
     for top in tops:
@@ -260,11 +263,14 @@ def encoding_sensitivity(
                         )
                         metrics.update({f"reduction_{f}": v for f, v in cut.items()})
                     name = f"top={top};age={age};missing={miss};rows={split}"
+                    # the unbounded alphabet is top "None", as the results have always named it
+                    # (None would be a missing value, as if the row had no alphabet size at all)
+                    size = "None" if top is None else top
                     rows += tidy_rows(
                         "census_encodings",
                         name,
                         metrics,
-                        parameters={"top": top, "age": age, "missing": miss, "rows": split},
+                        parameters={"top": size, "age": age, "missing": miss, "rows": split},
                     )
     return tidy_frame(rows)
 
@@ -546,7 +552,7 @@ def across_values(claims_rows: pd.DataFrame, names, key: str, base) -> pd.DataFr
     ----------
     claims_rows : DataFrame
         Rows of :func:`claims`: the plain ``<id>`` rows (at the profile's value) and the
-        ``<id>.across`` rows (parameter ``key``).
+        ``<id>.across`` rows (parameter column ``key``).
     names : iterable of str
         Claim ids without the ``sppm.`` prefix.
     key : str
@@ -562,7 +568,9 @@ def across_values(claims_rows: pd.DataFrame, names, key: str, base) -> pd.DataFr
     metric = claims_rows["metric"].str.removeprefix("sppm.").str.removesuffix(".across")
     rows = claims_rows.assign(claim=metric)[metric.isin(list(names))]
     plain = ~rows["metric"].str.endswith(".across")
-    values = expand_parameters(rows, [key])[key].astype(object).where(~plain.to_numpy(), base)
+    # the plain rows have no value of the setting (the column is missing there, or absent from a
+    # frame without across rows): they are the profile's
+    values = with_parameters(rows, [key])[key].astype(object).where(~plain.to_numpy(), base)
     kind = int if isinstance(base, int | np.integer) else float if isinstance(base, float) else str
     rows = rows.assign(**{key: values.map(kind).to_numpy()})
     return rows.pivot_table(index=key, columns="claim", values="value")
@@ -578,9 +586,21 @@ def across_table(claims_rows: pd.DataFrame, base_m: int) -> pd.DataFrame:
 
 def distortion_to_reach(curve: pd.DataFrame, method: str, target: float) -> float:
     """Smallest budget at which ``method``'s leakage falls to ``target`` (linear interpolation
-    of the curve's (distortion, leakage) points; ``nan`` if never reached)."""
+    of the curve's (distortion, leakage) points; ``nan`` if never reached).
+
+    Examples
+    --------
+    >>> point = lambda d, i: tidy_rows(
+    ...     "fig2", "sppm_L100", {"leakage": i, "distortion": d}, parameters={"delta": d}
+    ... )
+    >>> curve = tidy_frame(point(0.0, 0.5) + point(0.2, 0.1) + point(0.4, 0.0))
+    >>> round(distortion_to_reach(curve, "sppm_L100", 0.3), 12)
+    0.1
+    """
     sub = curve[curve["method"] == method]
-    wide = sub.pivot_table(index="parameters", columns="metric", values="value")
+    # one point per setting (budget, alphabet, encoding, whichever the curve has)
+    sub = sub.assign(setting=setting_ids(sub))
+    wide = sub.pivot_table(index="setting", columns="metric", values="value")
     wide = wide.sort_values("distortion")
     d = wide["distortion"].to_numpy()
     i = wide["leakage"].to_numpy()
@@ -694,7 +714,7 @@ def roc_attack(
     Each user's release ``b^`` is drawn from the mapping (seeded); the classifier is trained on the
     releases of a random half of the users with their true labels and scored on the other half.
     ``mappings`` maps a method name to a mapping (``"none"`` = identity, no privacy). Returns the
-    AUC and the true-positive rate on a fixed false-positive grid (``parameters`` ``fpr=...``).
+    AUC and the true-positive rate on a fixed false-positive grid (parameter ``fpr``).
     """
     from sklearn.metrics import roc_auc_score, roc_curve
     from sklearn.model_selection import train_test_split
@@ -995,7 +1015,8 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
       budget of :func:`support_across` as ``<id>.across`` rows with the parameter ``delta``.
     """
     frame = results[~results["experiment"].isin(DERIVED_EXPERIMENTS)]
-    frame = expand_parameters(frame, keys=("delta", "n"))
+    # results without any curve or budget still have the columns the selections below read
+    frame = with_parameters(frame, ("delta", "n"))
     rows = []
 
     def get(exp, method, metric):
@@ -1060,14 +1081,14 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
         rows += tidy_rows("claims", "", _synthetic_claims(syn))
     # the same claims at the other alphabets (m unstated): "<id>.across" rows, one per m
     across = frame[frame["experiment"] == "fig2_synthetic_across"]
-    for n, block in across.groupby(across["n"].astype(int)):  # the frame's parameters, expanded
+    for n, block in across.groupby(across["n"].astype(int)):  # float where other rows lack n
         m = int(n).bit_length() - 1  # n = 2^m
         values = {f"{claim}.across": v for claim, v in _synthetic_claims(block).items()}
         rows += tidy_rows("claims", "", values, parameters={"m": m})
     # SPPM's Census curve under the other encodings (unstated): one row per claim and encoding
     across = frame[frame["experiment"] == "fig2_census_across"]
     if not across.empty:
-        label = expand_parameters(across, ["encoding"])["encoding"].astype(str)
+        label = across["encoding"].astype(str)
         for encoding, block in across.groupby(label.to_numpy()):
             values = {f"{claim}.across": v for claim, v in _census_curve_claims(block).items()}
             rows += tidy_rows("claims", "", values, parameters={"encoding": encoding})
@@ -1272,8 +1293,8 @@ def curve_table(frame: pd.DataFrame, experiment: str) -> pd.DataFrame:
         Indexed by ``delta`` (float), columns ``(metric, method)`` with metric ``leakage`` or
         ``distortion``; missing where a method was not run at that budget.
     """
-    sub = expand_parameters(_rows(frame, experiment, ("leakage", "distortion")), keys=["delta"])
-    sub["delta"] = sub["delta"].astype(float)
+    sub = _rows(frame, experiment, ("leakage", "distortion"))
+    sub = sub.assign(delta=sub["delta"].astype(float))
     return sub.pivot_table(index="delta", columns=["metric", "method"], values="value")
 
 
@@ -1299,8 +1320,7 @@ def certificate_table(frame: pd.DataFrame, experiment: str) -> pd.DataFrame:
     opt = sub[sub["method"] == "optimal"]
     if opt.empty:
         raise ValueError(f"experiment {experiment!r} has no rows of the certified optimum")
-    opt = expand_parameters(opt, keys=["delta"])
-    opt["delta"] = opt["delta"].astype(float)
+    opt = opt.assign(delta=opt["delta"].astype(float))
     wide = opt.pivot_table(index="delta", columns="metric", values="value", dropna=False)
     out = pd.DataFrame(
         {
@@ -1398,8 +1418,8 @@ def auc_table(frame: pd.DataFrame, experiment: str) -> pd.DataFrame:
     DataFrame
         Indexed by ``delta`` (float), one column per method (``none`` = no privacy).
     """
-    sub = expand_parameters(_rows(frame, experiment, ("auc",)), keys=["delta"])
-    sub["delta"] = sub["delta"].astype(float)
+    sub = _rows(frame, experiment, ("auc",))
+    sub = sub.assign(delta=sub["delta"].astype(float))
     return sub.groupby(["delta", "method"])["value"].mean().unstack()
 
 
@@ -1417,8 +1437,8 @@ def nearest_point_table(frame: pd.DataFrame) -> pd.DataFrame:
         Indexed by ``k`` (1 = the point itself), columns ``(metric, method)`` with metric ``mean``,
         ``std`` or ``sem``.
     """
-    sub = expand_parameters(_rows(frame, "fig5"), keys=["k"])
-    sub["k"] = sub["k"].astype("int64")
+    sub = _rows(frame, "fig5")
+    sub = sub.assign(k=sub["k"].astype("int64"))  # float where other experiments' rows lack k
     return sub.pivot_table(index="k", columns=["metric", "method"], values="value")
 
 
@@ -1436,8 +1456,8 @@ def time_table(frame: pd.DataFrame) -> pd.DataFrame:
         Indexed by the alphabet size ``n`` (int), one column per method; missing where a method
         was not run.
     """
-    sub = expand_parameters(_rows(frame, "fig6", ("seconds",)), keys=["n"])
-    sub["n"] = sub["n"].astype("int64")
+    sub = _rows(frame, "fig6", ("seconds",))
+    sub = sub.assign(n=sub["n"].astype("int64"))  # float where other experiments' rows lack n
     return sub.pivot_table(index="n", columns="method", values="value")
 
 
@@ -1531,8 +1551,8 @@ def plot_roc(frame: pd.DataFrame, experiment: str, title: str):
     from ppdp.plotting import method_style
 
     auc = auc_table(frame, experiment)
-    tpr = expand_parameters(_rows(frame, experiment, ("tpr",)), keys=["delta", "fpr"])
-    tpr["delta"] = tpr["delta"].astype(float)
+    tpr = _rows(frame, experiment, ("tpr",))
+    tpr = tpr.assign(delta=tpr["delta"].astype(float))
     deltas = sorted(auc.index)
     fig, axes = plt.subplots(1, len(deltas), figsize=(4.2 * len(deltas), 3.6), squeeze=False)
     for ax, d in zip(axes[0], deltas, strict=True):
@@ -1637,7 +1657,7 @@ def plot_support(frame: pd.DataFrame, dataset: str = "Movie"):
 
     from ppdp.plotting import method_style
 
-    counts = expand_parameters(_rows(frame, "fig7", ("profiles",)), keys=["delta", "support"])
+    counts = _rows(frame, "fig7", ("profiles",))
     deltas = counts["delta"].unique()
     if len(deltas) != 1:
         raise ValueError(f"fig7 rows must hold one budget, got delta = {sorted(deltas)}")
