@@ -34,7 +34,7 @@ from pathlib import Path
 import pandas as pd
 
 from ppdp.experiments import imposter as ex
-from ppdp.experiments.common import expand_parameters
+from ppdp.experiments.common import with_parameters
 
 RESULTS = Path(__file__).resolve().parent / "results"
 GENDER_ACCURACY, GENDER_F1, INCOME_ACCURACY = 67.0, 46.0, 82.3
@@ -71,7 +71,7 @@ def sweep(df, thetas, epochs, hidden, lambdas, seed, partial: Path | None = None
             imposter_params={"epochs": n_epochs, "hidden": width, "progress": False},
         )
         seconds = time.perf_counter() - t0
-        scores = expand_parameters(frame, ("theta", "setting", "target"))
+        scores = with_parameters(frame, ("theta", "setting", "target"))
         for theta, block in scores.groupby("theta"):
 
             def score(setting, target, metric, block=block):

@@ -57,7 +57,7 @@ import pandas as pd
 
 from ppdp import infotheory
 from ppdp.experiments import sppm as E
-from ppdp.experiments.common import concat_tidy, tidy_frame, tidy_rows
+from ppdp.experiments.common import concat_tidy, setting_ids, tidy_frame, tidy_rows
 from ppdp.mechanisms import sppm as S
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -242,8 +242,10 @@ def plot(table: pd.DataFrame, curves: pd.DataFrame, target: float, path: Path) -
     import matplotlib.pyplot as plt
 
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(12, 4.5))
-    wide = curves[curves["metric"] != "seconds"].pivot_table(
-        index=["experiment", "method", "parameters"], columns="metric", values="value"
+    points = curves[curves["metric"] != "seconds"]
+    # one point per budget (its parameter columns): the setting's number
+    wide = points.assign(setting=setting_ids(points)).pivot_table(
+        index=["experiment", "method", "setting"], columns="metric", values="value"
     )
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, (exp, sub) in enumerate(wide.groupby(level="experiment")):

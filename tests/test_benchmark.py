@@ -98,9 +98,9 @@ def test_unprotected_table_leaks_more_than_every_protected_one(strongest):
         protected = bm.load_roles()[dataset]["private"][0]
         for method in sorted(set(sub["method"]) - {"none"}):
             attr = bm.REGISTRY[method].protects or protected
-            metric = f"{attr}:risk"
-            ref = sub[(sub["method"] == "none") & (sub["metric"] == metric)]["value"].mean()
-            val = sub[(sub["method"] == method) & (sub["metric"] == metric)]["value"].mean()
+            risk = sub[(sub["metric"] == "risk") & (sub["attribute"] == attr)]
+            ref = risk[risk["method"] == "none"]["value"].mean()
+            val = risk[risk["method"] == method]["value"].mean()
             print(f"{dataset}/{method}: {attr} risk {val:.3f}, unprotected {ref:.3f}")
             assert val < ref, f"{dataset}/{method}: risk {val:.3f} not below unprotected {ref:.3f}"
 
@@ -127,6 +127,61 @@ def test_strongest_run_has_every_applicable_mechanism(strongest):
         assert methods == expected
 
 
+def test_metric_names_spell_no_facet(strongest):
+    """What a metric is of is a facet column: the attacked private attribute of a targeted
+    attacker's metrics, the column of ``changed``; names hold no ``<attribute>:``."""
+    assert not strongest["metric"].str.contains(":").any()
+    # anonymeter did not run: no statistic facet
+    assert "statistic" not in strongest.columns
+    for dataset in bm.DATASETS:
+        sub = strongest[strongest["experiment"] == f"benchmark_{dataset}"]
+        roles = bm.load_roles()[dataset]
+        risk = sub[sub["metric"] == "risk"]
+        assert set(risk["attribute"]) == set(roles["private"])
+        # one risk per private attribute and release
+        assert not risk.duplicated(["method", "level", "seed", "attribute"]).any()
+        changed = sub[sub["metric"] == "changed"]
+        assert set(changed["attribute"]) == set(roles["quasi_identifiers"]) | set(roles["private"])
+        assert sub.loc[sub["metric"].isin(["task_auc", "seconds"]), "attribute"].isna().all()
+        # coverage reads the changed columns: the unprotected table changes none of them
+        coverage = bm.coverage_table(strongest).set_index(["dataset", "mechanism"])["untouched"]
+        for method in set(changed["method"]) - set(bm.REFERENCES):
+            most = changed[changed["method"] == method].groupby("attribute")["value"].max()
+            assert coverage[(dataset, method)] == ", ".join(most.index[most == 0.0])
+
+
+def test_release_rows_split_names_into_metrics_and_facets():
+    metrics = {
+        "sex:risk": 0.1,
+        "sex:xgb_I_auc": 0.7,
+        "changed:age": 0.5,
+        "sex:anonymeter_inference_risk": 0.03,
+        "sex:anonymeter_inference_ci_low": 0.01,
+        "sex:anonymeter_inference_ci_high": 0.05,
+        "sex:anonymeter_inference_attack_rate": 0.4,
+        "anonymeter_linkability_risk": 0.2,
+        "anonymeter_linkability_ci_low": 0.1,
+        "anonymeter_linkability_ci_high": 0.3,
+        "task_auc": 0.8,
+    }
+    rows = tidy_frame(bm.release_rows("benchmark_adult", "m", metrics, level=2.0, seed=1))
+    assert len(rows) == len(metrics) - 4  # the interval bounds are no rows of their own
+    got = {
+        (r.metric, r.attribute, r.statistic): (r.value, r.ci_low, r.ci_high)
+        for r in rows.astype(object).where(rows.notna(), None).itertuples()
+    }
+    assert got[("risk", "sex", None)] == (0.1, None, None)
+    assert got[("xgb_I_auc", "sex", None)] == (0.7, None, None)
+    assert got[("changed", "age", None)] == (0.5, None, None)
+    assert got[("anonymeter_inference", "sex", "risk")] == (0.03, 0.01, 0.05)
+    assert got[("anonymeter_inference", "sex", "attack_rate")] == (0.4, None, None)
+    assert got[("anonymeter_linkability", None, "risk")] == (0.2, 0.1, 0.3)
+    assert got[("task_auc", None, None)] == (0.8, None, None)
+    assert set(rows["level"]) == {2.0} and set(rows["seed"]) == {1}
+    with pytest.raises(ValueError, match="without their risk"):
+        bm.release_rows("b", "m", {"anonymeter_linkability_ci_low": 0.1}, level=1, seed=0)
+
+
 def test_every_mechanism_aware_attacker_is_stated_and_scored(strongest):
     """Each Entry's mechanism-aware attacker exists, has a threat model, and scores the
     attribute the mechanism protects on every run of that mechanism."""
@@ -141,7 +196,8 @@ def test_every_mechanism_aware_attacker_is_stated_and_scored(strongest):
             rows = frame[
                 (frame["experiment"] == f"benchmark_{dataset}") & (frame["method"] == name)
             ]
-            scored = rows[rows["metric"] == f"{attr}:{entry.aware}_auc"]["value"]
+            scored = rows[(rows["metric"] == f"{entry.aware}_auc") & (rows["attribute"] == attr)]
+            scored = scored["value"]
             assert len(scored) == 2 and np.isfinite(scored).all(), (name, dataset)
 
 
@@ -343,12 +399,18 @@ def _toy_results():
                 "benchmark_adult",
                 method,
                 {
-                    "sex:risk": risk + 0.005 * seed,
-                    "sex:xgb_I_advantage": risk + 0.005 * seed - 0.01,
-                    "sex:class_matching_advantage": risk + 0.005 * seed,
-                    "task_auc": util - 0.01 * seed,
-                    "seconds": 1,
+                    "risk": risk + 0.005 * seed,
+                    "xgb_I_advantage": risk + 0.005 * seed - 0.01,
+                    "class_matching_advantage": risk + 0.005 * seed,
                 },
+                parameters={"level": level},
+                seed=seed,
+                facets={"attribute": "sex"},
+            )
+            rows += tidy_rows(
+                "benchmark_adult",
+                method,
+                {"task_auc": util - 0.01 * seed, "seconds": 1},
                 parameters={"level": level},
                 seed=seed,
             )
@@ -375,6 +437,15 @@ def test_leaderboard_qualifies_a_level_by_the_upper_end_of_its_risk_interval():
     assert a2["risk_hw"] == pytest.approx(hw, rel=1e-5)
     binding = bm.binding_attackers(_toy_results(), "adult", "sex")
     assert binding.loc[("a", 2)] == "class_matching"
+    # the table of every metric labels a metric of an attribute "<attribute>:<metric>"
+    table = bm.metric_table(_toy_results())
+    assert list(table.columns) == [
+        "sex:risk",
+        "sex:xgb_I_advantage",
+        "sex:class_matching_advantage",
+        "task_auc",
+    ]
+    assert table.loc[("adult", "a", 2), "sex:risk"] == pytest.approx(0.005)
 
 
 def test_report_shows_the_benchmark_section(tmp_path):

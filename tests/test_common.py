@@ -14,6 +14,7 @@ from ppdp.experiments.common import (
     TIDY_COLUMNS,
     claim_intervals,
     concat_tidy,
+    facet_columns,
     mean_halfwidth,
     parameter_columns,
     parameter_labels,
@@ -241,6 +242,27 @@ def test_rank_correlation_does_not_rank_the_last_bits_of_equal_values():
     assert rank_correlation([1, 2, 3], [1.0, 1.0 + 1e-8, 1.0 + 2e-8]) == pytest.approx(1.0)
 
 
+def test_facets_are_text_columns_after_the_tidy_ones():
+    rows = tidy_rows(
+        "fig3", "H", {"privacy": 0.4}, parameters={"budget": 0.1}, facets={"model": "rf"}
+    )
+    rows += tidy_rows("fig3", "H", {"utility_loss": 0.2}, parameters={"budget": 0.1})
+    frame = tidy_frame(rows)
+    assert list(frame.columns) == [*TIDY_COLUMNS, "model", "budget"]
+    assert facet_columns(frame) == ["model"] and parameter_columns(frame) == ["budget"]
+    assert frame["model"].iloc[0] == "rf" and pd.isna(frame["model"].iloc[1])
+    # the privacy and the utility row are measured at one setting
+    assert setting_ids(frame).nunique() == 1
+    with tempfile.TemporaryDirectory() as tmp:
+        back = read_results(write_results(frame, Path(tmp) / "r.csv"))
+    pd.testing.assert_frame_equal(back, frame, check_exact=True)
+    # a facet is none of the parameters' names, and only a facet is a facet
+    with pytest.raises(ValueError, match="not allowed"):
+        tidy_rows("f", "m", {"v": 1.0}, parameters={"model": "rf"})
+    with pytest.raises(ValueError, match=r"facets \['grid'\] are not allowed"):
+        tidy_rows("f", "m", {"v": 1.0}, facets={"grid": "a"})
+
+
 def test_claim_intervals_one_row_per_claim():
     rows = tidy_rows("claims", "H", {"p.a": 1.0, "p.b": 2.0}, intervals={"p.a": (0.5, 1.5)})
     table = claim_intervals(tidy_frame(rows))
@@ -250,8 +272,8 @@ def test_claim_intervals_one_row_per_claim():
 
 
 def test_no_parameter_strings_or_interval_rows_remain():
-    """Parameters are columns and intervals are columns: no experiment, notebook or the report
-    builds or reads "k=v;k=v" strings, a ``parameters`` column or ``<id>.ci_low`` rows."""
+    """Parameters are columns and intervals are columns: no experiment, benchmark script, notebook
+    or the report builds or reads "k=v;k=v" strings, a ``parameters`` column or ``<id>.ci_low`` rows."""
     import json
     import re
 
@@ -260,7 +282,8 @@ def test_no_parameter_strings_or_interval_rows_remain():
         p.name: p.read_text()
         for p in [
             *(root / "lib" / "ppdp" / "experiments").glob("*.py"),
-            root / "lib/ppdp/report.py",
+            *(root / "benchmarks").glob("*.py"),
+            root / "lib" / "ppdp" / "report.py",
         ]
     }
     for path in (root / "notebooks").glob("*.ipynb"):

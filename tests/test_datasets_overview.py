@@ -5,7 +5,15 @@ import pandas as pd
 import pytest
 from sklearn.metrics import normalized_mutual_info_score
 
-from ppdp.experiments.datasets_overview import discretize, load_view, nmi_matrix
+from ppdp.experiments.common import facet_columns, parameter_columns
+from ppdp.experiments.datasets_overview import (
+    PrivateView,
+    discretize,
+    load_view,
+    nmi_matrix,
+    summarize_view,
+    top_nmi,
+)
 
 
 def test_discretize_keeps_dominant_value_apart():
@@ -49,3 +57,22 @@ def test_nmi_matrix_matches_sklearn():
 def test_unknown_view():
     with pytest.raises(ValueError, match="has no overview"):
         load_view("nope")
+
+
+def test_summarize_view_rows_and_top_nmi():
+    """The NMI with the private attribute is one row per other attribute, the attribute its
+    facet; top_nmi ranks them per dataset."""
+    rng = np.random.default_rng(2)
+    s = rng.integers(0, 2, 400)
+    table = pd.DataFrame(
+        {"copy": s, "noisy": (s + (rng.random(400) < 0.2)) % 2, "free": rng.integers(0, 3, 400)}
+    ).assign(s=s)
+    rows, distribution, matrix = summarize_view(PrivateView("toy", "p", table, "s", "row"), 4)
+    nmi = rows[rows["experiment"] == "nmi_with_private"]
+    assert facet_columns(rows) == ["attribute"] and "attribute" not in parameter_columns(rows)
+    assert sorted(nmi["attribute"]) == ["copy", "free", "noisy"]
+    assert set(nmi["bins"]) == {4}
+    assert distribution.sum() == pytest.approx(1.0)
+    top = top_nmi(rows, n=2)
+    assert top["attribute"].tolist() == ["copy", "noisy"]
+    assert top["nmi"].iloc[0] == pytest.approx(matrix.loc["s", "copy"]) == pytest.approx(1.0)

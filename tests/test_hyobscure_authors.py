@@ -337,6 +337,19 @@ def test_protocols_are_named_and_checked():
     assert hx._config(pop, None)["protocol"] == "paper"
 
 
+#: the attack these runs score: the random forest in Scenario I
+ATTACK = {"model": "rf", "scenario": "sI"}
+
+
+def _privacy(frame):
+    """Which rows are the privacy of :data:`ATTACK`."""
+    return (
+        (frame["metric"] == "privacy")
+        & (frame["model"] == ATTACK["model"])
+        & (frame["scenario"] == ATTACK["scenario"])
+    )
+
+
 @pytest.fixture(scope="module")
 def authors_run():
     pop = _toy_population()
@@ -358,7 +371,7 @@ def test_pp_one_point_is_the_generalization_only_point(authors_run):
     """At pp = 1 HyObscure publishes the unobscured features under its final groups: exactly
     what the GenOnly row attacks."""
     fr = authors_run
-    pick = fr[(fr["budget"] == 0.6) & (fr["pp"] == 1) & (fr["metric"] == "privacy_rf_sI")]
+    pick = fr[(fr["budget"] == 0.6) & (fr["pp"] == 1) & _privacy(fr)]
     hy_value = pick[pick["method"] == "HyObscure"]["value"].item()
     alone = pick[pick["method"] == "GenOnly"]["value"].item()
     assert hy_value == alone
@@ -372,11 +385,9 @@ def test_decomposition_adds_up(authors_run):
     assert set(dec["point"]) == {"budget = 0.6, pp = 1", "budget = 0.6, pp = 0"}
     np.testing.assert_allclose(dec["generalization"] + dec["obfuscation"], dec["total"])
     fr = authors_run
-    ref = fr[(fr["method"] == "Original") & (fr["metric"] == "privacy_rf_sI")]["value"].item()
+    ref = fr[(fr["method"] == "Original") & _privacy(fr)]["value"].item()
     row = dec[dec["pp"] == 0].iloc[0]
-    hy_value = fr[
-        (fr["method"] == "HyObscure") & (fr["pp"] == 0) & (fr["metric"] == "privacy_rf_sI")
-    ]["value"].item()
+    hy_value = fr[(fr["method"] == "HyObscure") & (fr["pp"] == 0) & _privacy(fr)]["value"].item()
     assert row["total"] == pytest.approx(hy_value - ref)
     assert row["total_pct"] == pytest.approx(100 * (hy_value - ref) / ref)
     assert row["table2_met"] in (0.0, 1.0)
@@ -386,9 +397,14 @@ def test_decomposition_adds_up(authors_run):
 
 def test_decomposition_needs_genonly_rows():
     frame = tidy_frame(
-        tidy_rows("tradeoff", "Original", {"privacy_rf_sI": 1.0}, seed=0)
+        tidy_rows("tradeoff", "Original", {"privacy": 1.0}, seed=0, facets=ATTACK)
         + tidy_rows(
-            "tradeoff", "HyObscure", {"privacy_rf_sI": 1.1}, parameters={"budget": 0.1}, seed=0
+            "tradeoff",
+            "HyObscure",
+            {"privacy": 1.1},
+            parameters={"budget": 0.1},
+            seed=0,
+            facets=ATTACK,
         )
     )
     with pytest.raises(ValueError, match="decompose=True"):
@@ -527,16 +543,18 @@ def test_decomposition_in_both_orders_and_the_final_reference(authors_run):
 
     def value(method, row):
         pick = at(row)
-        pick = pick[(pick["method"] == method) & (pick["metric"] == "privacy_rf_sI")]
+        pick = pick[(pick["method"] == method) & _privacy(pick)]
         return pick["value"].item()
 
-    ref = fr[(fr["method"] == "Original") & (fr["metric"] == "privacy_rf_sI")]["value"].item()
+    ref = fr[(fr["method"] == "Original") & _privacy(fr)]["value"].item()
     assert len(dec) == 2
     for _, row in dec.iterrows():
         hy_value, gen, obf = (value(m, row) for m in ("HyObscure", "GenOnly", "ObfOnly"))
         # ObfOnly is XObf at the same knob and pp, drawn the same way
         knob_pp = at(row)[at(row)["method"] == "ObfOnly"]
-        assert set(knob_pp["metric"]) == {"privacy_rf_sI", "utility_loss"}
+        facets = knob_pp[["model", "scenario"]].fillna("")
+        measured = zip(knob_pp["metric"], facets["model"], facets["scenario"], strict=True)
+        assert sorted(measured) == [("privacy", "rf", "sI"), ("utility_loss", "", "")]
         assert row["obfuscation_alone"] == pytest.approx(obf - ref)
         assert row["regrouping_after"] == pytest.approx(hy_value - obf)
         assert row["obfuscation_alone"] + row["regrouping_after"] == pytest.approx(row["total"])
@@ -557,7 +575,7 @@ def test_obfonly_is_xobf_at_the_same_point():
         scenarios=("I",),
         decompose=True,
     )
-    pick = fr[fr["metric"].isin(["privacy_rf_sI", "utility_loss"])]
+    pick = fr[_privacy(fr) | (fr["metric"] == "utility_loss")]
     xobf = pick[pick["method"] == "XObf"].set_index("metric")["value"]
     alone = pick[pick["method"] == "ObfOnly"].set_index("metric")["value"]
     pd.testing.assert_series_equal(xobf.sort_index(), alone.sort_index())
@@ -571,8 +589,10 @@ def _fig3a_frame(hyobscure, genonly, obfonly, original=(1.0, 10.0)):
     points += [("Random", {"p_rand": 0.1}, 1.001, 10.01), ("Random", {"p_rand": 0.2}, 1.01, 10.05)]
     rows = []
     for method, params, u, p in points:
-        metrics = {"utility_loss": u, "privacy_rf_sI": p}
-        rows += tidy_rows("tradeoff", method, metrics, parameters=params, seed=0)
+        rows += tidy_rows("tradeoff", method, {"utility_loss": u}, parameters=params, seed=0)
+        rows += tidy_rows(
+            "tradeoff", method, {"privacy": p}, parameters=params, seed=0, facets=ATTACK
+        )
     return tidy_frame(rows)
 
 
@@ -685,7 +705,8 @@ def test_authors_count_k_and_l_on_every_user():
     assert cfg["constraints_on"] == "population"
     ctx = hx._Context(pop, 0, cfg)
     np.testing.assert_array_equal(ctx.population, ctx.pop.y)
-    hx.run_point(ctx, "HyObscure", 0.6, cfg, 1, ("rf",), ("I",))
+    scores = hx.run_point(ctx, "HyObscure", 0.6, cfg, 1, ("rf",), ("I",))
+    assert list(scores.privacy) == [("rf", "sI")] and "utility_loss" in scores.metrics
     (mech,) = [m for key, m in ctx._fits.items() if key[0] == "HyObscure"]
     domain = mech.generalization_.domain
     direct = np.array([(ctx.pop.y == v).sum() for v in domain.values])

@@ -8,10 +8,28 @@ import pytest
 from scipy.stats import spearmanr
 
 from ppdp.experiments import hyobscure as E
-from ppdp.experiments.common import concat_tidy, parameter_columns, tidy_frame, tidy_rows
+from ppdp.experiments.common import (
+    concat_tidy,
+    facet_columns,
+    parameter_columns,
+    tidy_frame,
+    tidy_rows,
+)
 
 SEEDS = range(6)
 BASELINES = ("PrivCheck", "Random", "Frapp", "Similarity", "DP")
+#: the attack whose privacy the claims read: the random forest in Scenario I
+ATTACK = {"model": "rf", "scenario": "sI"}
+
+
+def _point(experiment, method, utility=None, privacy=None, attack=ATTACK, **kw):
+    """Tidy rows of one point: its utility loss and the privacy of ``attack`` (when given)."""
+    rows = []
+    if utility is not None:
+        rows += tidy_rows(experiment, method, {"utility_loss": utility}, **kw)
+    if privacy is not None:
+        rows += tidy_rows(experiment, method, {"privacy": privacy}, facets=attack, **kw)
+    return rows
 
 
 def _tradeoff(slopes: dict[str, float], noise: float = 0.0) -> pd.DataFrame:
@@ -20,18 +38,17 @@ def _tradeoff(slopes: dict[str, float], noise: float = 0.0) -> pd.DataFrame:
     rows = []
     for seed in SEEDS:
         u0, p0 = 1.0 + 0.01 * seed, 2.0 + 0.05 * seed
-        rows += tidy_rows(
-            "tradeoff", "Original", {"utility_loss": u0, "privacy_rf_sI": p0}, seed=seed
-        )
+        rows += _point("tradeoff", "Original", u0, p0, seed=seed)
         shift = rng.normal(0, noise)  # a per-seed effect shared by all methods (paired design)
         for method, slope in slopes.items():
             for j in range(4):
                 du = 0.1 * (j + 1)
                 dp = slope * du + shift + rng.normal(0, noise / 20)
-                rows += tidy_rows(
+                rows += _point(
                     "tradeoff",
                     method,
-                    {"utility_loss": u0 * (1 + du / 100), "privacy_rf_sI": p0 * (1 + dp / 100)},
+                    u0 * (1 + du / 100),
+                    p0 * (1 + dp / 100),
                     parameters={"budget": j},
                     seed=seed,
                 )
@@ -69,6 +86,20 @@ def test_paired_noise_leaves_the_ordering_resolved_and_a_tie_unresolved():
     assert t_lo < 0 < t_hi
 
 
+def test_claims_read_the_random_forest_in_scenario_one():
+    """Privacy rows of the other attacks (XGBoost, Scenario II) leave every claim as it is."""
+    slopes = {"HyObscure": 5.0, "XObf": 2.0, "YGen": 2.0, **{m: 1.0 for m in BASELINES}}
+    frame = _tradeoff(slopes, noise=1.0)
+    privacy = frame[frame["metric"] == "privacy"]
+    others = [
+        privacy.assign(model=model, scenario=scenario, value=privacy["value"] * factor)
+        for model, scenario, factor in (("xgb", "sI", 3.0), ("rf", "sII", 0.5))
+    ]
+    both = concat_tidy([frame, *others])
+    assert len(both) == len(frame) + 2 * len(privacy)
+    pd.testing.assert_frame_equal(E.claims(both, "movielens"), E.claims(frame, "movielens"))
+
+
 def test_claims_are_deterministic():
     frame = _tradeoff(
         {"HyObscure": 3.0, "XObf": 2.0, "YGen": 1.0, **{m: 1.5 for m in BASELINES}}, 1.0
@@ -80,9 +111,7 @@ def test_fig4a_saving_against_the_best_baseline():
     # HyObscure reaches every privacy level at half the utility loss of the best baseline
     rows = []
     for seed in SEEDS:
-        rows += tidy_rows(
-            "tradeoff", "Original", {"utility_loss": 0.3, "privacy_rf_sI": 0.80}, seed=seed
-        )
+        rows += _point("tradeoff", "Original", 0.3, 0.80, seed=seed)
         for method, cost in {
             "HyObscure": 0.5,
             "XObf": 1.0,
@@ -91,10 +120,11 @@ def test_fig4a_saving_against_the_best_baseline():
             "DP": 2.0,
         }.items():
             for j, priv in enumerate([0.81, 0.82, 0.83]):
-                rows += tidy_rows(
+                rows += _point(
                     "tradeoff",
                     method,
-                    {"utility_loss": 0.3 + cost * (priv - 0.80), "privacy_rf_sI": priv},
+                    0.3 + cost * (priv - 0.80),
+                    priv,
                     parameters={"budget": j},
                     seed=seed,
                 )
@@ -110,20 +140,16 @@ def test_sweep_rank_correlations_and_margins():
         for g in (2, 3, 4, 5):
             for method, level in {"HyObscure": 2.5, "PrivCheck": 2.2, "Random": 2.1}.items():
                 value = level - 0.1 * g + rng.normal(0, 0.01)
-                rows6 += tidy_rows(
-                    "fig6",
-                    method,
-                    {"privacy_rf_sI": value},
-                    parameters={"n_groups": g, "k": 10},
-                    seed=seed,
+                rows6 += _point(
+                    "fig6", method, privacy=value, parameters={"n_groups": g, "k": 10}, seed=seed
                 )
         for k in (40, 60, 80):
             for alpha in (150, 200):
                 value = 3.0 - 0.01 * k + rng.normal(0, 0.01)
-                rows8 += tidy_rows(
+                rows8 += _point(
                     "fig8",
                     "HyObscure",
-                    {"privacy_rf_sI": value},
+                    privacy=value,
                     parameters={"k": k, "alpha": alpha},
                     seed=seed,
                 )
@@ -191,12 +217,15 @@ def test_scenario_ii_draws_limits_only_scenario_ii():
     still average every draw, as without the limit."""
 
     def by_point(frame):
-        return frame.set_index(["method", *parameter_columns(frame), "metric"])
+        keys = ["method", *parameter_columns(frame), "metric", *facet_columns(frame)]
+        return frame.set_index(keys)
 
     limited = by_point(_scenario_runs(2, scenario_ii_draws=1))
     full = by_point(_scenario_runs(2))
     one = by_point(_scenario_runs(1))
-    sii = limited.index.get_level_values("metric") == "privacy_rf_sII"
+    assert limited.index.is_unique
+    sii = limited.index.get_level_values("scenario") == "sII"
+    assert sii.any()
     pd.testing.assert_frame_equal(limited[sii], one[sii])
     pd.testing.assert_frame_equal(limited[~sii], full[~sii])
     # Random's draws differ, so the limit shows in Scenario II at some point
@@ -234,8 +263,11 @@ def test_fig8_claim_across_grids_equals_a_run_on_that_grid(monkeypatch):
     assert fitted == [(40, 200)]  # (60, 200) and (80, 200) come from the profile's sweep
     assert set(across["experiment"]) == {"fig8_across"}
     assert set(across["grid"]) == {"k 40/60/80 alpha 200"}
-    # a copy's parameters: its bounds, the budget and the grid
+    # a copy's parameters: its bounds, the budget and the grid; its privacy keeps its attack
     assert sorted(parameter_columns(across)) == ["alpha", "budget", "grid", "k"]
+    privacy = across[across["metric"] == "privacy"]
+    assert facet_columns(across) == ["model", "scenario"]
+    assert set(zip(privacy["model"], privacy["scenario"], strict=True)) == {("rf", "sI")}
 
     got = E.claims(concat_tidy([base, across]), "movielens")
     claim = "hyobscure.movielens_fig8_rank_correlation"
@@ -276,9 +308,7 @@ def test_fig9_claims_across_grids_from_tidy_rows():
                 params = {"l": l_value, "beta": beta, "budget": 0.05}
                 if grid is not None:
                     params["grid"] = grid
-                rows += tidy_rows(
-                    experiment, "HyObscure", {"privacy_rf_sI": value}, parameters=params, seed=seed
-                )
+                rows += _point(experiment, "HyObscure", privacy=value, parameters=params, seed=seed)
         return rows
 
     profile = [(2, 12), (3, 12), (4, 12)]

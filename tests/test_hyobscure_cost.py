@@ -27,7 +27,7 @@ def _per_draw_attack_rows(
     ctx, gen, releases, models, scenarios, scenario_ii_draws=None, sources=None
 ):
     """``_attack_rows`` before the cut: Scenario I predicts every release, Scenario II fits one
-    attack per scored release (``sources`` is ignored)."""
+    attack per scored release (``sources`` is ignored). Privacy per (model, scenario)."""
     s = ctx.split
     groups_p = gen.transform(ctx.yp)
     groups_a = gen.transform_nearest(ctx.ya)
@@ -42,9 +42,7 @@ def _per_draw_attack_rows(
         }
         if "I" in scenarios:
             att = ctx.scenario_one_attack(kw, groups_a)
-            out[f"privacy_{model}_sI"] = float(
-                np.mean([att.score(f, groups_p, ctx.yp) for f in feats])
-            )
+            out[model, "sI"] = float(np.mean([att.score(f, groups_p, ctx.yp) for f in feats]))
         if "II" in scenarios:
             scores = []
             for f in feats[:scenario_ii_draws]:
@@ -52,7 +50,7 @@ def _per_draw_attack_rows(
                     f[s.s2_train], groups_p[s.s2_train], ctx.yp[s.s2_train]
                 )
                 scores.append(att.score(f[s.s2_test], groups_p[s.s2_test], ctx.yp[s.s2_test]))
-            out[f"privacy_{model}_sII"] = float(np.mean(scores))
+            out[model, "sII"] = float(np.mean(scores))
     return out
 
 
@@ -116,6 +114,11 @@ def test_tradeoff_fits_each_training_set_once_with_the_same_results(monkeypatch)
     predictions.clear()
     after = hx.tradeoff(pop, [0, 1], knobs, **kw)
     pd.testing.assert_frame_equal(before, after, check_exact=True)
+    # one privacy row per point and attack, the attack as the facets model and scenario
+    privacy = after[after["metric"] == "privacy"]
+    attacks = set(zip(privacy["model"], privacy["scenario"], strict=True))
+    assert attacks == {("rf", "sI"), ("rf", "sII"), ("xgb", "sI"), ("xgb", "sII")}
+    assert after[after["metric"] != "privacy"][["model", "scenario"]].isna().all().all()
 
     # every training set is fitted once, and no other
     assert len(fits) == len(set(fits))

@@ -23,6 +23,7 @@ from ppdp.classifiers import CLASSIFIERS
 from ppdp.experiments import imposter as ex
 from ppdp.experiments.common import (
     concat_tidy,
+    facet_columns,
     parameter_columns,
     read_results,
     tidy_frame,
@@ -87,7 +88,7 @@ def synthetic_results(seeds=(0, 1, 2), seed: int = 0, classifiers=CLASSIFIERS) -
             rows += tidy_rows(
                 "table2", "XGBoost", {"n_attributes": n_attr}, parameters={"theta": theta}, seed=s
             )
-    rows += tidy_rows("fig6", "nmi", {"score": 0.2}, parameters={"attribute": "relationship"})
+    rows += tidy_rows("fig6", "nmi", {"score": 0.2}, facets={"attribute": "relationship"})
     return tidy_frame(rows)
 
 
@@ -498,6 +499,8 @@ def small_table(n: int = 300, seed: int = 0) -> pd.DataFrame:
 def test_detection_scores_and_nmi_matrix_from_run_fig6():
     df = small_table()
     fig6 = ex.run_fig6(df, theta=0.05)
+    # the attribute a score is of is a facet of the row, not a parameter
+    assert "attribute" in facet_columns(fig6) and "attribute" not in parameter_columns(fig6)
     scores = ex.detection_scores(fig6)
     assert list(scores.columns) == ["eq7_printed", "nmi", "pearson", "selected"]
     assert scores["nmi"].is_monotonic_decreasing

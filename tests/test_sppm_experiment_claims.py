@@ -19,6 +19,7 @@ from sklearn.metrics import mutual_info_score
 from ppdp.experiments import sppm as E
 from ppdp.experiments.common import (
     concat_tidy,
+    facet_columns,
     parameter_columns,
     parameter_labels,
     read_results,
@@ -125,9 +126,10 @@ def written(results, tmp_path_factory) -> pd.DataFrame:
 
 def claim_part(frame: pd.DataFrame) -> pd.DataFrame:
     """The claim rows, with the parameter columns they use: a written CSV has a column for every
-    parameter of every experiment, missing on the claim rows."""
+    parameter and facet of every experiment, missing on the claim rows."""
     rows = tidy_frame(frame[frame["experiment"].isin(E.DERIVED_EXPERIMENTS)])
-    unused = [c for c in parameter_columns(rows) if rows[c].isna().all()]
+    columns = [*facet_columns(rows), *parameter_columns(rows)]
+    unused = [c for c in columns if rows[c].isna().all()]
     return rows.drop(columns=unused).reset_index(drop=True)
 
 
@@ -176,6 +178,26 @@ def test_every_claim_is_computed(results):
     value = claims.set_index("metric")["value"]
     assert value["sppm.census_leakage_before"] == pytest.approx(leakage.loc[0.0], rel=1e-6)
     assert value["sppm.movie_support_max"] == E.support_table(results)["max"]
+
+
+def test_metrics_name_the_quantity_and_facets_what_it_is_of(results):
+    """Table 1's per-feature leakages carry the feature as their attribute, Fig. 5's and Fig. 7's
+    statistics over the profiles as their statistic; no metric name spells either."""
+    t1 = results[results["experiment"] == "table1"]
+    per_feature = t1[t1["attribute"].notna()]
+    assert set(per_feature["metric"]) == {"feature_leakage_before", "feature_leakage_after"}
+    assert sorted(per_feature["attribute"].unique()) == sorted(E.CENSUS_FEATURES)
+    assert set(t1.loc[t1["attribute"].isna(), "metric"]) == {"leakage_before", "leakage_after"}
+    f5 = results[results["experiment"] == "fig5"]
+    assert set(f5["metric"]) == {"kth_nearest_probability"}
+    assert set(f5["statistic"]) == {"mean", "std", "sem"}
+    f7 = results[(results["experiment"] == "fig7") & results["statistic"].notna()]
+    assert set(f7["metric"]) == {"support_size"}
+    assert set(f7["statistic"]) == {"max", "median", "frac_le10"}
+    assert E.support_table(results)["max"] == f7.loc[f7["statistic"] == "max", "value"].item()
+    spelled = results["metric"].str.match(r"(before|after|reduction)_|support_(max|median|frac)")
+    assert not spelled.any()
+    assert not results["metric"].isin(["mean", "std", "sem"]).any()
 
 
 def test_claims_ignore_claim_rows_in_the_results(results):
@@ -279,7 +301,9 @@ def test_census_encodings_are_checked_and_the_default_is_the_experiments():
         splits=("all",),
         published={"education": 0.15},
     )
-    wide = frame.pivot_table(index="method", columns="metric", values="value")
+    # the metrics of the whole encoding; I(A; F) per feature is the attribute facet's
+    whole = frame[frame["attribute"].isna()]
+    wide = whole.pivot_table(index="method", columns="metric", values="value")
     default = E.census_problem(50)
     ours = wide.loc["top=50;age=decade;missing=drop;rows=all"]
     assert ours["leakage_before"] == pytest.approx(
@@ -287,6 +311,11 @@ def test_census_encodings_are_checked_and_the_default_is_the_experiments():
     )
     before = E.feature_leakage(default, None)
     assert ours["table1_max_diff"] == pytest.approx(abs(before["education"] - 0.15))
+    features = frame[
+        (frame["method"] == "top=50;age=decade;missing=drop;rows=all")
+        & (frame["metric"] == "feature_leakage_before")
+    ]
+    assert features.set_index("attribute")["value"].to_dict() == pytest.approx(before)
     leaders = sorted(before, key=lambda f: -before[f])[:3]
     assert ours["top3"] == float(set(leaders) == {"education", "marital_status", "occupation"})
     table = E.encoding_table(frame)

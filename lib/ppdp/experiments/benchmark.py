@@ -40,6 +40,7 @@ draws the planes, the Pareto frontiers and the leaderboard. Their public names a
 
 from __future__ import annotations
 
+import re
 import time
 import warnings
 import zlib
@@ -98,12 +99,14 @@ __all__ = [
     "load_dataset",
     "load_roles",
     "load_threat_models",
+    "metric_facets",
     "metric_table",
     "movielens_table",
     "pareto_front",
     "plane_points",
     "plot_planes",
     "register",
+    "release_rows",
     "run_benchmark",
     "split",
     "summary_table",
@@ -149,6 +152,15 @@ RISK_THRESHOLDS = (0.02, 0.05)
 #: The reference releases drawn apart in the planes: unprotected, private columns suppressed,
 #: nothing released.
 REFERENCES = ("none", "suppressed", "nothing")
+#: The statistics of each anonymeter evaluator (:func:`ppdp.attacks.suite.anonymeter_risks`): the
+#: facet ``statistic`` of its metric ``anonymeter_<evaluator>``. ``ci_low`` and ``ci_high`` are the
+#: 95% interval of the ``risk``: its row's ci_low and ci_high, not rows of their own.
+ANONYMETER_STATISTICS = ("attack_rate", "baseline_rate", "control_rate", "risk")
+#: A flat name of anonymeter's: ``anonymeter_<evaluator>_<statistic>`` (after ``<attribute>:``).
+_ANONYMETER_NAME = re.compile(
+    r"(?P<metric>anonymeter_(?:inference|linkability|singling_out))"
+    rf"_(?P<statistic>{'|'.join((*ANONYMETER_STATISTICS, 'ci_low', 'ci_high'))})"
+)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -174,6 +186,11 @@ def evaluate_release(
     query_truth=None,
 ) -> dict[str, float]:
     """Every privacy and utility metric of one release (flat ``name -> value``).
+
+    A name spells the facets of its metric: ``<attribute>:`` before a targeted attacker's
+    metric (``sex:risk``) and a changed column (``changed:age``), the statistic after anonymeter's
+    (``anonymeter_linkability_risk``, ``..._ci_low``); :func:`release_rows` splits them into the
+    tidy rows' metric and facets.
 
     ``contexts`` holds each private attribute's :class:`~.benchmark_attacks.AttackContext` of
     this split (its targets, controls and no-release baseline; built here when not given).
@@ -320,7 +337,11 @@ def run_benchmark(
     DataFrame
         Tidy rows: ``experiment = "benchmark_<dataset>"``, ``method`` the mechanism, the
         parameter ``level`` (the knob's value), the seed, and one row per metric (``seconds`` is
-        the time of fit and release).
+        the time of fit and release) and facets (:func:`release_rows`): a targeted attacker's
+        metrics (``risk``, ``xgb_I_advantage``, ...) and anonymeter's inference have the facet
+        ``attribute`` (the private attribute attacked), ``changed`` the column it measures;
+        anonymeter's ``anonymeter_<evaluator>`` has the facet ``statistic`` (``attack_rate``,
+        ``baseline_rate``, ``control_rate``, ``risk``, the latter with its 95% interval).
     """
     from ppdp.utility.workload import expected_counts
 
@@ -420,9 +441,94 @@ def _run_one(data, parts, name, level, seed, queries, options) -> list[dict]:
     )
     metrics.update({f"native_{k}": v for k, v in native.items()})
     metrics["seconds"] = seconds
-    return tidy_rows(
-        f"benchmark_{data.name}", name, metrics, parameters={"level": level}, seed=seed
-    )
+    return release_rows(f"benchmark_{data.name}", name, metrics, level=level, seed=seed)
+
+
+def metric_facets(name: str) -> tuple[str, dict[str, str]]:
+    """The metric and the facets that a flat name of :func:`evaluate_release` spells.
+
+    ``<attribute>:<metric>`` is the metric with the facet ``attribute`` (the private attribute
+    attacked), ``changed:<column>`` the metric ``changed`` of that column (facet ``attribute``),
+    and anonymeter's ``anonymeter_<evaluator>_<statistic>`` the metric ``anonymeter_<evaluator>``
+    with the facet ``statistic`` (``ci_low`` and ``ci_high`` being the bounds of its ``risk``).
+
+    Examples
+    --------
+    >>> metric_facets("sex:xgb_I_auc")
+    ('xgb_I_auc', {'attribute': 'sex'})
+    >>> metric_facets("changed:age")
+    ('changed', {'attribute': 'age'})
+    >>> metric_facets("sex:anonymeter_inference_risk")
+    ('anonymeter_inference', {'attribute': 'sex', 'statistic': 'risk'})
+    >>> metric_facets("anonymeter_singling_out_ci_low")
+    ('anonymeter_singling_out', {'statistic': 'ci_low'})
+    >>> metric_facets("task_auc")
+    ('task_auc', {})
+    """
+    facets = {}
+    if ":" in name:
+        attribute, name = name.split(":", 1)
+        if attribute == "changed":
+            return "changed", {"attribute": name}
+        facets["attribute"] = attribute
+    match = _ANONYMETER_NAME.fullmatch(name)
+    if match:
+        return match["metric"], {**facets, "statistic": match["statistic"]}
+    return name, facets
+
+
+def release_rows(
+    experiment: str, method: str, metrics: Mapping[str, float], *, level, seed: int
+) -> list[dict]:
+    """The tidy rows of one release's flat metrics: each name split into its metric and facets
+    (:func:`metric_facets`), anonymeter's ``ci_low`` and ``ci_high`` folded into the interval of
+    the row of its ``risk``.
+
+    Examples
+    --------
+    >>> rows = release_rows(
+    ...     "benchmark_adult",
+    ...     "krr",
+    ...     {"sex:risk": 0.1, "anonymeter_linkability_risk": 0.02,
+    ...      "anonymeter_linkability_ci_low": 0.0, "anonymeter_linkability_ci_high": 0.05},
+    ...     level=1.0,
+    ...     seed=0,
+    ... )
+    >>> [(r["metric"], r.get("attribute"), r.get("statistic"), r["ci_high"]) for r in rows]
+    [('risk', 'sex', None, nan), ('anonymeter_linkability', None, 'risk', 0.05)]
+    """
+    grouped: dict[tuple, dict[str, float]] = {}
+    bounds: dict[tuple, dict[str, float]] = {}
+    for name, value in metrics.items():
+        metric, facets = metric_facets(name)
+        bound = facets.get("statistic")
+        if bound in ("ci_low", "ci_high"):
+            of = (*sorted({**facets, "statistic": "risk"}.items()), ("metric", metric))
+            bounds.setdefault(of, {})[bound] = value
+        else:
+            grouped.setdefault(tuple(sorted(facets.items())), {})[metric] = value
+    rows = []
+    for facets, values in grouped.items():
+        intervals = {}
+        for metric in values:
+            found = bounds.pop((*facets, ("metric", metric)), None)
+            if found is not None:
+                intervals[metric] = (
+                    found.get("ci_low", np.nan),
+                    found.get("ci_high", np.nan),
+                )
+        rows += tidy_rows(
+            experiment,
+            method,
+            values,
+            parameters={"level": level},
+            seed=seed,
+            intervals=intervals,
+            facets=dict(facets),
+        )
+    if bounds:
+        raise ValueError(f"interval bounds without their risk: {sorted(bounds)}")
+    return rows
 
 
 def _pick_levels(levels: Sequence, max_levels: int | None) -> list:
@@ -486,15 +592,33 @@ def _check_release(name: str, train: pd.DataFrame, released: pd.DataFrame, keeps
 # Planes, Pareto frontiers, leaderboard
 
 
-def _risk_metric(data_private: str, risk: str) -> str:
+def _facet(frame: pd.DataFrame, name: str) -> pd.Series:
+    """The facet column ``name`` of ``frame``, missing everywhere when no row has that facet."""
+    if name in frame.columns:
+        return frame[name]
+    return pd.Series(np.nan, index=frame.index, dtype=object)
+
+
+def _risk_metric(risk: str) -> tuple[str, str | None]:
+    """The metric and statistic of a privacy axis (:data:`RISK_AXES` or a mechanism-aware
+    attacker), measured of a private attribute (its facet ``attribute``)."""
     if risk == "risk":
-        return f"{data_private}:risk"
+        return "risk", None
     if risk == "anonymeter_inference":
-        return f"{data_private}:anonymeter_inference_risk"
+        return "anonymeter_inference", "risk"
     if risk in RISK_AXES or risk in AWARE_ATTACKERS:
-        return f"{data_private}:{risk}_advantage"
+        return f"{risk}_advantage", None
     allowed = sorted({*RISK_AXES, *AWARE_ATTACKERS})
     raise ValueError(f"risk must be one of {allowed}, got {risk!r}")
+
+
+def _risk_rows(frame: pd.DataFrame, private: str, risk: str) -> pd.Series:
+    """Which rows of ``frame`` measure the privacy axis ``risk`` on ``private`` (a boolean mask)."""
+    metric, statistic = _risk_metric(risk)
+    mask = (frame["metric"] == metric) & (_facet(frame, "attribute") == private)
+    if statistic is not None:
+        mask &= _facet(frame, "statistic") == statistic
+    return mask
 
 
 def binding_attackers(results: pd.DataFrame, dataset: str, private: str) -> pd.Series:
@@ -502,14 +626,14 @@ def binding_attackers(results: pd.DataFrame, dataset: str, private: str) -> pd.S
     that sets the release's risk (``"baseline"`` when none beats the no-release baseline).
     Indexed by (method, level)."""
     frame = results[results["experiment"] == f"benchmark_{dataset}"]
-    prefix, suffix = f"{private}:", "_advantage"
-    sub = frame[frame["metric"].str.startswith(prefix) & frame["metric"].str.endswith(suffix)]
+    suffix = "_advantage"
+    sub = frame[(_facet(frame, "attribute") == private) & frame["metric"].str.endswith(suffix)]
     if sub.empty:
         return pd.Series(dtype=object)
     sub = with_parameters(sub, ["level"])
     means = sub.groupby(["method", "level", "metric"])["value"].mean().reset_index()
     best = means.loc[means.groupby(["method", "level"])["value"].idxmax()]
-    names = best["metric"].str.slice(len(prefix), -len(suffix))
+    names = best["metric"].str.removesuffix(suffix)
     # no attacker beats the baseline: the risk is 0, set by ignoring the release
     names = names.where(best["value"] > 0, "baseline")
     return pd.Series(names.to_numpy(), index=pd.MultiIndex.from_frame(best[["method", "level"]]))
@@ -535,30 +659,33 @@ def plane_points(
         raise ValueError(f"utility must be one of {sorted(UTILITY_AXES)}, got {utility!r}")
     roles = load_roles()[dataset]
     private = private or roles["private"][0]
-    rmetric = _risk_metric(private, risk)
+    _risk_metric(risk)  # an unknown axis is an error even without rows
     frame = results[results["experiment"] == f"benchmark_{dataset}"]
     frame = with_parameters(frame, ["level"])
-    sub = frame[frame["metric"].isin([rmetric, utility])]
-    if not {rmetric, utility} <= set(sub["metric"]):  # e.g. a run without anonymeter
+    # each row's axis: the risk (its metric of the attribute ``private``) or the utility
+    is_risk, is_utility = _risk_rows(frame, private, risk), frame["metric"] == utility
+    axis = pd.Series(np.where(is_risk, "risk", "utility"), index=frame.index)
+    sub = frame.assign(axis=axis)[is_risk | is_utility]
+    if not {"risk", "utility"} <= set(sub["axis"]):  # e.g. a run without anonymeter
         return pd.DataFrame(
             columns=["method", "level", "risk", "risk_hw", "utility", "utility_hw", "n_seeds"]
         )
-    stats = sub.groupby(["method", "level", "metric"])["value"].agg(["mean", "std", "count"])
+    stats = sub.groupby(["method", "level", "axis"])["value"].agg(["mean", "std", "count"])
     stats["hw"] = mean_halfwidth(
         stats["std"].fillna(0.0), stats["count"], confidence=confidence, distribution="t"
     )
     stats = stats.reset_index()
     # one seed gives no interval (NaN half-widths): keep those columns
     wide = stats.pivot_table(
-        index=["method", "level"], columns="metric", values=["mean", "hw", "count"], dropna=False
+        index=["method", "level"], columns="axis", values=["mean", "hw", "count"], dropna=False
     )
     out = pd.DataFrame(
         {
-            "risk": wide[("mean", rmetric)],
-            "risk_hw": wide[("hw", rmetric)],
-            "utility": wide[("mean", utility)],
-            "utility_hw": wide[("hw", utility)],
-            "n_seeds": wide[("count", utility)],
+            "risk": wide[("mean", "risk")],
+            "risk_hw": wide[("hw", "risk")],
+            "utility": wide[("mean", "utility")],
+            "utility_hw": wide[("hw", "utility")],
+            "n_seeds": wide[("count", "utility")],
         }
     ).reset_index()
     # dropna=False also made (method, level) pairs that were never run
@@ -642,7 +769,9 @@ def time_table(results: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-#: The metrics of :func:`metric_table`, in order (``{p}``: each private attribute).
+#: The columns of :func:`metric_table`, in order: each a metric, with ``{p}:`` before it for each
+#: private attribute it is measured of (its facet ``attribute``) and ``_risk`` after anonymeter's
+#: (its facet ``statistic``).
 MAIN_METRICS = (
     "{p}:risk",
     "{p}:baseline_auc",
@@ -669,14 +798,21 @@ MAIN_METRICS = (
 
 
 def metric_table(results: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
-    """Every main metric of every (dataset, mechanism, level): means over seeds, one row each."""
+    """Every main metric of every (dataset, mechanism, level): means over seeds, one row each.
+
+    A column is labelled by its metric and facets (:data:`MAIN_METRICS`): ``sex:risk`` is the
+    metric ``risk`` of the attribute ``sex``, ``anonymeter_linkability_risk`` the statistic
+    ``risk`` of the metric ``anonymeter_linkability``."""
     frame = results[results["experiment"].str.startswith("benchmark_")]
     frame = with_parameters(frame, ["level"])
-    privates = {m.split(":")[0] for m in frame["metric"] if ":" in m}
+    attribute, statistic = _facet(frame, "attribute"), _facet(frame, "statistic")
+    privates = set(attribute[frame["metric"] != "changed"].dropna())
     order = []
     for name in MAIN_METRICS:
         order += [name.format(p=p) for p in sorted(privates)] if "{p}" in name else [name]
     order += sorted(m for m in frame["metric"].unique() if m.startswith("native_"))
+    label = frame["metric"].where(statistic.isna(), frame["metric"] + "_" + statistic.astype(str))
+    frame = frame.assign(metric=label.where(attribute.isna(), attribute.astype(str) + ":" + label))
     wide = frame.pivot_table(
         index=["experiment", "method", "level"], columns="metric", values="value", aggfunc="mean"
     )
@@ -724,17 +860,17 @@ def summary_table(results: pd.DataFrame, dataset: str, *, digits: int = 2) -> pd
 
 def coverage_table(results: pd.DataFrame) -> pd.DataFrame:
     """The columns each record-keeping mechanism left exactly as they were at every level and
-    seed (``changed:<column>`` = 0), per dataset: what its model does not protect."""
+    seed (metric ``changed`` of the column, its facet ``attribute``, = 0), per dataset: what its
+    model does not protect."""
     frame = results[
-        results["experiment"].str.startswith("benchmark_")
-        & results["metric"].str.startswith("changed:")
+        results["experiment"].str.startswith("benchmark_") & (results["metric"] == "changed")
     ]
     rows = []
     for (experiment, method), grp in frame.groupby(["experiment", "method"], sort=True):
         if method in REFERENCES:
             continue
-        most = grp.groupby("metric")["value"].max()
-        kept = [m.removeprefix("changed:") for m, v in most.items() if v == 0.0]
+        most = grp.groupby("attribute")["value"].max()
+        kept = [column for column, v in most.items() if v == 0.0]
         rows.append(
             {
                 "dataset": experiment.removeprefix("benchmark_"),

@@ -366,7 +366,9 @@ def targeted_risks(
     Returns flat metrics ``<private>:<attacker>_auc``, ``..._auc_control``, ``..._advantage``,
     ``<private>:baseline_auc`` (``_control``) and ``<private>:risk`` (the largest advantage, at
     least 0). ``released`` holds the cells as published; the learned attackers train on one
-    domain value drawn from each private cell (:func:`ppdp.cells.sample_cells`).
+    domain value drawn from each private cell (:func:`ppdp.cells.sample_cells`). The benchmark's
+    tidy rows split each name at its colon: metric ``risk`` with the facet ``attribute`` the
+    private attribute (:func:`ppdp.experiments.benchmark.metric_facets`).
 
     Parameters
     ----------

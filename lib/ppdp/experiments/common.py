@@ -2,9 +2,10 @@
 
 A tidy row is one measurement: which experiment (usually a figure or table of the paper), which
 method, with which seed, which metric, its value and, where the run gives one, its 95% interval
-(``ci_low``, ``ci_high``). The parameters of the measurement follow as columns of their own, one
-per parameter name, typed (numbers as numbers) and missing where a row does not have that
-parameter. Derived values that a paper's claim is judged on are rows with
+(``ci_low``, ``ci_high``). The facets of the metric follow where it has any (:data:`FACET_COLUMNS`:
+the attacker's model, the scenario, the attribute, the statistic), then the parameters of the
+measurement as columns of their own, one per parameter name, typed (numbers as numbers); both are
+missing where a row does not have them. Derived values that a paper's claim is judged on are rows with
 ``experiment == "claims"`` and ``metric`` set to the claim's id in ``claims.yaml``.
 """
 
@@ -36,9 +37,15 @@ TIDY_COLUMNS: tuple[str, ...] = (
 #: The columns a row must give; ``ci_low`` and ``ci_high`` are missing when it gives none.
 REQUIRED_COLUMNS: tuple[str, ...] = ("experiment", "method", "seed", "metric", "value")
 
-#: Names no parameter may take: the tidy columns, and the string column of the old format, so that
-#: a CSV written before parameters became columns is refused by name instead of read as one.
-RESERVED_NAMES: frozenset[str] = frozenset(TIDY_COLUMNS) | {"parameters"}
+#: What a metric is measured of, beside its name: the attacker's model (``rf``), the scenario
+#: (``sI``), the attribute (``age``) and the statistic (``risk``, ``attack_rate``). Text columns
+#: after the tidy ones, present when some row has them; one metric name with its facets replaces
+#: names that spell them (``privacy_rf_sI`` is ``privacy`` with model ``rf`` and scenario ``sI``).
+FACET_COLUMNS: tuple[str, ...] = ("model", "scenario", "attribute", "statistic")
+
+#: Names no parameter may take: the tidy columns, the facets, and the string column of the old
+#: format, so that a CSV written before parameters became columns is refused by name.
+RESERVED_NAMES: frozenset[str] = frozenset(TIDY_COLUMNS) | frozenset(FACET_COLUMNS) | {"parameters"}
 
 #: Experiments whose rows are derived from the others (claims and their context): a paper's
 #: ``claims(results)`` ignores them, so that it can run on a written results CSV.
@@ -54,7 +61,8 @@ PARAMETER_DIGITS = 12
 
 
 def parameter_columns(frame: pd.DataFrame) -> list[str]:
-    """The parameter columns of a tidy frame: every column that is not one of :data:`TIDY_COLUMNS`.
+    """The parameter columns of a tidy frame: every column that is neither one of
+    :data:`TIDY_COLUMNS` nor a facet (:data:`FACET_COLUMNS`).
 
     Parameters
     ----------
@@ -72,7 +80,29 @@ def parameter_columns(frame: pd.DataFrame) -> list[str]:
     >>> parameter_columns(rows)
     ['delta', 'l']
     """
-    return [c for c in frame.columns if c not in TIDY_COLUMNS]
+    return [c for c in frame.columns if c not in TIDY_COLUMNS and c not in FACET_COLUMNS]
+
+
+def facet_columns(frame: pd.DataFrame) -> list[str]:
+    """The facet columns of a tidy frame (:data:`FACET_COLUMNS` that it has), in that order.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows.
+
+    Returns
+    -------
+    list of str
+        The facets the frame has.
+
+    Examples
+    --------
+    >>> rows = tidy_frame(tidy_rows("fig3", "H", {"privacy": 0.4}, facets={"model": "rf"}))
+    >>> facet_columns(rows), parameter_columns(rows)
+    (['model'], [])
+    """
+    return [c for c in FACET_COLUMNS if c in frame.columns]
 
 
 def with_parameters(frame: pd.DataFrame, keys: Iterable[str]) -> pd.DataFrame:
@@ -191,8 +221,9 @@ def tidy_rows(
     parameters: Mapping[str, Any] | None = None,
     seed: int | None = None,
     intervals: Mapping[str, tuple[float, float]] | None = None,
+    facets: Mapping[str, str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Rows for one (experiment, method, parameters, seed) and several metrics.
+    """Rows for one (experiment, method, parameters, seed, facets) and several metrics.
 
     Parameters
     ----------
@@ -206,6 +237,8 @@ def tidy_rows(
         The seed of the measurement; -1 (the default) for one that no seed varies.
     intervals : mapping of str to (float, float), optional
         The 95% interval ``(ci_low, ci_high)`` of some of the metrics.
+    facets : mapping of str to str, optional
+        The facets of every metric of the call (keys from :data:`FACET_COLUMNS`).
 
     Returns
     -------
@@ -215,7 +248,8 @@ def tidy_rows(
     Raises
     ------
     ValueError
-        When a parameter takes the name of a tidy column, or an interval names no metric.
+        When a parameter takes the name of a tidy column or a facet, a facet is not one of
+        :data:`FACET_COLUMNS`, or an interval names no metric.
 
     Examples
     --------
@@ -229,6 +263,12 @@ def tidy_rows(
         raise ValueError(
             f"parameter names {bad} are not allowed: a name is a non-empty string other than "
             f"{sorted(RESERVED_NAMES)}"
+        )
+    facets = dict(facets or {})
+    strange = sorted(set(facets) - set(FACET_COLUMNS))
+    if strange:
+        raise ValueError(
+            f"facets {strange} are not allowed: a facet is one of {list(FACET_COLUMNS)}"
         )
     intervals = dict(intervals or {})
     unknown = sorted(set(intervals) - set(metrics))
@@ -246,6 +286,7 @@ def tidy_rows(
                 "value": float(value),
                 "ci_low": float(low),
                 "ci_high": float(high),
+                **facets,
                 **params,
             }
         )
@@ -255,11 +296,12 @@ def tidy_rows(
 def tidy_frame(rows: Iterable[Mapping[str, Any]] | pd.DataFrame) -> pd.DataFrame:
     """Validate and order tidy rows.
 
-    The columns of :data:`TIDY_COLUMNS` come first, then the parameters sorted by name. A parameter
-    whose values are all numbers becomes a numeric column (``int64`` when they are all integral
-    and none is missing, else ``float64`` rounded to :data:`PARAMETER_DIGITS` digits), any other
-    a column of strings; an empty string is a missing value. Rows are sorted by experiment,
-    method, parameters, seed and metric, so the same rows give the same frame in any order.
+    The columns of :data:`TIDY_COLUMNS` come first, then the facets the rows have (text, in the
+    order of :data:`FACET_COLUMNS`), then the parameters sorted by name. A parameter whose values
+    are all numbers becomes a numeric column (``int64`` when they are all integral and none is
+    missing, else ``float64`` rounded to :data:`PARAMETER_DIGITS` digits), any other a column of
+    strings; an empty string is a missing value. Rows are sorted by experiment, method,
+    parameters, seed, metric and facets, so the same rows give the same frame in any order.
 
     Parameters
     ----------
@@ -296,19 +338,22 @@ def tidy_frame(rows: Iterable[Mapping[str, Any]] | pd.DataFrame) -> pd.DataFrame
     for col in ("ci_low", "ci_high"):
         if col not in frame.columns:
             frame[col] = np.nan
-    params = sorted(c for c in frame.columns if c not in TIDY_COLUMNS)
+    facets = [c for c in FACET_COLUMNS if c in frame.columns]
+    params = sorted(c for c in frame.columns if c not in TIDY_COLUMNS and c not in FACET_COLUMNS)
     bad = [c for c in params if not isinstance(c, str) or not c]
     if bad:
         raise ValueError(f"parameter names {bad} are not allowed: a name is a non-empty string")
-    frame = frame[[*TIDY_COLUMNS, *params]].copy()
+    frame = frame[[*TIDY_COLUMNS, *facets, *params]].copy()
     for col in ("experiment", "method", "metric"):
         frame[col] = frame[col].fillna("").astype(str).astype(object)
     frame["seed"] = frame["seed"].fillna(-1).astype("int64")
     for col in ("value", "ci_low", "ci_high"):
         frame[col] = frame[col].astype("float64")
+    for col in facets:
+        frame[col] = _facet_column(frame[col])
     for col in params:
         frame[col] = _parameter_column(frame[col])
-    order = ["experiment", "method", *params, "seed", "metric"]
+    order = ["experiment", "method", *params, "seed", "metric", *facets]
     frame = frame.sort_values(order, kind="mergesort", na_position="first")
     return frame.reset_index(drop=True)
 
@@ -365,10 +410,12 @@ def summarize(
 ) -> pd.DataFrame:
     """Mean, standard deviation, min, max, count and a normal-approximation interval over seeds.
 
-    ``by`` defaults to experiment, method, every parameter and metric; a missing parameter value
-    is a value of its own, not a dropped row.
+    ``by`` defaults to experiment, method, every parameter, metric and every facet; a missing
+    value is a value of its own, not a dropped row.
     """
-    by = ["experiment", "method", *parameter_columns(frame), "metric"] if by is None else list(by)
+    if by is None:
+        by = ["experiment", "method", *parameter_columns(frame), "metric", *facet_columns(frame)]
+    by = list(by)
     grouped = frame.groupby(by, sort=True, dropna=False)["value"]
     out = grouped.agg(["mean", "std", "min", "max", "count"]).reset_index()
     half = mean_halfwidth(out["std"], out["count"], confidence=confidence)
@@ -468,6 +515,14 @@ def _parameter_text(value: Any) -> str:
     if _is_number(value):
         return f"{float(value):.{PARAMETER_DIGITS}g}"
     return str(value)
+
+
+def _facet_column(column: pd.Series) -> pd.Series:
+    """One facet's values as text; "" and None are missing."""
+    out = pd.Series(np.nan, index=column.index, dtype=object)
+    present = column.notna() & (column.astype(str) != "")
+    out[present] = column[present].map(_parameter_text).to_numpy()
+    return out
 
 
 def _parameter_column(column: pd.Series) -> pd.Series:

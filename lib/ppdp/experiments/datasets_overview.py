@@ -31,7 +31,6 @@ from ppdp.experiments.common import (
     Param,
     tidy_frame,
     tidy_rows,
-    with_parameters,
 )
 from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.infotheory import normalized_mutual_information_from_samples
@@ -187,11 +186,13 @@ def summarize_view(view: PrivateView, bins: int) -> tuple[pd.DataFrame, pd.Serie
         parameters={"private": view.private, "bins": bins},
     )
     for attribute, value in nmi[view.private].drop(view.private).items():
+        # the NMI is of one attribute (with the private one): a facet of the metric
         rows += tidy_rows(
             "nmi_with_private",
             view.name,
             {"nmi": value},
-            parameters={"attribute": attribute, "bins": bins},
+            parameters={"bins": bins},
+            facets={"attribute": attribute},
         )
     return tidy_frame(rows), distribution, nmi
 
@@ -203,8 +204,13 @@ def _entropy_bits(column: pd.Series) -> float:
 
 
 def top_nmi(frame: pd.DataFrame, n: int = 3) -> pd.DataFrame:
-    """The ``n`` attributes of each dataset most informative of its private attribute (NMI)."""
-    nmi = with_parameters(frame[frame["experiment"] == "nmi_with_private"], ["attribute"])
+    """The ``n`` attributes of each dataset most informative of its private attribute (NMI).
+
+    The attribute of an NMI row is its facet ``attribute``.
+    """
+    nmi = frame[frame["experiment"] == "nmi_with_private"]
+    if "attribute" not in nmi.columns:  # no NMI rows
+        nmi = nmi.assign(attribute=pd.Series(np.nan, index=nmi.index, dtype=object))
     return (
         nmi.sort_values(
             ["method", "value", "attribute"], ascending=[True, False, True], kind="mergesort"

@@ -16,7 +16,9 @@ Protocol (the paper's Sect. IV-A with the details of the authors' code, see the 
   (with their exact values) predicts the other half. Utility: recommendation on the release, 70%
   of the published users as neighbours, 30% as targets.
 
-Every function returns a tidy frame (see :mod:`ppdp.experiments.common`).
+Every function returns a tidy frame (see :mod:`ppdp.experiments.common`). An attack's score is the
+metric ``privacy`` with its facets ``model`` (``rf``, ``xgb``) and ``scenario`` (``sI``, ``sII``);
+the claims and the sweeps' figures read the random forest's in Scenario I (:data:`CLAIMS_ATTACK`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from ppdp.experiments.common import (
     TIDY_COLUMNS,
     Param,
     concat_tidy,
+    facet_columns,
     mean_halfwidth,
     parameter_columns,
     parameter_labels,
@@ -62,12 +65,14 @@ from ppdp.utility.recommendation import activity_map, cf_rmse
 
 __all__ = [
     "AUTHORS_DEFAULTS",
+    "CLAIMS_ATTACK",
     "CONSTRAINT_SWEEPS",
     "DATASET_DEFAULTS",
     "METHODS",
     "PARAMETERS",
     "PROTOCOLS",
     "TABLE_II",
+    "PointScores",
     "Population",
     "Split",
     "across_table",
@@ -107,6 +112,10 @@ KNOB = {
     "Similarity": "p_obf",
     "DP": "beta",
 }
+
+#: The attack whose ``privacy`` the claims, the sweeps' figures and :func:`decomposition` read:
+#: the random forest in Scenario I, the one every figure of the paper draws.
+CLAIMS_ATTACK: Mapping[str, str] = {"model": "rf", "scenario": "sI"}
 
 #: Table II, adapted where it is infeasible on the available data (see the notebook).
 DATASET_DEFAULTS = {
@@ -499,7 +508,7 @@ class _Context:
         self.population = pop.y if constraints_on == "population" else None
         self._gen0: dict[tuple, hy.Generalization] = {}
         self._fits: dict[tuple, Any] = {}
-        self._alone: dict[tuple, dict[str, float]] = {}
+        self._alone: dict[tuple, PointScores] = {}
         self._attacks: dict[tuple, InferenceAttack] = {}
         #: Scenario I's predictions of every published user's own row, per attack and groups
         self._predictions: dict[tuple, np.ndarray] = {}
@@ -649,8 +658,9 @@ def _attack_rows(
     scenarios: tuple[str, ...],
     scenario_ii_draws: int | None = None,
     sources: list[np.ndarray | None] | None = None,
-) -> dict[str, float]:
-    """Mean privacy scores over releases (``None``: the unobscured reference).
+) -> dict[tuple[str, str], float]:
+    """Mean privacy scores over releases (``None``: the unobscured reference), per attack
+    ``(model, scenario)``, e.g. ``("rf", "sI")``: the facets of the metric ``privacy``.
 
     Scenario I's attack is trained once and scores every release; Scenario II's is trained on each
     release it scores, the first ``scenario_ii_draws`` of them (all when ``None``). ``sources``:
@@ -666,7 +676,7 @@ def _attack_rows(
         feats = releases
         given = [None] * len(feats) if sources is None else sources
         copied = [ctx.copied_rows(f, src, groups_p) for f, src in zip(feats, given, strict=True)]
-    out: dict[str, float] = {}
+    out: dict[tuple[str, str], float] = {}
     for model in models:
         kw = {
             "model": model,
@@ -684,12 +694,41 @@ def _attack_rows(
                 else attack_score(ctx.yp, pred[src], pop.task)
                 for f, src in zip(feats, copied, strict=True)
             ]
-            out[f"privacy_{model}_sI"] = float(np.mean(scores))
+            out[model, "sI"] = float(np.mean(scores))
         if "II" in scenarios:
             n = scenario_ii_draws
             scores = ctx.scenario_two_scores(kw, groups_p, feats[:n], copied[:n])
-            out[f"privacy_{model}_sII"] = float(np.mean(scores))
+            out[model, "sII"] = float(np.mean(scores))
     return out
+
+
+@dataclass(frozen=True)
+class PointScores:
+    """One point's measurements: its privacy per attack and its other metrics by name."""
+
+    #: the mean privacy score per attack ``(model, scenario)``, e.g. ``("rf", "sI")``
+    privacy: dict[tuple[str, str], float]
+    #: the other metrics (``utility_loss``, ``leakage``, ``table2_met``, ...)
+    metrics: dict[str, float]
+    #: with ``decompose``: the unobscured features under the method's final groups (``GenOnly``)
+    genonly: PointScores | None = None
+
+    def rows(
+        self, experiment: str, method: str, parameters: Mapping[str, Any] | None, seed: int
+    ) -> list[dict]:
+        """Tidy rows of the point (not of ``genonly``): the metrics, then ``privacy`` once per
+        attack, its model and scenario as facets."""
+        rows = tidy_rows(experiment, method, self.metrics, parameters=parameters, seed=seed)
+        for (model, scenario), value in self.privacy.items():
+            rows += tidy_rows(
+                experiment,
+                method,
+                {"privacy": value},
+                parameters=parameters,
+                seed=seed,
+                facets={"model": model, "scenario": scenario},
+            )
+        return rows
 
 
 def run_point(
@@ -704,22 +743,21 @@ def run_point(
     keep: float = 0.0,
     decompose: bool = False,
     scenario_ii_draws: int | None = None,
-) -> dict[str, float]:
+) -> PointScores:
     """Fit one method at one knob value and score ``n_draws`` releases; ``method="Original"`` scores
     the unobscured data (the reference point). Scenario II trains and scores its attack on the
     first ``scenario_ii_draws`` releases only (all when ``None``).
 
     ``keep`` is the authors' ``pp``: the probability that a user is published unobfuscated (under
     the method's generalization). Fits are cached per seed, method and knob, so the points of a
-    ``pp`` sweep share one fit. With ``decompose`` the metrics also hold ``genonly_<metric>``: the
-    unobscured features under the method's final groups (generalization alone), and whether those
-    groups meet Table II (``table2_met``, counted on all users)."""
+    ``pp`` sweep share one fit. With ``decompose`` the scores also hold ``genonly`` (the
+    unobscured features under the method's final groups: generalization alone) and the metrics
+    ``table2_*`` (whether those groups meet Table II, counted on all users)."""
     gen0 = ctx.gen0(cfg["n_groups"], cfg["k"], cfg["alpha"], cfg["l"], cfg["beta"])
     groups0 = gen0.transform(ctx.yp)
     if method == "Original":
-        metrics = _attack_rows(ctx, gen0, None, models, scenarios)
-        metrics["utility_loss"] = ctx.utility(ctx.Xp, groups0)
-        return metrics
+        privacy = _attack_rows(ctx, gen0, None, models, scenarios)
+        return PointScores(privacy, {"utility_loss": ctx.utility(ctx.Xp, groups0)})
     key = (method, knob, tuple(sorted((k, repr(v)) for k, v in cfg.items())))
     if key not in ctx._fits:
         mech = _build(method, knob, cfg)
@@ -739,20 +777,21 @@ def run_point(
         sources.append(getattr(release, "source", None))
     gen = mech.generalization_
     groups = gen.transform(ctx.yp)
-    metrics = _attack_rows(ctx, gen, releases, models, scenarios, scenario_ii_draws, sources)
-    metrics["utility_loss"] = float(np.mean([ctx.utility(f, groups) for f in releases]))
+    privacy = _attack_rows(ctx, gen, releases, models, scenarios, scenario_ii_draws, sources)
+    metrics = {"utility_loss": float(np.mean([ctx.utility(f, groups) for f in releases]))}
     if hasattr(mech, "leakage_"):
         metrics["leakage"] = float(mech.leakage_)
     if hasattr(mech, "epsilon_"):
         metrics["epsilon"] = float(mech.epsilon_)
-    if decompose:
-        if key not in ctx._alone:
-            alone = _attack_rows(ctx, gen, None, models, scenarios)
-            alone["utility_loss"] = ctx.utility(ctx.Xp, groups)
-            ctx._alone[key] = {f"genonly_{name}": value for name, value in alone.items()}
-        metrics.update(ctx._alone[key])
-        metrics.update(ctx.table_ii(gen))
-    return metrics
+    if not decompose:
+        return PointScores(privacy, metrics)
+    if key not in ctx._alone:
+        ctx._alone[key] = PointScores(
+            _attack_rows(ctx, gen, None, models, scenarios),
+            {"utility_loss": ctx.utility(ctx.Xp, groups)},
+        )
+    metrics.update(ctx.table_ii(gen))
+    return PointScores(privacy, metrics, genonly=ctx._alone[key])
 
 
 def _config(pop: Population, overrides: dict[str, Any] | None) -> dict[str, Any]:
@@ -835,9 +874,9 @@ def tradeoff(
 
     def one(seed) -> list[dict]:
         ctx = _Context(pop, seed, cfg)
-        scored: dict[tuple, dict[str, float]] = {}
+        scored: dict[tuple, PointScores] = {}
 
-        def point(method, knob, keep, split_off) -> dict[str, float]:
+        def point(method, knob, keep, split_off) -> PointScores:
             # XObf's points are also HyObscure's ObfOnly rows: draw and score each once
             key = (method, knob, keep, split_off)
             if key not in scored:
@@ -853,30 +892,24 @@ def tradeoff(
                     decompose=split_off,
                     scenario_ii_draws=scenario_ii_draws,
                 )
-            return dict(scored[key])
+            return scored[key]
 
         rows = []
         for method in ["Original", *knobs]:
             for value in [None] if method == "Original" else knobs[method]:
                 knob, keep, params = _knob_point(method, value)
                 split_off = decompose and method == "HyObscure"
-                metrics = point(method, knob, keep, split_off)
-                alone = {
-                    name[len("genonly_") :]: metrics.pop(name)
-                    for name in list(metrics)
-                    if name.startswith("genonly_")
-                }
-                rows += tidy_rows(experiment, method, metrics, parameters=params, seed=seed)
-                if alone:
-                    rows += tidy_rows(experiment, "GenOnly", alone, parameters=params, seed=seed)
+                scores = point(method, knob, keep, split_off)
+                rows += scores.rows(experiment, method, params, seed)
+                if scores.genonly is not None:
+                    rows += scores.genonly.rows(experiment, "GenOnly", params, seed)
                 if split_off:
                     # the other order: obfuscation alone is HyObscure's first O-step, XObf
-                    first = {
-                        name: value
-                        for name, value in point("XObf", knob, keep, False).items()
-                        if name == "utility_loss" or name.startswith("privacy_")
-                    }
-                    rows += tidy_rows(experiment, "ObfOnly", first, parameters=params, seed=seed)
+                    xobf = point("XObf", knob, keep, False)
+                    first = PointScores(
+                        xobf.privacy, {"utility_loss": xobf.metrics["utility_loss"]}
+                    )
+                    rows += first.rows(experiment, "ObfOnly", params, seed)
         return rows
 
     per_seed = _map_seeds(one, seeds, n_jobs, experiment, progress)
@@ -922,14 +955,14 @@ def _sweep(
             for method in methods:
                 knob = knob_of(method)
                 try:
-                    metrics = run_point(ctx, method, knob, cfg, n_draws, models, scenarios)
+                    scores = run_point(ctx, method, knob, cfg, n_draws, models, scenarios)
                 except InfeasibleError:
                     # an infeasible constraint setting is a result, recorded as such
-                    metrics = {"infeasible": 1.0}
+                    scores = PointScores({}, {"infeasible": 1.0})
                 params = {**make_overrides(value)}
                 if method != "Original":
                     params[KNOB[method]] = knob
-                rows += tidy_rows(name, method, metrics, parameters=params, seed=seed)
+                rows += scores.rows(name, method, params, seed)
         return rows
 
     per_seed = _map_seeds(one, seeds, n_jobs, name, progress)
@@ -1096,7 +1129,7 @@ def constraint_across(
     many grids hold it; the points of ``base`` (that sweep's frame, run with the same arguments)
     are taken from it instead of fitted again. Rows as :func:`constraint_sweep`'s, experiment
     ``fig8_across`` / ``fig9_across``, one copy of a point's rows per grid that holds it, the
-    parameter ``grid`` (:func:`grid_label`) telling the grids apart.
+    parameter ``grid`` (:func:`grid_label`) telling the grids apart; the facets stay.
     """
     if which not in CONSTRAINT_SWEEPS:
         raise ValueError(f"which must be 'k_alpha' or 'l_beta'; got {which!r}")
@@ -1149,7 +1182,8 @@ def constraint_across(
             knob: budget,
             "grid": label,
         }
-        frames.append(block[list(TIDY_COLUMNS)].assign(experiment=f"{name}_across", **params))
+        kept = [*TIDY_COLUMNS, *facet_columns(block)]
+        frames.append(block[kept].assign(experiment=f"{name}_across", **params))
     return concat_tidy(frames)
 
 
@@ -1303,13 +1337,36 @@ def _interp(x, y, x0):
     return float(np.interp(x0, np.asarray(x)[order], np.asarray(y)[order]))
 
 
-def _by_seed(frame, method, metric, seeds, key=None) -> tuple[np.ndarray, np.ndarray]:
-    """Values of one method and metric as an array (setting, seed) and the settings.
+def _is_metric(frame: pd.DataFrame, metric: str, **facets: str) -> pd.Series:
+    """Which rows are of ``metric`` with the given facets (e.g. ``model="rf"``); none when the
+    frame has no column for one of the facets.
+
+    Examples
+    --------
+    >>> rows = tidy_frame(
+    ...     tidy_rows("fig6", "DP", {"utility_loss": 1.0})
+    ...     + tidy_rows("fig6", "DP", {"privacy": 2.0}, facets={"model": "rf", "scenario": "sI"})
+    ...     + tidy_rows("fig6", "DP", {"privacy": 3.0}, facets={"model": "xgb", "scenario": "sI"})
+    ... )
+    >>> rows[_is_metric(rows, "privacy", **CLAIMS_ATTACK)]["value"].tolist()
+    [2.0]
+    """
+    keep = frame["metric"] == metric
+    for facet, value in facets.items():
+        if facet not in frame.columns:
+            return pd.Series(False, index=frame.index)
+        keep &= frame[facet] == value
+    return keep
+
+
+def _by_seed(frame, method, metric, seeds, key=None, **facets) -> tuple[np.ndarray, np.ndarray]:
+    """Values of one method and metric (with its ``facets``) as an array (setting, seed) and the
+    settings.
 
     Settings are the distinct combinations of parameter values (:func:`setting_ids`, numbered in
     their sorted order), or the integer values of the parameter ``key`` when it is given (several
     settings with one key are averaged, e.g. Fig. 8's k over alpha)."""
-    sub = frame[(frame["method"] == method) & (frame["metric"] == metric)]
+    sub = frame[(frame["method"] == method) & _is_metric(frame, metric, **facets)]
     params = setting_ids(sub) if key is None else with_parameters(sub, [key])[key].astype(int)
     piv = sub.assign(setting=params.to_numpy()).pivot_table(
         index="setting", columns="seed", values="value", aggfunc="mean"
@@ -1366,28 +1423,29 @@ class _Bootstrap:
         return tidy_rows("claims", method, metrics, parameters=parameters, intervals=intervals)
 
 
-def _tradeoff_curves(trade, metric, seeds):
-    """Per method: (utility loss, privacy, % utility change, % privacy change), each (knob, seed)."""
+def _tradeoff_curves(trade, attack, seeds):
+    """Per method: (utility loss, privacy, % utility change, % privacy change), each (knob, seed);
+    the privacy of ``attack`` (its facets, e.g. :data:`CLAIMS_ATTACK`)."""
     u0, _ = _by_seed(trade, "Original", "utility_loss", seeds)
-    p0, _ = _by_seed(trade, "Original", metric, seeds)
+    p0, _ = _by_seed(trade, "Original", "privacy", seeds, **attack)
     out = {}
     for method in sorted(set(trade["method"]) - {"Original"}):
         u, _ = _by_seed(trade, method, "utility_loss", seeds)
-        p, _ = _by_seed(trade, method, metric, seeds)
+        p, _ = _by_seed(trade, method, "privacy", seeds, **attack)
         out[method] = (u, p, 100 * (u - u0) / u0, 100 * (p - p0) / p0)
     return out, u0[0]  # the reference's utility loss per seed
 
 
-def _bound_rank_rows(boot, claim_id, frame, key, metric, seeds, parameters=None) -> list[dict]:
-    """Figs. 8/9's claim on one grid: Spearman's correlation of HyObscure's protection (mean over
-    the upper bound and the seeds) with the lower bound ``key``; no rows when a point of the grid
-    is infeasible or the frame holds no protection."""
+def _bound_rank_rows(boot, claim_id, frame, key, attack, seeds, parameters=None) -> list[dict]:
+    """Figs. 8/9's claim on one grid: Spearman's correlation of HyObscure's protection (the
+    privacy of ``attack``, mean over the upper bound and the seeds) with the lower bound ``key``;
+    no rows when a point of the grid is infeasible or the frame holds no protection."""
     if frame is None or not len(frame) or "infeasible" in set(frame["metric"]):
         return []
-    if not len(frame[(frame["metric"] == metric) & (frame["method"] == "HyObscure")]):
+    if not len(frame[_is_metric(frame, "privacy", **attack) & (frame["method"] == "HyObscure")]):
         return []
     # averaged over the upper bound and the seeds: the effect of the lower bound alone
-    v, keys = _by_seed(frame, "HyObscure", metric, seeds, key=key)
+    v, keys = _by_seed(frame, "HyObscure", "privacy", seeds, key=key, **attack)
     return boot.rows(
         claim_id,
         "HyObscure",
@@ -1466,14 +1524,16 @@ def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.D
     ``k 20/40/60/80 alpha 150/200``), by the same statistic and the same bootstrap resamples of the
     same seeds as the profile's grid.
 
-    Every statistic is computed on the means over seeds (the curves of the figures) and comes with
-    a 95% percentile interval from ``N_BOOTSTRAP`` resamples of the seeds (the columns ``ci_low``
-    and ``ci_high`` of its row). Orderings are reported as margins (HyObscure minus its best
-    competitor), so that "the ordering is stable" reads as "the margin's interval excludes zero".
+    Privacy is the random forest's in Scenario I (:data:`CLAIMS_ATTACK`), as in the paper's
+    figures. Every statistic is computed on the means over seeds (the curves of the figures) and
+    comes with a 95% percentile interval from ``N_BOOTSTRAP`` resamples of the seeds (the columns
+    ``ci_low`` and ``ci_high`` of its row). Orderings are reported as margins (HyObscure minus its
+    best competitor), so that "the ordering is stable" reads as "the margin's interval excludes
+    zero".
     """
     results = {name: frame for name, frame in results.groupby("experiment", sort=False)}
     rows = []
-    metric = "privacy_rf_sI"
+    attack = CLAIMS_ATTACK
     trade = results.get("tradeoff")
     # every experiment of a notebook runs the same seeds; bootstrap them together
     frames = [
@@ -1482,7 +1542,7 @@ def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.D
     seeds = sorted({int(s) for f in frames if f is not None and len(f) for s in f["seed"]})
     boot = _Bootstrap(seeds)
     if trade is not None and len(trade):
-        curves, u0 = _tradeoff_curves(trade, metric, seeds)
+        curves, u0 = _tradeoff_curves(trade, attack, seeds)
         base = [m for m in BASELINES if m in curves]
         if dataset == "movielens":
             # Fig. 3a: privacy gain at about 0.2% utility loss, curves through the reference
@@ -1573,7 +1633,7 @@ def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.D
     f6 = results.get("fig6")
     if f6 is not None and len(f6) and "infeasible" not in set(f6["metric"]):
         methods = sorted(set(f6["method"]) - {"Original"})
-        vals = {m: _by_seed(f6, m, metric, seeds, key="n_groups") for m in methods}
+        vals = {m: _by_seed(f6, m, "privacy", seeds, key="n_groups", **attack) for m in methods}
         if "HyObscure" in vals:
             groups = vals["HyObscure"][1]
             rows += boot.rows(
@@ -1592,7 +1652,7 @@ def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.D
                 rows += boot.rows("hyobscure.fig6_min_margin", "HyObscure", min_margin)
     for name, key, _ in CONSTRAINT_SWEEPS.values():
         claim_id = f"hyobscure.{name}_rank_correlation"
-        rows += _bound_rank_rows(boot, claim_id, results.get(name), key, metric, seeds)
+        rows += _bound_rank_rows(boot, claim_id, results.get(name), key, attack, seeds)
         # the same claim on the other grids (the paper states none): "<id>.across" rows
         across = results.get(f"{name}_across")
         if across is None or not len(across):
@@ -1600,7 +1660,7 @@ def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.D
         labels = with_parameters(across, ["grid"])["grid"].to_numpy()
         for label, block in across.groupby(labels, sort=True):
             rows += _bound_rank_rows(
-                boot, claim_id + ACROSS, block, key, metric, seeds, parameters={"grid": label}
+                boot, claim_id + ACROSS, block, key, attack, seeds, parameters={"grid": label}
             )
     f10 = results.get("fig10")
     if f10 is not None and len(f10):
@@ -1643,7 +1703,9 @@ def _labels(dataset: str) -> tuple[str, str]:
 
 def point_means(frame: pd.DataFrame, index=("method",)) -> pd.DataFrame:
     """Means over seeds as a table for reading: a row per ``index`` and point (the parameters as
-    text, :func:`parameter_labels`), a column per metric.
+    text, :func:`parameter_labels`), a column per metric, or per metric and facets when the rows
+    have facets (column levels ``metric`` and e.g. ``model``, ``scenario``; "" where a metric has
+    none).
 
     Examples
     --------
@@ -1654,15 +1716,26 @@ def point_means(frame: pd.DataFrame, index=("method",)) -> pd.DataFrame:
     ... )
     >>> point_means(rows)["utility_loss"].to_dict()
     {('DP', 'beta = 3'): 3.0, ('Original', ''): 1.0}
+    >>> attack = {"model": "rf", "scenario": "sI"}
+    >>> rows = concat_tidy(
+    ...     [rows, tidy_frame(tidy_rows("tradeoff", "Original", {"privacy": 2.0}, facets=attack))]
+    ... )
+    >>> point_means(rows).columns.tolist()
+    [('privacy', 'rf', 'sI'), ('utility_loss', '', '')]
     """
     summ = summarize(frame)
     summ["point"] = parameter_labels(summ, parameter_columns(frame))
-    return summ.pivot_table(index=[*index, "point"], columns="metric", values="mean")
+    facets = facet_columns(frame)
+    # a metric without a facet is "" there: a missing column key would drop its rows
+    summ[facets] = summ[facets].fillna("")
+    return summ.pivot_table(index=[*index, "point"], columns=["metric", *facets], values="mean")
 
 
 def _mean_ci(frame: pd.DataFrame) -> pd.DataFrame:
-    """Mean and interval over seeds per method, ``setting`` (:func:`setting_ids`) and metric."""
-    return summarize(frame.assign(setting=setting_ids(frame)), by=("method", "setting", "metric"))
+    """Mean and interval over seeds per method, ``setting`` (:func:`setting_ids`), metric and
+    facets."""
+    by = ("method", "setting", "metric", *facet_columns(frame))
+    return summarize(frame.assign(setting=setting_ids(frame)), by=by)
 
 
 def plot_tradeoff(
@@ -1683,11 +1756,11 @@ def plot_tradeoff(
     panels = [(m, s) for m in models for s in scenarios]
     fig, axes = plt.subplots(1, len(panels), figsize=(3.3 * len(panels), 3.2), squeeze=False)
     for ax, (model, scen) in zip(axes[0], panels, strict=True):
-        pm = f"privacy_{model}_s{scen}"
+        attack = {"model": model, "scenario": f"s{scen}"}
         for i, method in enumerate([m for m in methods if m in set(summ["method"])]):
             sub = summ[summ["method"] == method]
             u = sub[sub["metric"] == "utility_loss"].set_index("setting")
-            p = sub[sub["metric"] == pm].set_index("setting")
+            p = sub[_is_metric(sub, "privacy", **attack)].set_index("setting")
             if p.empty:
                 continue
             idx = u.index.intersection(p.index)
@@ -1706,7 +1779,7 @@ def plot_tradeoff(
         if len(ref):
             ax.plot(
                 ref[ref["metric"] == "utility_loss"]["mean"],
-                ref[ref["metric"] == pm]["mean"],
+                ref[_is_metric(ref, "privacy", **attack)]["mean"],
                 "k*",
                 ms=10,
                 label="Reference",
@@ -1764,17 +1837,19 @@ def plot_sweep(
     dataset: str,
     key: str,
     xlabel: str,
-    metric: str = "privacy_rf_sI",
     series: str | None = None,
+    *,
+    model: str = CLAIMS_ATTACK["model"],
+    scenario: str = CLAIMS_ATTACK["scenario"],
 ):
-    """Figs. 6-9: privacy against a swept parameter, one line per method (or per ``series`` value)."""
+    """Figs. 6-9: privacy (of the attack ``model`` in ``scenario``) against a swept parameter, one
+    line per method (or per ``series`` value)."""
     import matplotlib.pyplot as plt
 
     from ppdp.plotting import method_style
 
-    sub = with_parameters(
-        frame[frame["metric"] == metric], [key] if series is None else [key, series]
-    ).copy()
+    attack = _is_metric(frame, "privacy", model=model, scenario=scenario)
+    sub = with_parameters(frame[attack], [key] if series is None else [key, series]).copy()
     sub["x"] = sub[key].astype(float)
     sub["line"] = sub["method"] if series is None else parameter_labels(sub, [series])
     fig, ax = plt.subplots(figsize=(4.2, 3.2))
@@ -1937,11 +2012,16 @@ def feasible_seeds(
     return kept, skipped
 
 
-def decomposition(frame: pd.DataFrame, metric: str = "privacy_rf_sI") -> pd.DataFrame:
+def decomposition(
+    frame: pd.DataFrame,
+    model: str = CLAIMS_ATTACK["model"],
+    scenario: str = CLAIMS_ATTACK["scenario"],
+) -> pd.DataFrame:
     """Split every HyObscure point's privacy gain into re-generalization and obfuscation.
 
     From the tidy rows of :func:`tradeoff` run with ``decompose=True``, per seed and point
-    (``*_pct`` columns: % of the reference's privacy):
+    (``*_pct`` columns: % of the reference's privacy, that of the attack ``model`` in
+    ``scenario``):
 
     * ``total``: HyObscure's privacy minus the reference's (``Original``, the starting groups);
     * regrouping first: ``generalization``, the same for ``GenOnly`` (the unobscured features
@@ -1963,7 +2043,9 @@ def decomposition(frame: pd.DataFrame, metric: str = "privacy_rf_sI") -> pd.Data
         ``table2_met`` (whether the final groups meet Table II); the obfuscation-first columns are
         NaN when the rows hold no ``ObfOnly``.
     """
-    sub = frame[frame["metric"].isin([metric, "utility_loss", "table2_met"])]
+    metric = "privacy"
+    attack = _is_metric(frame, metric, model=model, scenario=scenario)
+    sub = frame[attack | frame["metric"].isin(["utility_loss", "table2_met"])]
     # one id per point, shared by HyObscure's rows and its GenOnly and ObfOnly rows
     sub = sub.assign(setting=setting_ids(sub))
     ref = sub[(sub["method"] == "Original")].pivot_table(

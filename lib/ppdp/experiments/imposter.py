@@ -18,8 +18,9 @@ Each function runs the grid points of one figure or table and returns a tidy fra
 The notebook's tables and figures are built from the tidy rows too: :func:`score_table`,
 :func:`detection_scores`, :func:`selected_counts`, and ``plot_fig6``, ``plot_training_history``,
 ``plot_fig7``, ``plot_fig8``, ``plot_privacy_utility``. They read the parameters from their columns
-(:func:`ppdp.experiments.common.with_parameters`) and the paper's numbers with
-:func:`ppdp.published.published_value` (``claims.yaml``).
+(:func:`ppdp.experiments.common.with_parameters`), the attribute a Fig. 6 score is of from the
+facet column ``attribute``, and the paper's numbers with :func:`ppdp.published.published_value`
+(``claims.yaml``).
 
 Protocol (the paper gives no split or sample size): the real table is split 70/30, stratified on
 ``sex``, with the run's seed; the generator is trained on the real training part only; it releases
@@ -134,21 +135,26 @@ def run_fig6(
     df: pd.DataFrame, theta: float = 0.01, *, beta: float | None = None, seed: int = 0
 ) -> pd.DataFrame:
     """Correlations with ``sex`` (method ``nmi``/``eq7_printed``/``pearson``), pairwise NMI
-    (method ``nmi_pairwise``) and the detection outcome (method ``detection``)."""
+    (method ``nmi_pairwise``) and the detection outcome (method ``detection``).
+
+    A correlation and a detection outcome are of one attribute: its name is the facet
+    ``attribute`` of the row (the pairwise NMI names its pair by the parameters ``a`` and ``b``)."""
     rows = []
     res = detect_implicit_privacy(
         df, PRIVATE, label=LABEL, theta=theta, beta=beta, random_state=seed
     )
     for attr, rec in res.scores.iterrows():
-        params = {"attribute": attr}
-        rows += tidy_rows("fig6", "nmi", {"score": rec["nmi"]}, parameters=params)
-        rows += tidy_rows("fig6", "eq7_printed", {"score": rec["eq7_printed"]}, parameters=params)
-        rows += tidy_rows("fig6", "pearson", {"score": rec["pearson"]}, parameters=params)
+        # what is scored is the attribute: a facet of the score, not a parameter of the run
+        of = {"attribute": attr}
+        rows += tidy_rows("fig6", "nmi", {"score": rec["nmi"]}, facets=of)
+        rows += tidy_rows("fig6", "eq7_printed", {"score": rec["eq7_printed"]}, facets=of)
+        rows += tidy_rows("fig6", "pearson", {"score": rec["pearson"]}, facets=of)
         rows += tidy_rows(
             "fig6",
             "detection",
             {"selected": float(rec["selected"])},
-            parameters={**params, "theta": theta},
+            parameters={"theta": theta},
+            facets=of,
         )
     metrics = {"n_selected": len(res.candidates), "n_implicit": len(res.implicit)}
     if res.performance is not None:
@@ -583,7 +589,9 @@ def detection_scores(frame: pd.DataFrame) -> pd.DataFrame:
         ``pearson`` (the methods of :func:`run_fig6`) and ``selected`` (bool, Algorithm 1 at the
         run's ``theta``).
     """
-    rows = _expand(_rows(frame, "fig6"), ["attribute"])
+    rows = _rows(frame, "fig6")
+    if "attribute" not in rows.columns:  # no scored attribute among the rows
+        rows = rows.assign(attribute=pd.Series(np.nan, index=rows.index, dtype=object))
     scores = rows[rows["method"].isin(["nmi", "eq7_printed", "pearson"])].pivot(
         index="attribute", columns="method", values="value"
     )

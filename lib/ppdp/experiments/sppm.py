@@ -214,15 +214,16 @@ def encoding_sensitivity(
     """How the Census numbers the paper states depend on the encoding it does not state.
 
     For every combination of alphabet size, age binning, handling of missing values and rows:
-    ``I(A; B)`` of the alphabet (Fig. 2's starting point), ``I(A; F)`` per feature before any
-    mapping (Table 1's first column), whether education, marital status and occupation lead them
+    ``I(A; B)`` of the alphabet (``leakage_before``, Fig. 2's starting point), ``I(A; F)`` per
+    feature before any mapping (``feature_leakage_before`` with the feature as its ``attribute``
+    facet, Table 1's first column), whether education, marital status and occupation lead them
     (``top3``), and, given the paper's Table 1 values ``published`` (feature -> bits), the largest
     absolute difference from them (``table1_max_diff``). These are properties of the data alone.
 
     With ``reduction_delta``, SPPM (``n_steps`` steps, as :func:`table1`) is also fitted at that
     budget on every encoding with a bounded alphabet (``top`` not ``None``), giving Table 1's
-    reductions ``reduction_<feature>`` and whether the same three features lead them
-    (``top3_reduction``).
+    reductions ``I(A; F) - I(A; F^)`` (``feature_leakage_reduction``, per ``attribute``) and
+    whether the same three features lead them (``top3_reduction``).
 
     Returns
     -------
@@ -247,8 +248,8 @@ def encoding_sensitivity(
                         "top3": float(
                             set(leaders) == {"education", "marital_status", "occupation"}
                         ),
-                        **{f"before_{f}": v for f, v in before.items()},
                     }
+                    per_feature = {f: {"feature_leakage_before": v} for f, v in before.items()}
                     if published:
                         metrics["table1_max_diff"] = max(
                             abs(before[f] - v) for f, v in published.items()
@@ -261,17 +262,22 @@ def encoding_sensitivity(
                         metrics["top3_reduction"] = float(
                             set(leaders) == {"education", "marital_status", "occupation"}
                         )
-                        metrics.update({f"reduction_{f}": v for f, v in cut.items()})
+                        for f, v in cut.items():
+                            per_feature[f]["feature_leakage_reduction"] = v
                     name = f"top={top};age={age};missing={miss};rows={split}"
                     # the unbounded alphabet is top "None", as the results have always named it
                     # (None would be a missing value, as if the row had no alphabet size at all)
                     size = "None" if top is None else top
-                    rows += tidy_rows(
-                        "census_encodings",
-                        name,
-                        metrics,
-                        parameters={"top": size, "age": age, "missing": miss, "rows": split},
-                    )
+                    setting = {"top": size, "age": age, "missing": miss, "rows": split}
+                    rows += tidy_rows("census_encodings", name, metrics, parameters=setting)
+                    for f, values in per_feature.items():
+                        rows += tidy_rows(
+                            "census_encodings",
+                            name,
+                            values,
+                            parameters=setting,
+                            facets={"attribute": f},
+                        )
     return tidy_frame(rows)
 
 
@@ -643,6 +649,10 @@ def table1(
 ):
     """Table 1: ``I(A; F)`` per feature before and after SPPM at budget ``delta``.
 
+    Rows ``feature_leakage_before`` and ``feature_leakage_after`` with the feature as their
+    ``attribute`` facet, and the whole profile's ``leakage_before`` (``I(A; B)``) and
+    ``leakage_after`` (``I(A; B^)``) without one.
+
     ``path``: the budget grid SPPM is warm-started along (see :func:`tradeoff`); pass the curve's
     grid to reuse its mappings. ``None`` starts from the nearest-point mapping. ``experiment``
     names the rows (:func:`table1_across` uses ``"table1_across"``).
@@ -655,8 +665,9 @@ def table1(
         rows += tidy_rows(
             experiment,
             "sppm",
-            {f"before_{feat}": before[feat], f"after_{feat}": after[feat]},
+            {"feature_leakage_before": before[feat], "feature_leakage_after": after[feat]},
             parameters={"delta": delta},
+            facets={"attribute": feat},
         )
     rows += tidy_rows(
         experiment,
@@ -801,7 +812,11 @@ def roc_experiment(
 def nearest_point_experiment(
     m: int, delta: float, k_max: int = 10, n_steps: int = 100
 ) -> pd.DataFrame:
-    """Fig. 5 on the synthetic data: mean (and spread) over profiles of ``p(k-th nearest | b)``."""
+    """Fig. 5 on the synthetic data: mean (and spread) over profiles of ``p(k-th nearest | b)``.
+
+    Rows ``kth_nearest_probability`` with the ``statistic`` facet ``mean``, ``std`` or ``sem``
+    (over the profiles) and the parameters ``k`` (1 = the point itself), ``delta`` and ``m``.
+    """
     problem = synthetic(m)
     rows = []
     for method in ("sppm", "expmec"):
@@ -812,12 +827,14 @@ def nearest_point_experiment(
         )
         prof = S.nearest_point_profile(model.mapping_, problem.distortion, k_max=k_max)
         for rec in prof.itertuples():
-            rows += tidy_rows(
-                "fig5",
-                method,
-                {"mean": rec.mean, "std": rec.std, "sem": rec.sem},
-                parameters={"delta": delta, "k": int(rec.k) + 1, "m": m},
-            )
+            for statistic in ("mean", "std", "sem"):
+                rows += tidy_rows(
+                    "fig5",
+                    method,
+                    {"kth_nearest_probability": getattr(rec, statistic)},
+                    parameters={"delta": delta, "k": int(rec.k) + 1, "m": m},
+                    facets={"statistic": statistic},
+                )
     return tidy_frame(rows)
 
 
@@ -888,6 +905,10 @@ def support_experiment(
     """Fig. 7: histogram of the support sizes of SPPM's ``p(. | b)`` (weighted by profile count
     and unweighted).
 
+    Rows ``profiles`` per support size (parameter ``support``), and ``support_size`` with the
+    ``statistic`` facet ``max``, ``median`` or ``frac_le10`` (share of profiles with at most 10
+    released values), beside the alphabet size, leakage and distortion of the mapping.
+
     ``path``: the budget grid SPPM is warm-started along (see :func:`tradeoff`); pass the curve's
     grid to reuse its mappings. ``None`` starts from the nearest-point mapping. ``experiment``
     names the rows (:func:`support_across` uses ``"fig7_across"``).
@@ -904,13 +925,23 @@ def support_experiment(
                 {"profiles": count},
                 parameters={"delta": delta, "support": size},
             )
+    statistics = {
+        "max": sizes.max(),
+        "median": float(np.median(sizes)),
+        "frac_le10": float(np.mean(sizes <= 10)),
+    }
+    for statistic, value in statistics.items():
+        rows += tidy_rows(
+            experiment,
+            "sppm",
+            {"support_size": value},
+            parameters={"delta": delta},
+            facets={"statistic": statistic},
+        )
     rows += tidy_rows(
         experiment,
         "sppm",
         {
-            "support_max": sizes.max(),
-            "support_median": float(np.median(sizes)),
-            "support_frac_le10": float(np.mean(sizes <= 10)),
             "alphabet": problem.n,
             "leakage": model.leakage_,
             "distortion": model.distortion_,
@@ -1019,10 +1050,12 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
     frame = with_parameters(frame, ("delta", "n"))
     rows = []
 
-    def get(exp, method, metric):
+    def get(exp, method, metric, **facets):
         sel = (
             (frame["experiment"] == exp) & (frame["method"] == method) & (frame["metric"] == metric)
         )
+        for facet, value in facets.items():
+            sel &= _facet(frame, facet) == value
         vals = frame.loc[sel, "value"]
         return float(vals.mean()) if len(vals) else float("nan")
 
@@ -1095,8 +1128,12 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
 
     t1 = frame[frame["experiment"] == "table1"]
     if not t1.empty:
-        before = {f: get("table1", "sppm", f"before_{f}") for f in CENSUS_FEATURES}
-        after = {f: get("table1", "sppm", f"after_{f}") for f in CENSUS_FEATURES}
+        before = {
+            f: get("table1", "sppm", "feature_leakage_before", attribute=f) for f in CENSUS_FEATURES
+        }
+        after = {
+            f: get("table1", "sppm", "feature_leakage_after", attribute=f) for f in CENSUS_FEATURES
+        }
         rows += tidy_rows(
             "claims",
             "",
@@ -1121,7 +1158,11 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
             },
         )
     # Table 1 at the other budgets (unstated): education after, one row per budget
-    t1x = frame[(frame["experiment"] == "table1_across") & (frame["metric"] == "after_education")]
+    t1x = frame[
+        (frame["experiment"] == "table1_across")
+        & (frame["metric"] == "feature_leakage_after")
+        & (_facet(frame, "attribute") == "education")
+    ]
     for delta, block in t1x.groupby("delta"):
         rows += tidy_rows(
             "claims",
@@ -1161,20 +1202,22 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
             "claims",
             "sppm",
             {
-                "sppm.movie_support_max": get("fig7", "sppm", "support_max"),
-                "sppm.movie_support_frac_le10": get("fig7", "sppm", "support_frac_le10"),
+                "sppm.movie_support_max": get("fig7", "sppm", "support_size", statistic="max"),
+                "sppm.movie_support_frac_le10": get(
+                    "fig7", "sppm", "support_size", statistic="frac_le10"
+                ),
             },
         )
     # Fig. 7 at the other budgets (unstated): one row per claim and budget
-    f7x = frame[frame["experiment"] == "fig7_across"]
+    f7x = frame[(frame["experiment"] == "fig7_across") & (frame["metric"] == "support_size")]
     for delta, block in f7x.groupby("delta"):
-        stats = block.groupby("metric")["value"].mean()
+        stats = block.groupby(_facet(block, "statistic"))["value"].mean()
         rows += tidy_rows(
             "claims",
             "sppm",
             {
-                "sppm.movie_support_max.across": stats["support_max"],
-                "sppm.movie_support_frac_le10.across": stats["support_frac_le10"],
+                "sppm.movie_support_max.across": stats["max"],
+                "sppm.movie_support_frac_le10.across": stats["frac_le10"],
             },
             parameters={"delta": float(delta)},
         )
@@ -1250,6 +1293,14 @@ def _rows(frame: pd.DataFrame, experiment: str, metrics=None) -> pd.DataFrame:
             f"{sorted(frame['experiment'].unique())}"
         )
     return frame[sel]
+
+
+def _facet(frame: pd.DataFrame, name: str) -> pd.Series:
+    """A facet's values per row: missing on every row of a frame that lacks the facet's column
+    (a frame of experiments whose metrics have no such facet)."""
+    if name in frame.columns:
+        return frame[name]
+    return pd.Series(np.nan, index=frame.index, dtype=object)
 
 
 def data_table(problems: Mapping[str, Problem]) -> pd.DataFrame:
@@ -1352,17 +1403,18 @@ def table1_table(frame: pd.DataFrame) -> pd.DataFrame:
     """
     from ppdp.published import published_value
 
-    t1 = _rows(frame, "table1")
+    t1 = _rows(frame, "table1", ("feature_leakage_before", "feature_leakage_after"))
 
-    def ours(metric: str) -> float:
-        return t1.loc[t1["metric"] == metric, "value"].item()
+    def ours(metric: str, feature: str) -> float:
+        sel = (t1["metric"] == metric) & (_facet(t1, "attribute") == feature)
+        return t1.loc[sel, "value"].item()
 
     paper = {f: published_value(f"sppm.table1.{f}") for f in CENSUS_FEATURES}
     return pd.DataFrame(
         {
             "feature": [CENSUS_LABELS[f] for f in CENSUS_FEATURES],
-            "before": [ours(f"before_{f}") for f in CENSUS_FEATURES],
-            "after": [ours(f"after_{f}") for f in CENSUS_FEATURES],
+            "before": [ours("feature_leakage_before", f) for f in CENSUS_FEATURES],
+            "after": [ours("feature_leakage_after", f) for f in CENSUS_FEATURES],
             "paper before": [paper[f][0] for f in CENSUS_FEATURES],
             "paper after": [paper[f][1] for f in CENSUS_FEATURES],
         }
@@ -1381,9 +1433,14 @@ def encoding_table(frame: pd.DataFrame) -> pd.DataFrame:
 
     Columns: ``I(A;B)``, profiles, users, whether education, marital status and occupation lead
     (``top3``) and lead the reductions (``top3 reduction``, when fitted), the largest difference
-    from Table 1's before-values, and ``I(A;F)`` of the features that decide the ordering."""
+    from Table 1's before-values, and ``I(A;F)`` (``feature_leakage_before``) of the features that
+    decide the ordering."""
     sub = frame[frame["experiment"] == "census_encodings"]
-    wide = sub.pivot_table(index="method", columns="metric", values="value")
+    attribute = _facet(sub, "attribute")
+    # one column per metric of the whole encoding, then one per feature of I(A; F) before
+    whole = sub[attribute.isna()].pivot_table(index="method", columns="metric", values="value")
+    before = sub[(sub["metric"] == "feature_leakage_before") & attribute.notna()]
+    per_feature = before.pivot_table(index="method", columns="attribute", values="value")
     columns = {
         "leakage_before": "I(A;B)",
         "profiles": "profiles",
@@ -1391,14 +1448,22 @@ def encoding_table(frame: pd.DataFrame) -> pd.DataFrame:
         "top3": "top3",
         "top3_reduction": "top3 reduction",
         "table1_max_diff": "max |diff| Table 1",
-        "before_education": "education",
-        "before_marital_status": "marital",
-        "before_occupation": "occupation",
-        "before_age": "age",
-        "before_sex": "gender",
-        "before_native_country": "country",
     }
-    wide = wide[[c for c in columns if c in wide.columns]].rename(columns=columns)
+    features = {
+        "education": "education",
+        "marital_status": "marital",
+        "occupation": "occupation",
+        "age": "age",
+        "sex": "gender",
+        "native_country": "country",
+    }
+    wide = pd.concat(
+        [
+            whole[[c for c in columns if c in whole.columns]].rename(columns=columns),
+            per_feature[[f for f in features if f in per_feature.columns]].rename(columns=features),
+        ],
+        axis=1,
+    ).rename_axis(columns="metric")
     key = "max |diff| Table 1" if "max |diff| Table 1" in wide.columns else "I(A;B)"
     return wide.sort_values([key, "I(A;B)"]).rename_axis("encoding")
 
@@ -1434,12 +1499,12 @@ def nearest_point_table(frame: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        Indexed by ``k`` (1 = the point itself), columns ``(metric, method)`` with metric ``mean``,
-        ``std`` or ``sem``.
+        Indexed by ``k`` (1 = the point itself), columns ``(statistic, method)`` with statistic
+        ``mean``, ``std`` or ``sem`` (over the profiles).
     """
-    sub = _rows(frame, "fig5")
+    sub = _rows(frame, "fig5", ("kth_nearest_probability",))
     sub = sub.assign(k=sub["k"].astype("int64"))  # float where other experiments' rows lack k
-    return sub.pivot_table(index="k", columns=["metric", "method"], values="value")
+    return sub.pivot_table(index="k", columns=["statistic", "method"], values="value")
 
 
 def time_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -1476,15 +1541,13 @@ def support_table(frame: pd.DataFrame) -> pd.Series:
         ``alphabet``, ``max``, ``median`` and ``share <= 10``.
     """
     f7 = _rows(frame, "fig7")
-    names = {
-        "alphabet": "alphabet",
-        "max": "support_max",
-        "median": "support_median",
-        "share <= 10": "support_frac_le10",
-    }
-    return pd.Series(
-        {label: f7.loc[f7["metric"] == metric, "value"].item() for label, metric in names.items()}
-    )
+    statistic = _facet(f7, "statistic")
+    sizes = {"max": "max", "median": "median", "share <= 10": "frac_le10"}
+    values = {"alphabet": f7.loc[f7["metric"] == "alphabet", "value"].item()}
+    for label, name in sizes.items():
+        sel = (f7["metric"] == "support_size") & (statistic == name)
+        values[label] = f7.loc[sel, "value"].item()
+    return pd.Series(values)
 
 
 # ------------------------------------------------------------------------------------------------
