@@ -6,8 +6,7 @@ whether the measured value reproduces the claim. The report is Markdown, one tab
 
 Every measured value comes with a 95% interval when the run gives one: the ``ci_low`` and
 ``ci_high`` columns of the claim's row, written by the experiment (e.g. a bootstrap over seeds),
-otherwise a Student-t
-interval over the claim's per-seed rows when there are at least two. A check with
+otherwise a Student-t interval over the claim's per-seed rows when there are at least two. A check with
 ``basis: interval`` holds only if the whole interval is on the claimed side (an ordering that is
 stable across seeds); by default (``basis: mean``) the check applies to the measured mean.
 
@@ -449,8 +448,8 @@ def evaluate(
     """Measured value, 95% interval and verdict of every claim.
 
     The measured value is the mean over the claim's rows (one per seed) in
-    ``results_dir/<run>.csv``. The interval is the run's own (the ``ci_low`` and
-    ``ci_high`` columns of its rows) or a t-interval over the rows.
+    ``results_dir/<run>.csv``. The interval is the run's own (the ``ci_low`` and ``ci_high``
+    columns of its rows) or a t-interval over the rows.
 
     Parameters
     ----------

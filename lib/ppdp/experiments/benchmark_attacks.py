@@ -368,7 +368,7 @@ def targeted_risks(
     least 0). ``released`` holds the cells as published; the learned attackers train on one
     domain value drawn from each private cell (:func:`ppdp.cells.sample_cells`). The benchmark's
     tidy rows split each name at its colon: metric ``risk`` with the facet ``attribute`` the
-    private attribute (:func:`ppdp.experiments.benchmark.metric_facets`).
+    private attribute (``ppdp.experiments.benchmark.metric_facets``).
 
     Parameters
     ----------
