@@ -253,18 +253,17 @@ def _assert_claims_recompute(run: dict, csv: Path) -> None:
     frame = read_results(csv)
     derived = frame["experiment"].isin(DERIVED_EXPERIMENTS)
     again = module.claims(frame[~derived].reset_index(drop=True), **context)
-    # the claims rows carry the parameter columns of the whole run (missing), again only its own
-    written = tidy_frame(frame[derived].dropna(axis=1, how="all"))
-    again = tidy_frame(again).dropna(axis=1, how="all")
-    pd.testing.assert_frame_equal(
-        again.drop(columns=["value", "ci_low", "ci_high"]),
-        written.drop(columns=["value", "ci_low", "ci_high"], errors="ignore"),
-        obj=csv.name,
-    )
-    for col in ("value", "ci_low", "ci_high"):
+    # the claims rows carry the parameter columns of the whole run (missing), again only its own:
+    # both are compared on the columns they fill
+    numbers = ["value", "ci_low", "ci_high"]
+    written, again = (tidy_frame(f).dropna(axis=1, how="all") for f in (frame[derived], again))
+    keys = [c for c in written.columns if c not in numbers]
+    assert keys == [c for c in again.columns if c not in numbers], csv.name
+    pd.testing.assert_frame_equal(again[keys], written[keys], obj=csv.name)
+    for col in numbers:
         np.testing.assert_allclose(
-            again.get(col, np.nan),
-            written.get(col, np.nan),
+            again.get(col, pd.Series(np.nan, index=again.index)).to_numpy(float),
+            written.get(col, pd.Series(np.nan, index=written.index)).to_numpy(float),
             rtol=1e-6,
             atol=1e-12,
             err_msg=f"{csv.name}: {col}",
