@@ -338,8 +338,8 @@ def tidy_frame(rows: Iterable[Mapping[str, Any]] | pd.DataFrame) -> pd.DataFrame
     for col in ("ci_low", "ci_high"):
         if col not in frame.columns:
             frame[col] = np.nan
-    facets = [c for c in FACET_COLUMNS if c in frame.columns]
-    params = sorted(c for c in frame.columns if c not in TIDY_COLUMNS and c not in FACET_COLUMNS)
+    facets = facet_columns(frame)
+    params = sorted(parameter_columns(frame))
     bad = [c for c in params if not isinstance(c, str) or not c]
     if bad:
         raise ValueError(f"parameter names {bad} are not allowed: a name is a non-empty string")
@@ -528,17 +528,25 @@ def _facet_column(column: pd.Series) -> pd.Series:
 def _parameter_column(column: pd.Series) -> pd.Series:
     """One parameter's values, typed: numbers (``int64`` when all integral and none missing, else
     ``float64`` rounded to :data:`PARAMETER_DIGITS` digits) or strings; "" and None are missing."""
-    values = column.astype(object).where(column.notna(), None)
-    values = values.map(lambda v: None if v is None or (isinstance(v, str) and not v) else v)
-    present = values.notna()
-    kept = values[present]
-    as_numbers = pd.to_numeric(
-        kept.map(lambda v: np.nan if isinstance(v, bool | np.bool_) else v), errors="coerce"
-    )
-    if len(kept) and as_numbers.notna().all():
-        rounded = as_numbers.astype("float64").map(
-            lambda v: float(f"{v:.{PARAMETER_DIGITS}g}") if math.isfinite(v) else v
+    present = column.notna()
+    if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+        # numbers already (most parameters, and every numeric column read back from a CSV)
+        kept = as_numbers = column[present]
+    else:
+        values = column.astype(object).where(present, None)
+        values = values.map(lambda v: None if v is None or (isinstance(v, str) and not v) else v)
+        present = values.notna()
+        kept = values[present]
+        as_numbers = pd.to_numeric(
+            kept.map(lambda v: np.nan if isinstance(v, bool | np.bool_) else v), errors="coerce"
         )
+    if len(kept) and as_numbers.notna().all():
+        # a grid has few distinct values: round each once, not once per row
+        distinct = pd.unique(as_numbers.astype("float64"))
+        to_digits = {
+            v: float(f"{v:.{PARAMETER_DIGITS}g}") if math.isfinite(v) else v for v in distinct
+        }
+        rounded = as_numbers.astype("float64").map(to_digits)
         out = pd.Series(np.nan, index=column.index, dtype="float64")
         out[present] = rounded.to_numpy()
         integral = np.isfinite(out[present]) & (out[present] % 1 == 0)
