@@ -73,6 +73,7 @@ from ppdp.experiments.benchmark_registry import (
 from ppdp.experiments.common import (
     COMMON_PARAMETERS,
     Param,
+    facet,
     mean_halfwidth,
     tidy_frame,
     tidy_rows,
@@ -592,13 +593,6 @@ def _check_release(name: str, train: pd.DataFrame, released: pd.DataFrame, keeps
 # Planes, Pareto frontiers, leaderboard
 
 
-def _facet(frame: pd.DataFrame, name: str) -> pd.Series:
-    """The facet column ``name`` of ``frame``, missing everywhere when no row has that facet."""
-    if name in frame.columns:
-        return frame[name]
-    return pd.Series(np.nan, index=frame.index, dtype=object)
-
-
 def _risk_metric(risk: str) -> tuple[str, str | None]:
     """The metric and statistic of a privacy axis (:data:`RISK_AXES` or a mechanism-aware
     attacker), measured of a private attribute (its facet ``attribute``)."""
@@ -615,9 +609,9 @@ def _risk_metric(risk: str) -> tuple[str, str | None]:
 def _risk_rows(frame: pd.DataFrame, private: str, risk: str) -> pd.Series:
     """Which rows of ``frame`` measure the privacy axis ``risk`` on ``private`` (a boolean mask)."""
     metric, statistic = _risk_metric(risk)
-    mask = (frame["metric"] == metric) & (_facet(frame, "attribute") == private)
+    mask = (frame["metric"] == metric) & (facet(frame, "attribute") == private)
     if statistic is not None:
-        mask &= _facet(frame, "statistic") == statistic
+        mask &= facet(frame, "statistic") == statistic
     return mask
 
 
@@ -627,7 +621,7 @@ def binding_attackers(results: pd.DataFrame, dataset: str, private: str) -> pd.S
     Indexed by (method, level)."""
     frame = results[results["experiment"] == f"benchmark_{dataset}"]
     suffix = "_advantage"
-    sub = frame[(_facet(frame, "attribute") == private) & frame["metric"].str.endswith(suffix)]
+    sub = frame[(facet(frame, "attribute") == private) & frame["metric"].str.endswith(suffix)]
     if sub.empty:
         return pd.Series(dtype=object)
     sub = with_parameters(sub, ["level"])
@@ -805,7 +799,7 @@ def metric_table(results: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
     ``risk`` of the metric ``anonymeter_linkability``."""
     frame = results[results["experiment"].str.startswith("benchmark_")]
     frame = with_parameters(frame, ["level"])
-    attribute, statistic = _facet(frame, "attribute"), _facet(frame, "statistic")
+    attribute, statistic = facet(frame, "attribute"), facet(frame, "statistic")
     privates = set(attribute[frame["metric"] != "changed"].dropna())
     order = []
     for name in MAIN_METRICS:

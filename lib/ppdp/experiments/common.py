@@ -105,6 +105,37 @@ def facet_columns(frame: pd.DataFrame) -> list[str]:
     return [c for c in FACET_COLUMNS if c in frame.columns]
 
 
+def facet(frame: pd.DataFrame, name: str) -> pd.Series:
+    """One facet's values per row, missing on every row when the frame has no such column.
+
+    A frame of experiments whose metrics have no ``name`` facet lacks that column, so a selection
+    such as ``facet(frame, "attribute") == "age"`` is false on each of its rows instead of raising.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows.
+    name : str
+        A facet of :data:`FACET_COLUMNS`.
+
+    Returns
+    -------
+    Series
+        The facet's values, aligned with ``frame``.
+
+    Examples
+    --------
+    >>> rows = tidy_frame(tidy_rows("fig3", "H", {"privacy": 0.4}, facets={"model": "rf"}))
+    >>> facet(rows, "model").tolist(), facet(rows, "attribute").isna().tolist()
+    (['rf'], [True])
+    """
+    if name not in FACET_COLUMNS:
+        raise ValueError(f"name={name!r} is not a facet; the facets are {', '.join(FACET_COLUMNS)}")
+    if name in frame.columns:
+        return frame[name]
+    return pd.Series(np.nan, index=frame.index, dtype=object)
+
+
 def with_parameters(frame: pd.DataFrame, keys: Iterable[str]) -> pd.DataFrame:
     """The frame with a column for each of ``keys``: a key no row has gives a missing column.
 

@@ -40,6 +40,7 @@ from ppdp.experiments.common import (
     TIDY_COLUMNS,
     Param,
     concat_tidy,
+    facet,
     facet_columns,
     mean_halfwidth,
     parameter_columns,
@@ -1352,10 +1353,8 @@ def _is_metric(frame: pd.DataFrame, metric: str, **facets: str) -> pd.Series:
     [2.0]
     """
     keep = frame["metric"] == metric
-    for facet, value in facets.items():
-        if facet not in frame.columns:
-            return pd.Series(False, index=frame.index)
-        keep &= frame[facet] == value
+    for name, value in facets.items():
+        keep &= facet(frame, name) == value
     return keep
 
 

@@ -40,6 +40,7 @@ from ppdp.experiments.common import (
     DERIVED_EXPERIMENTS,
     Param,
     concat_tidy,
+    facet,
     setting_ids,
     tidy_frame,
     tidy_rows,
@@ -1054,8 +1055,8 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
         sel = (
             (frame["experiment"] == exp) & (frame["method"] == method) & (frame["metric"] == metric)
         )
-        for facet, value in facets.items():
-            sel &= _facet(frame, facet) == value
+        for name, value in facets.items():
+            sel &= facet(frame, name) == value
         vals = frame.loc[sel, "value"]
         return float(vals.mean()) if len(vals) else float("nan")
 
@@ -1161,7 +1162,7 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
     t1x = frame[
         (frame["experiment"] == "table1_across")
         & (frame["metric"] == "feature_leakage_after")
-        & (_facet(frame, "attribute") == "education")
+        & (facet(frame, "attribute") == "education")
     ]
     for delta, block in t1x.groupby("delta"):
         rows += tidy_rows(
@@ -1211,7 +1212,7 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
     # Fig. 7 at the other budgets (unstated): one row per claim and budget
     f7x = frame[(frame["experiment"] == "fig7_across") & (frame["metric"] == "support_size")]
     for delta, block in f7x.groupby("delta"):
-        stats = block.groupby(_facet(block, "statistic"))["value"].mean()
+        stats = block.groupby(facet(block, "statistic"))["value"].mean()
         rows += tidy_rows(
             "claims",
             "sppm",
@@ -1293,14 +1294,6 @@ def _rows(frame: pd.DataFrame, experiment: str, metrics=None) -> pd.DataFrame:
             f"{sorted(frame['experiment'].unique())}"
         )
     return frame[sel]
-
-
-def _facet(frame: pd.DataFrame, name: str) -> pd.Series:
-    """A facet's values per row: missing on every row of a frame that lacks the facet's column
-    (a frame of experiments whose metrics have no such facet)."""
-    if name in frame.columns:
-        return frame[name]
-    return pd.Series(np.nan, index=frame.index, dtype=object)
 
 
 def data_table(problems: Mapping[str, Problem]) -> pd.DataFrame:
@@ -1406,7 +1399,7 @@ def table1_table(frame: pd.DataFrame) -> pd.DataFrame:
     t1 = _rows(frame, "table1", ("feature_leakage_before", "feature_leakage_after"))
 
     def ours(metric: str, feature: str) -> float:
-        sel = (t1["metric"] == metric) & (_facet(t1, "attribute") == feature)
+        sel = (t1["metric"] == metric) & (facet(t1, "attribute") == feature)
         return t1.loc[sel, "value"].item()
 
     paper = {f: published_value(f"sppm.table1.{f}") for f in CENSUS_FEATURES}
@@ -1436,7 +1429,7 @@ def encoding_table(frame: pd.DataFrame) -> pd.DataFrame:
     from Table 1's before-values, and ``I(A;F)`` (``feature_leakage_before``) of the features that
     decide the ordering."""
     sub = frame[frame["experiment"] == "census_encodings"]
-    attribute = _facet(sub, "attribute")
+    attribute = facet(sub, "attribute")
     # one column per metric of the whole encoding, then one per feature of I(A; F) before
     whole = sub[attribute.isna()].pivot_table(index="method", columns="metric", values="value")
     before = sub[(sub["metric"] == "feature_leakage_before") & attribute.notna()]
@@ -1541,7 +1534,7 @@ def support_table(frame: pd.DataFrame) -> pd.Series:
         ``alphabet``, ``max``, ``median`` and ``share <= 10``.
     """
     f7 = _rows(frame, "fig7")
-    statistic = _facet(f7, "statistic")
+    statistic = facet(f7, "statistic")
     sizes = {"max": "max", "median": "median", "share <= 10": "frac_le10"}
     values = {"alphabet": f7.loc[f7["metric"] == "alphabet", "value"].item()}
     for label, name in sizes.items():
