@@ -65,9 +65,15 @@ lint: $(STAMP)
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 
-# unit and property tests, plus the pipeline tests (snakemake dry runs, a real smoke run, determinism)
+# Test processes: one per core of the two-core reference machine. Each test file runs whole in one
+# process (--dist loadfile), so its module fixtures are built once; a test's result never depends on
+# the process it ran in (every random step is seeded, every notebook runs in a kernel of its own).
+TEST_WORKERS ?= 2
+
+# unit and property tests, plus the pipeline tests (snakemake dry runs, a real smoke run, determinism);
+# the log ends with the slowest tests, the first place to look when the suite grows slower
 unit: $(STAMP)
-	$(BIN)/pytest -q -p no:cacheprovider tests
+	$(BIN)/pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --durations=15 tests
 
 # the Examples sections of the library's docstrings, executed as written (docs/tests.md)
 doctest: $(STAMP)
@@ -81,7 +87,7 @@ test-cluster: $(STAMP)
 	PPDP_REQUIRE_SLURM=1 $(BIN)/pytest -q -p no:cacheprovider -rA tests/test_slurm_cluster.py
 
 nbval: $(STAMP)
-	$(BIN)/pytest -q -p no:cacheprovider --nbval-lax notebooks
+	$(BIN)/pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --nbval-lax notebooks
 
 # progress bars go to stderr: useful in a run's log, noise in a committed notebook, so dropped
 notebooks: $(STAMP)

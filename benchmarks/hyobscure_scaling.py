@@ -35,8 +35,8 @@ def run_one(dataset: str, n: int, variant: str, budget: float, seed: int) -> dic
     from ppdp.experiments import hyobscure as E
     from ppdp.mechanisms import hyobscure as hy
 
-    pop = E.load_population(dataset)
-    cfg = E.DATASET_DEFAULTS[dataset]
+    pop = E.data.load_population(dataset)
+    cfg = E.run.DATASET_DEFAULTS[dataset]
     rng = np.random.default_rng(np.random.SeedSequence([seed, n]))
     idx = rng.choice(pop.X.shape[0], size=n, replace=True)
     # the ratings stay sparse (a million MovieLens users: 1.3 GiB as CSR, 11 GiB dense)

@@ -63,7 +63,7 @@ def sweep(df, thetas, epochs, hidden, lambdas, seed, partial: Path | None = None
                 rows += hit.to_dict("records")
                 continue
         t0 = time.perf_counter()
-        frame = ex.run_table2(
+        frame = ex.run.run_table2(
             df,
             thetas=thetas,
             seeds=(seed,),
@@ -88,11 +88,11 @@ def sweep(df, thetas, epochs, hidden, lambdas, seed, partial: Path | None = None
                     hidden=width,
                     lam=lam,
                     theta=float(theta),
-                    gender_accuracy=score("B", ex.PRIVATE, "accuracy"),
-                    gender_f1=score("B", ex.PRIVATE, "f1"),
-                    income_accuracy=score("B", ex.LABEL, "accuracy"),
-                    gender_accuracy_a=score("A", ex.PRIVATE, "accuracy"),
-                    income_accuracy_a=score("A", ex.LABEL, "accuracy"),
+                    gender_accuracy=score("B", ex.run.PRIVATE, "accuracy"),
+                    gender_f1=score("B", ex.run.PRIVATE, "f1"),
+                    income_accuracy=score("B", ex.run.LABEL, "accuracy"),
+                    gender_accuracy_a=score("A", ex.run.PRIVATE, "accuracy"),
+                    income_accuracy_a=score("A", ex.run.LABEL, "accuracy"),
                     seconds=seconds,
                 )
             )
@@ -187,7 +187,7 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--income-tolerance", type=float, default=1.0)
     args = parser.parse_args(argv)
-    df = ex.prepare_adult(args.rows, args.seed)
+    df = ex.run.prepare_adult(args.rows, args.seed)
     RESULTS.mkdir(exist_ok=True)
     partial = RESULTS / f"imposter_table2_sweep.rows{args.rows}.seed{args.seed}.partial.csv"
     frame = sweep(df, args.thetas, args.epochs, args.hidden, args.lambdas, args.seed, partial)

@@ -28,7 +28,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 def one_run(rows: int, epochs: int, lam: float, threads: int, seed: int) -> dict:
     """Fit once in this process and report timings and peak memory."""
-    from ppdp.experiments.imposter import LABEL, PRIVATE, _features, prepare_adult
+    from ppdp.experiments.imposter.run import LABEL, PRIVATE, _features, prepare_adult
     from ppdp.mechanisms.imposter import Imposter
 
     df = prepare_adult(n_rows=None if rows >= 48842 else rows, seed=seed)

@@ -50,7 +50,7 @@ def census(n: int, seed: int = 0):
     """``n`` rows resampled with replacement from the census tuples."""
     from ppdp.experiments import mutual_cover as mcx
 
-    base = mcx.load_data()
+    base = mcx.run.load_data()
     rng = np.random.default_rng(np.random.SeedSequence([seed, n]))
     return base.iloc[rng.integers(0, len(base), n)].reset_index(drop=True)
 
@@ -63,7 +63,7 @@ def run_one(mechanism: str, n: int, seed: int) -> dict:
     from ppdp.mechanisms.mutual_cover import MutualCover
     from ppdp.mechanisms.randomized_response import KaryRandomizedResponse
 
-    qi, sensitive = list(mcx.QI), mcx.SENSITIVE
+    qi, sensitive = list(mcx.run.QI), mcx.run.SENSITIVE
     data = census(n, seed)
     loaded = reset_peak_memory()
     start = time.perf_counter()

@@ -30,7 +30,7 @@ from ppdp.tabular import generalize
 from ppdp.utility.information_loss import iloss_generalized, iloss_randomized
 
 OUT = Path(__file__).resolve().parent / "results"
-QI = list(mcx.QI)
+QI = list(mcx.run.QI)
 
 
 def timed(fn, *args, **kwargs):
@@ -40,7 +40,7 @@ def timed(fn, *args, **kwargs):
 
 
 def end_to_end(data: pd.DataFrame, solver: str, refine: str) -> dict:
-    mc = MutualCover(QI, mcx.SENSITIVE, delta=1 / 6, l=10, solver=solver, refine=refine)
+    mc = MutualCover(QI, mcx.run.SENSITIVE, delta=1 / 6, l=10, solver=solver, refine=refine)
     t_fit, _ = timed(mc.fit, data)
     t_sample, released = timed(mc.sample, data, np.random.default_rng(0))
     return {
@@ -58,7 +58,7 @@ def end_to_end(data: pd.DataFrame, solver: str, refine: str) -> dict:
 def anonypy_partition(data: pd.DataFrame, k: int) -> np.ndarray:
     import anonypy
 
-    parts = anonypy.Mondrian(data.reset_index(drop=True), QI, mcx.SENSITIVE).partition(k=k)
+    parts = anonypy.Mondrian(data.reset_index(drop=True), QI, mcx.run.SENSITIVE).partition(k=k)
     groups = np.empty(len(data), dtype=np.int64)
     for g, idx in enumerate(parts):
         groups[np.asarray(idx)] = g
@@ -106,7 +106,7 @@ def main(argv=None) -> pd.DataFrame:
     )
     parser.add_argument("--quick", action="store_true", help="smaller inputs (a minute)")
     args = parser.parse_args(argv)
-    data = mcx.load_data()
+    data = mcx.run.load_data()
     OUT.mkdir(parents=True, exist_ok=True)
     rows = []
     full = data.iloc[:5000] if args.quick else data
@@ -115,7 +115,7 @@ def main(argv=None) -> pd.DataFrame:
         print(rows[-1])
     sizes = [1000, 2500, 5000] if args.quick else [2500, 5000, 10000, 20000, len(data)]
     for n in sizes:
-        sub = mcx.load_data(n, seed=0) if n < len(data) else data
+        sub = mcx.run.load_data(n, seed=0) if n < len(data) else data
         for row in mondrian_compare(sub, k=10):
             rows.append(row)
             print(row)

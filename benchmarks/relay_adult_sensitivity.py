@@ -7,7 +7,7 @@ script reruns the extension's Fig. 6 grid (chains of 1 to ``--max-hops`` hops at
 every combination of the weighting (uniform or inverse-variance), the quasi-identifiers (all five
 numeric ones, or without the two capital columns, zero for most rows) and the sensitive attribute
 (income or sex), on ``--rows`` rows per subsample, and prints each method's loss and the least
-one per setting (:func:`ppdp.experiments.relay_chains.adult_sensitivity`).
+one per setting (:func:`ppdp.experiments.relay_chains.run.adult_sensitivity`).
 
 Writes ``benchmarks/results/relay_adult_sensitivity.csv``.
 
@@ -40,12 +40,12 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--max-hops", type=int, default=6)
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
-    frame = rc.adult_sensitivity(
+    frame = rc.run.adult_sensitivity(
         n_rows=args.rows, seeds=args.seeds, delta=args.delta, max_hops=args.max_hops
     )
     RESULTS.mkdir(exist_ok=True)
     frame.to_csv(RESULTS / "relay_adult_sensitivity.csv", index=False)
-    print(rc.adult_sensitivity_table(frame).round(4).to_string())
+    print(rc.claims.adult_sensitivity_table(frame).round(4).to_string())
     print(f"{time.perf_counter() - t0:.0f} s")
     return frame
 

@@ -105,8 +105,8 @@ def phase_profile(table, sensitive, weights):
 def main(quick: bool = False) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     records = []
-    german = rc.german_credit_table()
-    gw = rc.make_weights(german, "label", "uniform")
+    german = rc.run.german_credit_table()
+    gw = rc.run.make_weights(german, "label", "uniform")
     print("1. 5-hop chain on German Credit (1,000 rows), delta = 0.01")
     for method in ("bua", "tda", "fla"):
         seconds, chain = chain_time(german, method, "label", gw)
@@ -121,8 +121,8 @@ def main(quick: bool = False) -> None:
     print("2. TDA and FLA 5-hop chains on Adult, delta = 0.01")
     sizes = [2500, 5000, 10000] if quick else [2500, 5000, 10000, 20000, None]
     for n in sizes:
-        adult = rc.adult_table(n, seed=0)
-        aw = rc.make_weights(adult, "income", "inverse_variance")
+        adult = rc.run.adult_table(n, seed=0)
+        aw = rc.run.make_weights(adult, "income", "inverse_variance")
         for method in ("tda", "fla"):
             seconds, chain = chain_time(adult, method, "income", aw)
             records.append(
@@ -139,7 +139,7 @@ def main(quick: bool = False) -> None:
 
     print("4. TDA phase I cut search: straightforward vs vectorized (same run)")
     for n in [100, 200] if quick else [100, 200, 400]:
-        table = rc.german_credit_table(n, seed=0)
+        table = rc.run.german_credit_table(n, seed=0)
         _, _, _, units, _ = relay._prepare(table, "label", None, None)
         every = np.arange(units.m)
         fast, a = timed(relay._tda_phase1, units, every, 0.01)

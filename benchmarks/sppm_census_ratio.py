@@ -4,14 +4,14 @@ The SPPM paper (Salamatian et al., UAI 2014, Sec. 4.3) states that on Census (UC
 most frequent public profiles, private income) the exponential mechanism needs more than 8 times
 SPPM's distortion to bring ``I(A; B^)`` down to 0.07 bits, from about 0.5 bits before mapping. The
 paper gives neither its age binning nor its handling of missing values, so this script measures the
-ratio under every encoding of :func:`ppdp.experiments.sppm.census_problem` (``top`` x ``age_bins``
-x ``missing``, one ``split``). For each encoding:
+ratio under every encoding of :func:`ppdp.experiments.sppm.data.census_problem` (``top`` x
+``age_bins`` x ``missing``, one ``split``). For each encoding:
 
 * ``I(A; B)`` of the alphabet;
 * the distortion ExpMec and SPPM (``sppm_L100``: the library's SPPM, 100 Frank-Wolfe steps, each
   budget warm-started from the one below, as the experiment's ``tradeoff`` fits it) need to bring
   the leakage down to the paper's 0.07 bits, and their ratio, by
-  :func:`~ppdp.experiments.sppm.distortion_to_reach` (linear interpolation of each curve);
+  :func:`~ppdp.experiments.sppm.claims.distortion_to_reach` (linear interpolation of each curve);
 * the same at the relative target ``0.07 / 0.5 * I(A; B)``, the paper's target scaled to the
   encoding's own starting leakage.
 
@@ -97,7 +97,7 @@ def sppm_curve(problem, grid, stop_below: float, n_steps: int, experiment: str) 
     budget whose leakage is at most ``stop_below``."""
     rows = []
     for delta in grid:
-        model, secs = E._fit("sppm", problem, float(delta), n_steps=n_steps, path=grid)
+        model, secs = E.run._fit("sppm", problem, float(delta), n_steps=n_steps, path=grid)
         rows += tidy_rows(
             experiment,
             f"sppm_L{n_steps}",
@@ -162,7 +162,7 @@ def expmec_beta_curve(problem, targets, experiment: str, max_evals: int = 12) ->
 
 def run_encoding(top, age, missing, split, args) -> tuple[dict, pd.DataFrame]:
     t_start = time.perf_counter()
-    problem = E.census_problem(top, age_bins=age, missing=missing, split=split)
+    problem = E.data.census_problem(top, age_bins=age, missing=missing, split=split)
     before = infotheory.mutual_information(problem.p_ab)
     targets = {"abs": args.target, "rel": args.target / PAPER_BEFORE * before}
     name = f"top={top};age={age};missing={missing};rows={split}"
@@ -176,7 +176,7 @@ def run_encoding(top, age, missing, split, args) -> tuple[dict, pd.DataFrame]:
     t0 = time.perf_counter()
     if problem.n <= args.sppm_max_n:
         grid = np.round(np.arange(0.15, 0.7 + 1e-9, args.expmec_step), 6)
-        frames.append(E.tradeoff(problem, grid, experiment=name, methods=("expmec",)))
+        frames.append(E.run.tradeoff(problem, grid, experiment=name, methods=("expmec",)))
     else:
         frames.append(expmec_beta_curve(problem, sorted(targets.values()), name))
     t_exp = time.perf_counter() - t0
@@ -196,9 +196,9 @@ def run_encoding(top, age, missing, split, args) -> tuple[dict, pd.DataFrame]:
         target_rel=targets["rel"],
     )
     for kind, target in targets.items():
-        d_exp = E.distortion_to_reach(curve, "expmec", target)
+        d_exp = E.claims.distortion_to_reach(curve, "expmec", target)
         d_sppm = (
-            E.distortion_to_reach(curve, sppm_name, target)
+            E.claims.distortion_to_reach(curve, sppm_name, target)
             if (curve["method"] == sppm_name).any()
             else float("nan")
         )
@@ -210,7 +210,7 @@ def run_encoding(top, age, missing, split, args) -> tuple[dict, pd.DataFrame]:
             # no mapping reaches the target within d_exp / 8 if the optimum's lower bound there
             # is above the target
             delta8 = d_exp / CLAIMED_RATIO
-            exact = E._fit("optimal", problem, delta8)[0]
+            exact = E.run._fit("optimal", problem, delta8)[0]
             bound, _ = S.variational_lower_bound(
                 problem.p_ab, problem.distortion, delta8, exact.mapping_
             )
@@ -294,8 +294,12 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument(
         "--tops", nargs="+", default=["300", "none"], help="alphabet sizes; 'none' keeps all"
     )
-    parser.add_argument("--age-bins", nargs="+", default=list(E.AGE_BINS), choices=E.AGE_BINS)
-    parser.add_argument("--missing", nargs="+", default=list(E.MISSING), choices=E.MISSING)
+    parser.add_argument(
+        "--age-bins", nargs="+", default=list(E.data.AGE_BINS), choices=E.data.AGE_BINS
+    )
+    parser.add_argument(
+        "--missing", nargs="+", default=list(E.data.MISSING), choices=E.data.MISSING
+    )
     parser.add_argument("--split", default="all", choices=("all", "train", "test"))
     parser.add_argument("--target", type=float, default=PAPER_TARGET)
     parser.add_argument("--n-steps", type=int, default=100)

@@ -38,8 +38,8 @@ def supports(problem, deltas, steps) -> list[dict]:
     for n_steps in steps:
         for delta in deltas:
             t0 = time.perf_counter()
-            model = E._fit("sppm", problem, delta, n_steps=n_steps)[0]
-            sizes = E.support_sizes(model.mapping_)
+            model = E.run._fit("sppm", problem, delta, n_steps=n_steps)[0]
+            sizes = E.run.support_sizes(model.mapping_)
             rows.append(
                 {
                     "alphabet": problem.n,
@@ -72,7 +72,7 @@ def main(argv=None) -> pd.DataFrame:
     t0 = time.perf_counter()
     rows = []
     for top in [None, *args.tops]:
-        rows += supports(E.movie_problem(top=top), args.deltas, args.steps)
+        rows += supports(E.data.movie_problem(top=top), args.deltas, args.steps)
     frame = pd.DataFrame(rows)
     RESULTS.mkdir(exist_ok=True)
     frame.to_csv(RESULTS / "sppm_movie_support.csv", index=False)

@@ -1,7 +1,7 @@
 """Bad notebook parameters and bad command lines: clear errors naming what is wrong.
 
 Each notebook checks its parameters once, right after its parameters cell, against the
-``PARAMETERS`` its experiment module declares. Cases here call that check with the notebook's own
+``PARAMETERS`` its experiment's ``run`` module declares. Cases here call that check with the notebook's own
 defaults and one parameter changed, as papermill (``-p name value``) or a profile would inject it.
 """
 
@@ -26,14 +26,15 @@ from ppdp.experiments import (
 from ppdp.experiments.common import Param, check_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
+# the run module of each notebook's experiment: it declares the notebook's PARAMETERS
 MODULES = {
-    "benchmark": benchmark,
-    "datasets": datasets_overview,
-    "hyobscure": hyobscure,
-    "imposter": imposter,
-    "mutual_cover": mutual_cover,
-    "relay_chains": relay_chains,
-    "sppm": sppm,
+    "benchmark": benchmark.run,
+    "datasets": datasets_overview.run,
+    "hyobscure": hyobscure.run,
+    "imposter": imposter.run,
+    "mutual_cover": mutual_cover.run,
+    "relay_chains": relay_chains.run,
+    "sppm": sppm.run,
 }
 
 
@@ -207,7 +208,7 @@ def test_missing_parameter_is_named():
     values = defaults("datasets")
     del values["bins"]
     with pytest.raises(ValueError, match=r"\['bins'\] are not set"):
-        datasets_overview.check_parameters(values)
+        datasets_overview.run.check_parameters(values)
 
 
 def test_other_names_in_the_namespace_are_ignored():
@@ -267,7 +268,7 @@ def _schema_errors(notebook: str, parameters: dict) -> list:
 
 def test_the_committed_parameter_schema_is_generated_from_the_rules():
     """config/parameters.schema.json is what `python -m ppdp.experiments.parameter_schema`
-    prints: the notebooks' parameters are declared once, in their modules' PARAMETERS."""
+    prints: the notebooks' parameters are declared once, in their run modules' PARAMETERS."""
     import json
 
     from ppdp.experiments.parameter_schema import NOTEBOOK_MODULES, parameters_schema
@@ -276,7 +277,7 @@ def test_the_committed_parameter_schema_is_generated_from_the_rules():
     assert committed == json.loads(json.dumps(parameters_schema())), (
         "regenerate it: python -m ppdp.experiments.parameter_schema > config/parameters.schema.json"
     )
-    assert {n: f"ppdp.experiments.{m}" for n, m in NOTEBOOK_MODULES.items()} == {
+    assert {n: f"ppdp.experiments.{m}.run" for n, m in NOTEBOOK_MODULES.items()} == {
         n: m.__name__ for n, m in MODULES.items()
     }
 

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from ppdp.cells import cell_membership
 from ppdp.experiments import benchmark as bm
-from ppdp.experiments import benchmark_attacks as ba
-from ppdp.experiments import benchmark_registry as reg
+from ppdp.experiments.benchmark import attacks as ba
+from ppdp.experiments.benchmark import registry as reg
 from ppdp.experiments.common import tidy_frame, tidy_rows
 
 N_ROWS = 500
@@ -21,9 +21,9 @@ N_ROWS = 500
 def small():
     """Both datasets at 500 rows, split with seed 0: (data, train, parts)."""
     out = {}
-    for name in bm.DATASETS:
-        data = bm.load_dataset(name, N_ROWS)
-        parts = bm.split(data, 0)
+    for name in bm.data.DATASETS:
+        data = bm.data.load_dataset(name, N_ROWS)
+        parts = bm.data.split(data, 0)
         out[name] = (data, parts.train, parts)
     return out
 
@@ -32,10 +32,10 @@ def small():
 def strongest():
     """The benchmark at each mechanism's strongest level on both datasets (two seeds of 2,000
     rows: on fewer, the age attacker's AUC on MovieLens varies by more than HyObscure lowers it)."""
-    bm.configure(imposter_epochs=1)
+    bm.registry.configure(imposter_epochs=1)
     try:
-        return bm.run_benchmark(
-            n_rows={d: 2000 for d in bm.DATASETS},
+        return bm.run.run_benchmark(
+            n_rows={d: 2000 for d in bm.data.DATASETS},
             seeds=[0, 1],
             max_levels=1,
             n_queries=30,
@@ -43,7 +43,7 @@ def strongest():
             anonymeter=False,
         )
     finally:
-        bm.configure()
+        bm.registry.configure()
 
 
 def test_roles_name_columns_of_the_tables(small):
@@ -64,9 +64,9 @@ def test_roles_name_columns_of_the_tables(small):
         assert np.allclose(share.sort_index(), share_train.sort_index(), atol=0.01)
 
 
-@pytest.mark.parametrize("name", sorted(bm.REGISTRY))
+@pytest.mark.parametrize("name", sorted(bm.registry.REGISTRY))
 def test_every_registered_mechanism_releases_the_input_columns(small, name):
-    entry = bm.REGISTRY[name]
+    entry = bm.registry.REGISTRY[name]
     ran = 0
     for dataset, (data, train, _) in small.items():
         levels = entry.levels.get(dataset)
@@ -76,11 +76,11 @@ def test_every_registered_mechanism_releases_the_input_columns(small, name):
         # IMPOSTER at one epoch: the test is about the release's shape, not its quality
         release = reg._imposter(epochs=1, hidden=16) if name == "imposter" else entry.release
         result = release(data, train, levels[-1], np.random.default_rng(0))
-        released, native, _ = bm._unpack_release(name, result)
+        released, native, _ = bm.run._unpack_release(name, result)
         assert isinstance(released, pd.DataFrame)
         assert list(released.columns) == list(train.columns)
         # the check every benchmark release passes: a record-keeping one keeps the index
-        bm._check_release(name, train, released, entry.keeps_records)
+        bm.run._check_release(name, train, released, entry.keeps_records)
         assert all(np.isfinite(v) for v in native.values())
         # every released cell can be read over the original domain
         for column in released.columns:
@@ -93,11 +93,11 @@ def test_unprotected_table_leaks_more_than_every_protected_one(strongest):
     """The risk (the worst attacker's AUC advantage over no release) on the attribute each
     mechanism protects."""
     frame = tidy_frame(strongest)
-    for dataset in bm.DATASETS:
+    for dataset in bm.data.DATASETS:
         sub = frame[frame["experiment"] == f"benchmark_{dataset}"]
-        protected = bm.load_roles()[dataset]["private"][0]
+        protected = bm.data.load_roles()[dataset]["private"][0]
         for method in sorted(set(sub["method"]) - {"none"}):
-            attr = bm.REGISTRY[method].protects or protected
+            attr = bm.registry.REGISTRY[method].protects or protected
             risk = sub[(sub["metric"] == "risk") & (sub["attribute"] == attr)]
             ref = risk[risk["method"] == "none"]["value"].mean()
             val = risk[risk["method"] == method]["value"].mean()
@@ -109,7 +109,7 @@ def test_suppressing_the_private_column_cannot_beat_the_unprotected_utility(stro
     """Utility that sees the private column: the unprotected table reproduces every marginal and
     count exactly; the table without its private columns cannot."""
     frame = tidy_frame(strongest)
-    for dataset in bm.DATASETS:
+    for dataset in bm.data.DATASETS:
         sub = frame[frame["experiment"] == f"benchmark_{dataset}"]
         mean = sub.groupby(["method", "metric"])["value"].mean()
         for metric in ("marginal_tv_1", "marginal_tv_2", "query_error_mean"):
@@ -121,9 +121,9 @@ def test_suppressing_the_private_column_cannot_beat_the_unprotected_utility(stro
 
 
 def test_strongest_run_has_every_applicable_mechanism(strongest):
-    for dataset in bm.DATASETS:
+    for dataset in bm.data.DATASETS:
         methods = set(strongest.loc[strongest["experiment"] == f"benchmark_{dataset}", "method"])
-        expected = {n for n, e in bm.REGISTRY.items() if e.levels.get(dataset)}
+        expected = {n for n, e in bm.registry.REGISTRY.items() if e.levels.get(dataset)}
         assert methods == expected
 
 
@@ -133,9 +133,9 @@ def test_metric_names_spell_no_facet(strongest):
     assert not strongest["metric"].str.contains(":").any()
     # anonymeter did not run: no statistic facet
     assert "statistic" not in strongest.columns
-    for dataset in bm.DATASETS:
+    for dataset in bm.data.DATASETS:
         sub = strongest[strongest["experiment"] == f"benchmark_{dataset}"]
-        roles = bm.load_roles()[dataset]
+        roles = bm.data.load_roles()[dataset]
         risk = sub[sub["metric"] == "risk"]
         assert set(risk["attribute"]) == set(roles["private"])
         # one risk per private attribute and release
@@ -144,8 +144,10 @@ def test_metric_names_spell_no_facet(strongest):
         assert set(changed["attribute"]) == set(roles["quasi_identifiers"]) | set(roles["private"])
         assert sub.loc[sub["metric"].isin(["task_auc", "seconds"]), "attribute"].isna().all()
         # coverage reads the changed columns: the unprotected table changes none of them
-        coverage = bm.coverage_table(strongest).set_index(["dataset", "mechanism"])["untouched"]
-        for method in set(changed["method"]) - set(bm.REFERENCES):
+        coverage = bm.claims.coverage_table(strongest).set_index(["dataset", "mechanism"])[
+            "untouched"
+        ]
+        for method in set(changed["method"]) - set(bm.claims.REFERENCES):
             most = changed[changed["method"] == method].groupby("attribute")["value"].max()
             assert coverage[(dataset, method)] == ", ".join(most.index[most == 0.0])
 
@@ -164,7 +166,7 @@ def test_release_rows_split_names_into_metrics_and_facets():
         "anonymeter_linkability_ci_high": 0.3,
         "task_auc": 0.8,
     }
-    rows = tidy_frame(bm.release_rows("benchmark_adult", "m", metrics, level=2.0, seed=1))
+    rows = tidy_frame(bm.run.release_rows("benchmark_adult", "m", metrics, level=2.0, seed=1))
     assert len(rows) == len(metrics) - 4  # the interval bounds are no rows of their own
     got = {
         (r.metric, r.attribute, r.statistic): (r.value, r.ci_low, r.ci_high)
@@ -179,20 +181,20 @@ def test_release_rows_split_names_into_metrics_and_facets():
     assert got[("task_auc", None, None)] == (0.8, None, None)
     assert set(rows["level"]) == {2.0} and set(rows["seed"]) == {1}
     with pytest.raises(ValueError, match="without their risk"):
-        bm.release_rows("b", "m", {"anonymeter_linkability_ci_low": 0.1}, level=1, seed=0)
+        bm.run.release_rows("b", "m", {"anonymeter_linkability_ci_low": 0.1}, level=1, seed=0)
 
 
 def test_every_mechanism_aware_attacker_is_stated_and_scored(strongest):
     """Each Entry's mechanism-aware attacker exists, has a threat model, and scores the
     attribute the mechanism protects on every run of that mechanism."""
     frame = tidy_frame(strongest)
-    stated = bm.load_threat_models()
-    aware = {n: e for n, e in bm.REGISTRY.items() if e.aware is not None}
+    stated = bm.data.load_threat_models()
+    aware = {n: e for n, e in bm.registry.REGISTRY.items() if e.aware is not None}
     assert {"krr", "mutual_cover", "hyobscure", "privcheck", "dp_obf", "relay_tda"} <= set(aware)
     for name, entry in aware.items():
         assert entry.aware in ba.AWARE_ATTACKERS and entry.aware in stated, name
         for dataset in entry.levels:
-            attr = entry.protects or bm.load_roles()[dataset]["private"][0]
+            attr = entry.protects or bm.data.load_roles()[dataset]["private"][0]
             rows = frame[
                 (frame["experiment"] == f"benchmark_{dataset}") & (frame["method"] == name)
             ]
@@ -203,22 +205,22 @@ def test_every_mechanism_aware_attacker_is_stated_and_scored(strongest):
 
 def test_workload_is_the_same_for_every_mechanism(small, monkeypatch):
     data, train, _ = small["adult"]
-    a = bm.benchmark_workload(data, train, 3, 40)
+    a = bm.run.benchmark_workload(data, train, 3, 40)
     # the workload constrains every column, the private ones and the task included
     assert {c for q in a for c in q.columns} == set(data.columns)
-    b = bm.benchmark_workload(data, train, 3, 40)
+    b = bm.run.benchmark_workload(data, train, 3, 40)
     assert a == b and len(a) == 40
-    assert bm.benchmark_workload(data, train, 4, 40) != a
+    assert bm.run.benchmark_workload(data, train, 4, 40) != a
     # run_benchmark draws it once per dataset and seed and hands the same list to every release
     seen = []
-    real = bm.evaluate_release
+    real = bm.run.evaluate_release
 
     def spy(*args, **kwargs):
         seen.append(kwargs["queries"])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(bm, "evaluate_release", spy)
-    bm.run_benchmark(
+    monkeypatch.setattr(bm.run, "evaluate_release", spy)
+    bm.run.run_benchmark(
         ["adult"],
         n_rows={"adult": 300},
         mechanisms=["none", "krr", "mondrian"],
@@ -233,22 +235,24 @@ def test_workload_is_the_same_for_every_mechanism(small, monkeypatch):
 
 def test_registry_rejects_bad_entries_and_runs_a_new_one():
     with pytest.raises(ValueError, match="registered already"):
-        bm.register(bm.REGISTRY["krr"])
+        bm.registry.register(bm.registry.REGISTRY["krr"])
     with pytest.raises(TypeError, match="Entry"):
-        bm.register("krr")
+        bm.registry.register("krr")
     with pytest.raises(ValueError, match="unknown datasets"):
-        bm.register(bm.Entry("x", "", "k", {"census": (1,)}, reg._none))
+        bm.registry.register(bm.registry.Entry("x", "", "k", {"census": (1,)}, reg._none))
     with pytest.raises(ValueError, match="not registered"):
-        bm.run_benchmark(["adult"], mechanisms=["nope"])
+        bm.run.run_benchmark(["adult"], mechanisms=["nope"])
     with pytest.raises(ValueError, match="datasets"):
-        bm.run_benchmark(["census"])
+        bm.run.run_benchmark(["census"])
 
     def identity(data, train, level, rng):
         return train.copy(), {"level": float(level)}
 
-    bm.register(bm.Entry("identity_test", "test", "level", {"adult": (1,)}, identity))
+    bm.registry.register(
+        bm.registry.Entry("identity_test", "test", "level", {"adult": (1,)}, identity)
+    )
     try:
-        out = bm.run_benchmark(
+        out = bm.run.run_benchmark(
             ["adult"],
             n_rows={"adult": 300},
             mechanisms=["identity_test"],
@@ -262,22 +266,22 @@ def test_registry_rejects_bad_entries_and_runs_a_new_one():
         assert wide["query_error"] == 0.0
         assert wide["native_level"] == 1.0
     finally:
-        del bm.REGISTRY["identity_test"]
+        del bm.registry.REGISTRY["identity_test"]
 
 
 def test_a_release_with_other_columns_is_refused():
     train = pd.DataFrame({"a": [1, 2], "b": [3, 4]})
     with pytest.raises(ValueError, match="differ"):
-        bm._check_release("m", train, train[["b", "a"]], True)
+        bm.run._check_release("m", train, train[["b", "a"]], True)
     with pytest.raises(ValueError, match="keeps records"):
-        bm._check_release("m", train, train.iloc[:1], True)
+        bm.run._check_release("m", train, train.iloc[:1], True)
 
 
 def test_no_target_is_among_the_attackers_auxiliary_rows(small, monkeypatch):
     """The no-release baseline and Scenario II train on auxiliary records of other people; the
     targets are released people, the controls people in neither."""
     import ppdp.attacks.suite as suite
-    from ppdp.experiments import benchmark_attacks as ba
+    from ppdp.experiments.benchmark import attacks as ba
 
     data, train, parts = small["adult"]
     trained_on = []
@@ -303,7 +307,7 @@ def test_no_target_is_among_the_attackers_auxiliary_rows(small, monkeypatch):
         0.0, *(v for k, v in metrics.items() if k.endswith("_advantage"))
     )
     # an auxiliary table that holds released people is refused
-    leaky = bm.Split(train, pd.concat([parts.aux, train.iloc[:5]]), parts.control)
+    leaky = bm.data.Split(train, pd.concat([parts.aux, train.iloc[:5]]), parts.control)
     with pytest.raises(ValueError, match="other people"):
         ba.attack_context(data, leaky, "sex", seed=0, n_estimators=5)
 
@@ -311,7 +315,7 @@ def test_no_target_is_among_the_attackers_auxiliary_rows(small, monkeypatch):
 def test_krr_risk_rises_with_epsilon():
     """Targeted inference through k-RR's channel: the more the release keeps (larger epsilon),
     the larger the worst attacker's advantage."""
-    out = bm.run_benchmark(
+    out = bm.run.run_benchmark(
         ["adult"],
         n_rows={"adult": 3000},
         seeds=[0, 1],
@@ -320,7 +324,7 @@ def test_krr_risk_rises_with_epsilon():
         n_estimators=10,
         anonymeter=False,
     )
-    risk = bm.plane_points(out, "adult").set_index("level")["risk"]
+    risk = bm.claims.plane_points(out, "adult").set_index("level")["risk"]
     print(risk.to_dict())
     assert risk.loc[4.0] > risk.loc[1.0] > risk.loc[0.1]
     assert risk.loc[4.0] - risk.loc[0.1] > 0.05
@@ -332,24 +336,24 @@ def test_a_record_keeping_release_must_keep_the_index_row_for_row():
     train = pd.DataFrame({"a": range(6), "b": list("xyzxyz")}, index=[10, 11, 12, 13, 14, 15])
     shuffled = train.sample(frac=1.0, random_state=1)
     with pytest.raises(ValueError, match="keep the input's index row for row"):
-        bm._check_release("m", train, shuffled, True)
+        bm.run._check_release("m", train, shuffled, True)
     with pytest.raises(ValueError, match="index"):
-        bm._check_release("m", train, train.reset_index(drop=True), True)
-    bm._check_release("m", train, train.copy(), True)
+        bm.run._check_release("m", train, train.reset_index(drop=True), True)
+    bm.run._check_release("m", train, train.copy(), True)
     # synthetic data keeps no records: any index
-    bm._check_release("m", train, shuffled.reset_index(drop=True), False)
+    bm.run._check_release("m", train, shuffled.reset_index(drop=True), False)
 
 
 def test_a_release_that_returns_a_bare_frame_names_the_entry():
     with pytest.raises(TypeError, match=r"Entry 'm': release must return \(released DataFrame"):
-        bm._unpack_release("m", pd.DataFrame({"a": [1]}))
+        bm.run._unpack_release("m", pd.DataFrame({"a": [1]}))
     with pytest.raises(TypeError, match="a tuple of 4"):
-        bm._unpack_release("m", (pd.DataFrame(), {}, 1, 2))
-    released, native, fitted = bm._unpack_release("m", (pd.DataFrame({"a": [1]}), {"x": 1.0}))
+        bm.run._unpack_release("m", (pd.DataFrame(), {}, 1, 2))
+    released, native, fitted = bm.run._unpack_release("m", (pd.DataFrame({"a": [1]}), {"x": 1.0}))
     assert list(released.columns) == ["a"]
     assert native == {"x": 1.0} and fitted is None
     # a third value is the fitted mechanism, for a mechanism-aware attacker
-    assert bm._unpack_release("m", (pd.DataFrame(), {}, "mech"))[2] == "mech"
+    assert bm.run._unpack_release("m", (pd.DataFrame(), {}, "mech"))[2] == "mech"
 
 
 def _brute_front(points: pd.DataFrame, sign: int) -> set[int]:
@@ -378,7 +382,7 @@ def test_pareto_front_equals_brute_force(pairs, utility):
     points = pd.DataFrame(
         {"risk": [0.5 + a / 20 for a, _ in pairs], "utility": [0.5 + b / 20 for _, b in pairs]}
     )
-    front = bm.pareto_front(points, utility)
+    front = bm.claims.pareto_front(points, utility)
     sign = 1 if utility == "task_auc" else -1
     expected = points.loc[sorted(_brute_front(points, sign))]
     got = sorted(map(tuple, front[["risk", "utility"]].to_numpy()))
@@ -418,7 +422,9 @@ def _toy_results():
 
 
 def test_leaderboard_qualifies_a_level_by_the_upper_end_of_its_risk_interval():
-    board = bm.leaderboard(_toy_results(), "adult", thresholds=(0.02, 0.05)).set_index("mechanism")
+    board = bm.claims.leaderboard(_toy_results(), "adult", thresholds=(0.02, 0.05)).set_index(
+        "mechanism"
+    )
     # t half-width over three seeds of (r, r + 0.005, r + 0.01): 4.303 * 0.005 / sqrt(3) = 0.0124
     hw = 4.302653 * 0.005 / np.sqrt(3)
     # b at level 1: mean 0.025, upper 0.037, qualifies at 0.05 only; at level 2 (upper 0.022)
@@ -431,14 +437,14 @@ def test_leaderboard_qualifies_a_level_by_the_upper_end_of_its_risk_interval():
     # a's level 1 has the mean 0.045 under 0.05 but its upper end 0.057 above: not chosen
     assert board.loc["a", "risk<=0.05"].startswith("0.790")
     assert board.loc["none", "risk<=0.05"] == ""
-    points = bm.plane_points(_toy_results(), "adult")
+    points = bm.claims.plane_points(_toy_results(), "adult")
     a2 = points[(points["method"] == "a") & (points["level"] == 2)].iloc[0]
     assert a2["risk"] == pytest.approx(0.005)
     assert a2["risk_hw"] == pytest.approx(hw, rel=1e-5)
-    binding = bm.binding_attackers(_toy_results(), "adult", "sex")
+    binding = bm.claims.binding_attackers(_toy_results(), "adult", "sex")
     assert binding.loc[("a", 2)] == "class_matching"
     # the table of every metric labels a metric of an attribute "<attribute>:<metric>"
-    table = bm.metric_table(_toy_results())
+    table = bm.claims.metric_table(_toy_results())
     assert list(table.columns) == [
         "sex:risk",
         "sex:xgb_I_advantage",
@@ -459,7 +465,7 @@ def test_report_shows_the_benchmark_section(tmp_path):
     assert "## Benchmark" in text and "### adult" in text
     assert "plane_adult" in text
     # the threat models, from the roles file
-    for name in bm.load_threat_models():
+    for name in bm.data.load_threat_models():
         assert f"| {name} |" in text
     assert "| adult | a |" in text
     assert report.benchmark_figures(results) == ["plane_adult", "plane_adult_queries"]
@@ -491,7 +497,7 @@ def test_relay_chain_of_one_hop_releases():
 
 def test_imposter_budget_is_checked():
     with pytest.raises(ValueError, match="imposter_epochs"):
-        bm.configure(imposter_epochs=0)
+        bm.registry.configure(imposter_epochs=0)
 
 
 @settings(max_examples=40, deadline=None)
@@ -507,7 +513,7 @@ def test_class_matching_with_a_prior_is_the_bayes_posterior_of_a_class(n, share,
     with_prior computes from the class share, the prior and q."""
     from math import comb
 
-    from ppdp.experiments.benchmark_attacks import with_prior
+    from ppdp.experiments.benchmark.attacks import with_prior
 
     n_f = round(share * n)
     # P(class counts | target has f) and | target has m): the others' counts are binomial

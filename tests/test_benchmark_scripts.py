@@ -49,7 +49,7 @@ def test_imposter_table2_sweep_records_both_settings_and_resumes(tmp_path, monke
     def no_training(*a, **k):
         raise AssertionError("a finished setting was trained again")
 
-    monkeypatch.setattr(sweep.ex, "run_table2", no_training)
+    monkeypatch.setattr(sweep.ex.run, "run_table2", no_training)
     again = sweep.main(args)
     pd.testing.assert_frame_equal(again, frame, check_dtype=False)
 

@@ -23,7 +23,7 @@ def test_a_yaml_syntax_error_names_the_file_line_and_column(tmp_path):
 
 def test_the_report_and_the_benchmark_read_yaml_through_it(tmp_path):
     from ppdp import report
-    from ppdp.experiments.benchmark_data import load_roles
+    from ppdp.experiments.benchmark.data import load_roles
 
     path = tmp_path / "claims.yaml"
     path.write_text(BROKEN)

@@ -279,13 +279,14 @@ def test_no_parameter_strings_or_interval_rows_remain():
 
     root = Path(__file__).resolve().parents[1]
     sources = {
-        p.name: p.read_text()
+        str(p.relative_to(root)): p.read_text()
         for p in [
-            *(root / "lib" / "ppdp" / "experiments").glob("*.py"),
+            *(root / "lib" / "ppdp" / "experiments").rglob("*.py"),
             *(root / "benchmarks").glob("*.py"),
-            root / "lib" / "ppdp" / "report.py",
+            *(root / "lib" / "ppdp" / "report").rglob("*.py"),
         ]
     }
+    assert len(sources) > 40, "the walk found too few sources to be the experiments and report"
     for path in (root / "notebooks").glob("*.ipynb"):
         cells = json.loads(path.read_text())["cells"]
         sources[path.name] = "\n".join(

@@ -6,13 +6,13 @@ import pytest
 from sklearn.metrics import normalized_mutual_info_score
 
 from ppdp.experiments.common import facet_columns, parameter_columns
-from ppdp.experiments.datasets_overview import (
+from ppdp.experiments.datasets_overview.claims import top_nmi
+from ppdp.experiments.datasets_overview.run import (
     PrivateView,
     discretize,
     load_view,
     nmi_matrix,
     summarize_view,
-    top_nmi,
 )
 
 

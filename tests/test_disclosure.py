@@ -15,7 +15,7 @@ from ppdp.attacks.disclosure import (
     draw_match_conditions,
     reidentification_probability,
 )
-from ppdp.experiments.mutual_cover import fig2_table as paper_fig2_table
+from ppdp.experiments.mutual_cover.run import fig2_table as paper_fig2_table
 from ppdp.mechanisms.mondrian import Mondrian
 
 

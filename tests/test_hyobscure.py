@@ -451,9 +451,9 @@ def test_o_problem_fallbacks_settle_a_numerically_hard_instance(monkeypatch):
 
     from ppdp.experiments import hyobscure as E
 
-    pop = E.load_population("foursquare")
-    cfg = E._config(pop, {"kmeans_n_init": 4})
-    ctx = E._Context(pop, 9, cfg)
+    pop = E.data.load_population("foursquare")
+    cfg = E.run._config(pop, {"kmeans_n_init": 4})
+    ctx = E.run._Context(pop, 9, cfg)
     gen = ctx.gen0(cfg["n_groups"], cfg["k"], cfg["alpha"], cfg["l"], cfg["beta"])
     value_idx = gen.domain.index(ctx.yp)
     V, C = len(gen.domain.values), int(ctx.cp.max()) + 1

@@ -323,18 +323,18 @@ def test_cf_rmse_zero_counts_unpredictable_entries():
 def _toy_population():
     X, y, _ = hyobscure_population(3, n=240, n_values=33, m=40)
     y = y - 20 + 18  # ages 18-50
-    return hx.Population("movielens", X, y, "interval", "regression", "rmse")
+    return hx.data.Population("movielens", X, y, "interval", "regression", "rmse")
 
 
 def test_protocols_are_named_and_checked():
     pop = _toy_population()
     with pytest.raises(ValueError, match="protocol must be one of"):
-        hx._config(pop, {"protocol": "theirs"})
-    four = hx.Population("foursquare", pop.X, pop.y, "grid", "classification", "map")
-    assert hx._config(four, {"protocol": "authors"})["areas"] == 4
-    assert hx._config(pop, {"protocol": "authors"})["g_step"] == "greedy"
-    assert hx._config(pop, {"protocol": "authors", "k": 7})["k"] == 7
-    assert hx._config(pop, None)["protocol"] == "paper"
+        hx.run._config(pop, {"protocol": "theirs"})
+    four = hx.data.Population("foursquare", pop.X, pop.y, "grid", "classification", "map")
+    assert hx.run._config(four, {"protocol": "authors"})["areas"] == 4
+    assert hx.run._config(pop, {"protocol": "authors"})["g_step"] == "greedy"
+    assert hx.run._config(pop, {"protocol": "authors", "k": 7})["k"] == 7
+    assert hx.run._config(pop, None)["protocol"] == "paper"
 
 
 #: the attack these runs score: the random forest in Scenario I
@@ -355,7 +355,7 @@ def authors_run():
     pop = _toy_population()
     overrides = {"protocol": "authors", "k": 10, "n_clusters": 3, "n_estimators": 10}
     knobs = {"HyObscure": [[0.6, 1.0], [0.6, 0.0]], "Random": [0.3]}
-    return hx.tradeoff(
+    return hx.run.tradeoff(
         pop,
         [0],
         knobs,
@@ -378,7 +378,7 @@ def test_pp_one_point_is_the_generalization_only_point(authors_run):
 
 
 def test_decomposition_adds_up(authors_run):
-    dec = hx.decomposition(authors_run)
+    dec = hx.claims.decomposition(authors_run)
     # one row per point, its parameters as columns (as typed in the tidy rows) and as a label
     assert list(dec.columns[:4]) == ["seed", "budget", "pp", "point"]
     assert sorted(zip(dec["budget"], dec["pp"], strict=True)) == [(0.6, 0.0), (0.6, 1.0)]
@@ -408,7 +408,7 @@ def test_decomposition_needs_genonly_rows():
         )
     )
     with pytest.raises(ValueError, match="decompose=True"):
-        hx.decomposition(frame)
+        hx.claims.decomposition(frame)
 
 
 def test_protocol_population_drops_one_cluster_then_thin_values():
@@ -416,7 +416,7 @@ def test_protocol_population_drops_one_cluster_then_thin_values():
 
     pop = _toy_population()
     cfg = {"cluster_on": "hierarchical", "n_clusters": 4, "drop_cluster": 1, "min_value_users": 3}
-    out = hx.protocol_population(pop, cfg)
+    out = hx.data.protocol_population(pop, cfg)
     labels = (
         AgglomerativeClustering(n_clusters=4, metric="cosine", linkage="complete")
         .fit(pop.X)
@@ -428,28 +428,28 @@ def test_protocol_population_drops_one_cluster_then_thin_values():
     assert counts.min() >= 3
     assert sorted(set(out.clusters)) == [0, 1, 2]
     assert len(out.y) == len(out.X) == len(out.clusters) < len(pop.y)
-    assert hx.protocol_population(pop, {"cluster_on": "known"}) is pop
+    assert hx.data.protocol_population(pop, {"cluster_on": "known"}) is pop
     with pytest.raises(ValueError, match="cluster_on must be"):
-        hx.protocol_population(pop, {"cluster_on": "dbscan", "n_clusters": 3})
+        hx.data.protocol_population(pop, {"cluster_on": "dbscan", "n_clusters": 3})
 
 
 def test_split_within_values_halves_every_value():
     pop = _toy_population()
-    split = hx.make_split(pop, 0, 3, split_by="value")
+    split = hx.data.make_split(pop, 0, 3, split_by="value")
     for value in np.unique(pop.y):
         a = int((pop.y[split.attacker] == value).sum())
         p = int((pop.y[split.published] == value).sum())
         assert p - a in (0, 1)
     with pytest.raises(ValueError, match="split_by"):
-        hx.make_split(pop, 0, 3, split_by="age")
+        hx.data.make_split(pop, 0, 3, split_by="age")
 
 
 def test_feasible_seeds_names_the_budget_when_none_is_feasible():
     pop = _toy_population()
     overrides = {"protocol": "authors", "k": 10, "n_clusters": 3}
     with pytest.raises(ValueError, match=r"only 0 of the seeds 0-1 are feasible at budget=0\.01"):
-        hx.feasible_seeds(pop, 1, 0.01, overrides=overrides, max_seed=2)
-    seeds, skipped = hx.feasible_seeds(pop, 2, 0.9, overrides=overrides)
+        hx.run.feasible_seeds(pop, 1, 0.01, overrides=overrides, max_seed=2)
+    seeds, skipped = hx.run.feasible_seeds(pop, 2, 0.9, overrides=overrides)
     assert seeds == [0, 1] and skipped == []
 
 
@@ -495,7 +495,9 @@ def test_scenario_one_attack_is_shared_by_points_with_the_same_groups():
     from ppdp.attacks.inference import InferenceAttack
 
     pop = _toy_population()
-    ctx = hx._Context(pop, 0, hx._config(pop, {"n_clusters": 3, "n_estimators": 5, "k": 10}))
+    ctx = hx.run._Context(
+        pop, 0, hx.run._config(pop, {"n_clusters": 3, "n_estimators": 5, "k": 10})
+    )
     cfg = ctx.cfg
     gen0 = ctx.gen0(cfg["n_groups"], cfg["k"], cfg["alpha"], cfg["l"], cfg["beta"])
     kw = {"model": "rf", "task": pop.task, "seed": 0, "n_estimators": 5}
@@ -518,14 +520,14 @@ def test_kmeans_clusters_are_redrawn_for_every_seed():
 
     pop = _toy_population()
     cfg = {"cluster_on": "kmeans_all", "n_clusters": 6, "kmeans_n_init": 1}
-    by_seed = {seed: hx.protocol_population(pop, cfg, seed).clusters for seed in range(6)}
+    by_seed = {seed: hx.data.protocol_population(pop, cfg, seed).clusters for seed in range(6)}
     for seed, clusters in by_seed.items():
         rng = np.random.default_rng(np.random.SeedSequence([seed, 303]))
         np.testing.assert_array_equal(clusters, cluster_users(pop.X, 6, rng, n_init=1))
     assert len({c.tobytes() for c in by_seed.values()}) > 1
-    np.testing.assert_array_equal(hx.protocol_population(pop, cfg, 2).clusters, by_seed[2])
+    np.testing.assert_array_equal(hx.data.protocol_population(pop, cfg, 2).clusters, by_seed[2])
     tree = {"cluster_on": "hierarchical", "n_clusters": 4}
-    assert hx.protocol_population(pop, tree, 0) is hx.protocol_population(pop, tree, 5)
+    assert hx.data.protocol_population(pop, tree, 0) is hx.data.protocol_population(pop, tree, 5)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -536,7 +538,7 @@ def test_decomposition_in_both_orders_and_the_final_reference(authors_run):
     """Obfuscation first credits XObf's gain (ObfOnly) and leaves the rest to regrouping; the
     authors' reference point is GenOnly, the unobscured features under the final groups."""
     fr = authors_run
-    dec = hx.decomposition(fr)
+    dec = hx.claims.decomposition(fr)
 
     def at(row):
         return fr[(fr["budget"] == row["budget"]) & (fr["pp"] == row["pp"])]
@@ -565,7 +567,7 @@ def test_obfonly_is_xobf_at_the_same_point():
     pop = _toy_population()
     overrides = {"protocol": "authors", "k": 10, "n_clusters": 3, "n_estimators": 10}
     knobs = {"HyObscure": [[0.6, 0.5]], "XObf": [[0.6, 0.5]]}
-    fr = hx.tradeoff(
+    fr = hx.run.tradeoff(
         pop,
         [0],
         knobs,
@@ -603,7 +605,7 @@ def test_fig3a_under_both_reference_points_against_a_direct_reading():
     hyo = {0.8: (1.004, 11.0), 0.0: (1.01, 12.0)}  # +0.4% / +1% utility; +10% / +20% privacy
     gen = {0.8: (1.0, 10.8), 0.0: (1.0, 10.8)}  # final groups, nobody obfuscated
     obf = {0.8: (1.004, 10.1), 0.0: (1.01, 10.4)}
-    rows = hx.claims(_fig3a_frame(hyo, gen, obf), "movielens", protocol="authors")
+    rows = hx.claims.claims(_fig3a_frame(hyo, gen, obf), "movielens", protocol="authors")
     claim_rows = with_parameters(rows[rows["experiment"] == "claims"], ["reference", "order"])
 
     def got(claim, reference=None, order=None):
@@ -632,7 +634,7 @@ def test_fig3a_under_both_reference_points_against_a_direct_reading():
         100 * 0.2 / 10.8
     )
     # the paper's protocol writes neither reading of the authors'
-    paper = hx.claims(_fig3a_frame(hyo, gen, obf), "movielens")
+    paper = hx.claims.claims(_fig3a_frame(hyo, gen, obf), "movielens")
     assert not paper["metric"].str.contains(r"\.across").any()
 
 
@@ -687,10 +689,10 @@ def test_authors_movie_filter_is_their_item_user_selection():
     for user, item in zip(ml.ratings["user_id"], ml.ratings["item_id"], strict=True):
         ages_of.setdefault(item, set()).add(age[user])
     theirs = sorted(item for item, ages in ages_of.items() if len(ages) >= 2)
-    pop = hx.load_population("movielens", "authors")
+    pop = hx.data.load_population("movielens", "authors")
     assert pop.X.shape == (802, len(theirs)) == (802, 1538)
     assert ((pop.y >= 18) & (pop.y <= 50)).all()
-    paper = hx.load_population("movielens")
+    paper = hx.data.load_population("movielens")
     assert paper.X.shape == (802, 1445)
     np.testing.assert_array_equal(paper.y, pop.y)
 
@@ -699,30 +701,30 @@ def test_authors_count_k_and_l_on_every_user():
     """Their age_group_adjust_greedy(df_item_age_uid, ..., k_threshold=100, log(4)) counts all
     users, attackers included; the fitted HyObscure counts the same users."""
     pop = _toy_population()
-    cfg = hx._config(pop, {"protocol": "authors", "k": 10, "n_clusters": 3})
-    assert hx.AUTHORS_DEFAULTS["movielens"]["k"] == 100
-    assert hx.AUTHORS_DEFAULTS["movielens"]["l"] == 4
+    cfg = hx.run._config(pop, {"protocol": "authors", "k": 10, "n_clusters": 3})
+    assert hx.run.AUTHORS_DEFAULTS["movielens"]["k"] == 100
+    assert hx.run.AUTHORS_DEFAULTS["movielens"]["l"] == 4
     assert cfg["constraints_on"] == "population"
-    ctx = hx._Context(pop, 0, cfg)
+    ctx = hx.run._Context(pop, 0, cfg)
     np.testing.assert_array_equal(ctx.population, ctx.pop.y)
-    scores = hx.run_point(ctx, "HyObscure", 0.6, cfg, 1, ("rf",), ("I",))
+    scores = hx.run.run_point(ctx, "HyObscure", 0.6, cfg, 1, ("rf",), ("I",))
     assert list(scores.privacy) == [("rf", "sI")] and "utility_loss" in scores.metrics
     (mech,) = [m for key, m in ctx._fits.items() if key[0] == "HyObscure"]
     domain = mech.generalization_.domain
     direct = np.array([(ctx.pop.y == v).sum() for v in domain.values])
     np.testing.assert_array_equal(mech.value_counts_, direct)
     assert direct.sum() == len(pop.y) > len(ctx.yp)
-    four = hx.Population("foursquare", pop.X, pop.y, "grid", "classification", "map")
-    assert hx._config(four, {"protocol": "authors"})["constraints_on"] == "published"
+    four = hx.data.Population("foursquare", pop.X, pop.y, "grid", "classification", "map")
+    assert hx.run._config(four, {"protocol": "authors"})["constraints_on"] == "published"
 
 
 def test_authors_score_reads_the_mapping_transposed_unless_fixed():
     pop = _toy_population()
-    cfg = hx._config(pop, {"protocol": "authors"})
+    cfg = hx.run._config(pop, {"protocol": "authors"})
     assert cfg["greedy_score"] == "transposed"
-    assert hx._build("HyObscure", 0.5, cfg).greedy_score == "transposed"
-    fixed = hx._config(pop, {"protocol": "authors", "greedy_score": "leakage"})
-    assert hx._build("HyObscure", 0.5, fixed).greedy_score == "leakage"
+    assert hx.run._build("HyObscure", 0.5, cfg).greedy_score == "transposed"
+    fixed = hx.run._config(pop, {"protocol": "authors", "greedy_score": "leakage"})
+    assert hx.run._build("HyObscure", 0.5, fixed).greedy_score == "leakage"
 
 
 def test_scaling_keeps_the_fastest_of_identical_repeats(monkeypatch):
@@ -731,22 +733,24 @@ def test_scaling_keeps_the_fastest_of_identical_repeats(monkeypatch):
     pop = _toy_population()
     calls = []
     clock = iter([0.0, 1.0, 1.0, 1.0, 1.0] + [10.0, 10.5, 10.5, 10.5, 10.5] + [20.0] * 5)
-    real = hx._time_one_fit
+    real = hx.sweeps._time_one_fit
 
     def counted(*args):
         calls.append(args[3])
         return real(*args)
 
-    monkeypatch.setattr(hx, "_time_one_fit", counted)
-    monkeypatch.setattr(hx.time, "perf_counter", lambda: next(clock))
-    frame = hx.scaling(pop, 0, [120], 0.5, overrides={"n_clusters": 3}, repeats=3)
+    monkeypatch.setattr(hx.sweeps, "_time_one_fit", counted)
+    monkeypatch.setattr(hx.sweeps.time, "perf_counter", lambda: next(clock))
+    frame = hx.sweeps.scaling(pop, 0, [120], 0.5, overrides={"n_clusters": 3}, repeats=3)
     total = frame[frame["metric"] == "seconds_total"]["value"].to_numpy()
     # three repeats of 1.0 s, 0.5 s and 0.0 s: the fastest is the last
     assert calls == [120, 120, 120] and total.tolist() == [0.0]
     calls.clear()
     clock = iter([0.0, 9.0, 9.0, 9.0, 9.0])
-    monkeypatch.setattr(hx.time, "perf_counter", lambda: next(clock))
-    hx.scaling(pop, 0, [120], 0.5, overrides={"n_clusters": 3}, repeats=3, repeat_below_seconds=5)
+    monkeypatch.setattr(hx.sweeps.time, "perf_counter", lambda: next(clock))
+    hx.sweeps.scaling(
+        pop, 0, [120], 0.5, overrides={"n_clusters": 3}, repeats=3, repeat_below_seconds=5
+    )
     assert calls == [120]
     with pytest.raises(ValueError, match="repeats must be"):
-        hx.scaling(pop, 0, [120], 0.5, repeats=0)
+        hx.sweeps.scaling(pop, 0, [120], 0.5, repeats=0)

@@ -57,7 +57,7 @@ def _tradeoff(slopes: dict[str, float], noise: float = 0.0) -> pd.DataFrame:
 
 def _claims(frame: pd.DataFrame) -> pd.DataFrame:
     """Claim rows by claim id: columns ``value``, ``ci_low`` and ``ci_high``."""
-    out = E.claims(frame, "movielens")
+    out = E.claims.claims(frame, "movielens")
     return out.set_index("metric")[["value", "ci_low", "ci_high"]]
 
 
@@ -97,14 +97,18 @@ def test_claims_read_the_random_forest_in_scenario_one():
     ]
     both = concat_tidy([frame, *others])
     assert len(both) == len(frame) + 2 * len(privacy)
-    pd.testing.assert_frame_equal(E.claims(both, "movielens"), E.claims(frame, "movielens"))
+    pd.testing.assert_frame_equal(
+        E.claims.claims(both, "movielens"), E.claims.claims(frame, "movielens")
+    )
 
 
 def test_claims_are_deterministic():
     frame = _tradeoff(
         {"HyObscure": 3.0, "XObf": 2.0, "YGen": 1.0, **{m: 1.5 for m in BASELINES}}, 1.0
     )
-    pd.testing.assert_frame_equal(E.claims(frame, "movielens"), E.claims(frame, "movielens"))
+    pd.testing.assert_frame_equal(
+        E.claims.claims(frame, "movielens"), E.claims.claims(frame, "movielens")
+    )
 
 
 def test_fig4a_saving_against_the_best_baseline():
@@ -128,7 +132,7 @@ def test_fig4a_saving_against_the_best_baseline():
                     parameters={"budget": j},
                     seed=seed,
                 )
-    c = E.claims(tidy_frame(rows), "foursquare").set_index("metric")["value"]
+    c = E.claims.claims(tidy_frame(rows), "foursquare").set_index("metric")["value"]
     assert c["hyobscure.foursquare_fig4a_privacy_level"] == pytest.approx(0.817)
     assert c["hyobscure.foursquare_fig4a_utility_saving"] == pytest.approx(50.0)
 
@@ -172,19 +176,19 @@ def _seed_square(seed):
 
 
 def test_seeds_in_worker_processes_give_the_same_rows():
-    assert E._map_seeds(_seed_square, [3, 1, 2], 2, "t", False) == [
+    assert E.run._map_seeds(_seed_square, [3, 1, 2], 2, "t", False) == [
         _seed_square(3),
         _seed_square(1),
         _seed_square(2),
     ]
     for bad in (0, 1.5, True):
         with pytest.raises(ValueError, match="n_jobs must be a positive integer"):
-            E._map_seeds(_seed_square, [0], bad, "t", False)
+            E.run._map_seeds(_seed_square, [0], bad, "t", False)
 
 
 @pytest.mark.slow
 def test_tradeoff_is_the_same_with_parallel_seeds():
-    pop = E.load_population("foursquare")
+    pop = E.data.load_population("foursquare")
     kw = dict(
         n_draws=1,
         overrides={"kmeans_n_init": 1, "n_estimators": 5},
@@ -192,14 +196,14 @@ def test_tradeoff_is_the_same_with_parallel_seeds():
         scenarios=("I",),
     )
     knobs = {"HyObscure": [0.05], "Random": [0.3]}
-    serial = E.tradeoff(pop, [0, 1], knobs, **kw)
-    parallel = E.tradeoff(pop, [0, 1], knobs, n_jobs=2, **kw)
+    serial = E.run.tradeoff(pop, [0, 1], knobs, **kw)
+    parallel = E.run.tradeoff(pop, [0, 1], knobs, n_jobs=2, **kw)
     pd.testing.assert_frame_equal(serial, parallel)
 
 
 def _scenario_runs(n_draws, scenario_ii_draws=None):
-    pop = E.load_population("foursquare")
-    return E.tradeoff(
+    pop = E.data.load_population("foursquare")
+    return E.run.tradeoff(
         pop,
         [0],
         {"Random": [0.3, 0.6, 0.8], "YGen": [0.05]},
@@ -234,31 +238,31 @@ def test_scenario_ii_draws_limits_only_scenario_ii():
 
 @pytest.mark.parametrize("bad", [0, 3, 1.0, True])
 def test_scenario_ii_draws_is_checked(bad):
-    pop = E.load_population("foursquare")
+    pop = E.data.load_population("foursquare")
     with pytest.raises(
         ValueError, match=r"scenario_ii_draws must be None or an integer in \[1, n_draws=2\]"
     ):
-        E.tradeoff(pop, [0], {"Random": [0.3]}, n_draws=2, scenario_ii_draws=bad)
+        E.run.tradeoff(pop, [0], {"Random": [0.3]}, n_draws=2, scenario_ii_draws=bad)
 
 
 def test_fig8_claim_across_grids_equals_a_run_on_that_grid(monkeypatch):
     """The claim on another (k, alpha) grid equals the claim of a sweep run directly on that grid,
     interval included; the points the profile's sweep already ran are not fitted again, and a grid
     of the profile's own pairs gives no across row."""
-    pop = E.load_population("movielens")
+    pop = E.data.load_population("movielens")
     kw = dict(overrides={"kmeans_n_init": 1, "n_estimators": 5})
     seeds, pairs = [0, 1], [[60, 200], [80, 200]]
-    base = E.constraint_sweep(pop, seeds, pairs, "k_alpha", 0.05, **kw)
+    base = E.sweeps.constraint_sweep(pop, seeds, pairs, "k_alpha", 0.05, **kw)
     fitted = []
-    sweep = E.constraint_sweep
+    sweep = E.sweeps.constraint_sweep
 
     def spy(pop, seeds, points, *args, **kwargs):
         fitted.extend(tuple(p) for p in points)
         return sweep(pop, seeds, points, *args, **kwargs)
 
-    monkeypatch.setattr(E, "constraint_sweep", spy)
+    monkeypatch.setattr(E.sweeps, "constraint_sweep", spy)
     grids = [{"k": [40, 60, 80], "alpha": [200]}, {"k": [80, 60], "alpha": 200}]
-    across = E.constraint_across(pop, seeds, grids, pairs, "k_alpha", 0.05, base=base, **kw)
+    across = E.sweeps.constraint_across(pop, seeds, grids, pairs, "k_alpha", 0.05, base=base, **kw)
     monkeypatch.undo()
     assert fitted == [(40, 200)]  # (60, 200) and (80, 200) come from the profile's sweep
     assert set(across["experiment"]) == {"fig8_across"}
@@ -269,12 +273,12 @@ def test_fig8_claim_across_grids_equals_a_run_on_that_grid(monkeypatch):
     assert facet_columns(across) == ["model", "scenario"]
     assert set(zip(privacy["model"], privacy["scenario"], strict=True)) == {("rf", "sI")}
 
-    got = E.claims(concat_tidy([base, across]), "movielens")
+    got = E.claims.claims(concat_tidy([base, across]), "movielens")
     claim = "hyobscure.movielens_fig8_rank_correlation"
     plain = got[~got["metric"].str.contains(".across", regex=False)]
     assert plain["grid"].isna().all()  # the profile's grid: the plain claim, no grid parameter
     pd.testing.assert_frame_equal(
-        plain.drop(columns="grid").reset_index(drop=True), E.claims(base, "movielens")
+        plain.drop(columns="grid").reset_index(drop=True), E.claims.claims(base, "movielens")
     )
     rows = got[got["metric"].str.contains(".across", regex=False)]
     assert set(rows["grid"]) == {"k 40/60/80 alpha 200"}  # not the profile's 60/80
@@ -288,7 +292,7 @@ def test_fig8_claim_across_grids_equals_a_run_on_that_grid(monkeypatch):
         bounds = (plain["ci_low"], plain["ci_high"])
         assert (row.ci_low, row.ci_high) == pytest.approx(bounds, abs=1e-12)
     assert sorted(rows["metric"]) == sorted(m.replace(claim, claim + ".across") for m in want.index)
-    table = E.across_table(got, k_alpha_list=pairs)
+    table = E.claims.across_table(got, k_alpha_list=pairs)
     assert list(table.index.get_level_values("grid")) == [
         "k 40/60/80 alpha 200",
         "k 60/80 alpha 200 (profile)",
@@ -323,11 +327,11 @@ def test_fig9_claims_across_grids_from_tidy_rows():
         seed=0,
     )
     across = tidy_frame(across)
-    got = E.claims(concat_tidy([base, across]), "foursquare")
+    got = E.claims.claims(concat_tidy([base, across]), "foursquare")
     rows = got[got["metric"].str.contains(".across", regex=False)]
     assert set(rows["grid"]) == {"l 2/3/4/5/6/7 beta 12"}
     direct = across[across["grid"] == "l 2/3/4/5/6/7 beta 12"].assign(experiment="fig9")
-    want = E.claims(direct, "foursquare").set_index("metric")
+    want = E.claims.claims(direct, "foursquare").set_index("metric")
     claim = "hyobscure.foursquare_fig9_rank_correlation"
     assert want.loc[claim, "ci_low"] <= want.loc[claim, "value"] < 0
     for row in rows.itertuples():

@@ -20,7 +20,7 @@ from ppdp.experiments import hyobscure as hx
 
 def _toy_population():
     X, y, _ = hyobscure_population(3, n=240, n_values=33, m=40)
-    return hx.Population("movielens", X, y - 2, "interval", "regression", "rmse")
+    return hx.data.Population("movielens", X, y - 2, "interval", "regression", "rmse")
 
 
 def _per_draw_attack_rows(
@@ -46,7 +46,7 @@ def _per_draw_attack_rows(
         if "II" in scenarios:
             scores = []
             for f in feats[:scenario_ii_draws]:
-                att = hx.InferenceAttack(**kw).fit(
+                att = hx.run.InferenceAttack(**kw).fit(
                     f[s.s2_train], groups_p[s.s2_train], ctx.yp[s.s2_train]
                 )
                 scores.append(att.score(f[s.s2_test], groups_p[s.s2_test], ctx.yp[s.s2_test]))
@@ -104,15 +104,15 @@ def test_tradeoff_fits_each_training_set_once_with_the_same_results(monkeypatch)
         scenarios=("I", "II"),
         decompose=True,
     )
-    hx.SPLITS.clear()
+    hx.data.SPLITS.clear()
     fits, predictions = _counted(monkeypatch)
     with monkeypatch.context() as m:
-        m.setattr(hx, "_attack_rows", _per_draw_attack_rows)
-        before = hx.tradeoff(pop, [0, 1], knobs, **kw)
+        m.setattr(hx.run, "_attack_rows", _per_draw_attack_rows)
+        before = hx.run.tradeoff(pop, [0, 1], knobs, **kw)
     fits_before, predictions_before = list(fits), list(predictions)
     fits.clear()
     predictions.clear()
-    after = hx.tradeoff(pop, [0, 1], knobs, **kw)
+    after = hx.run.tradeoff(pop, [0, 1], knobs, **kw)
     pd.testing.assert_frame_equal(before, after, check_exact=True)
     # one privacy row per point and attack, the attack as the facets model and scenario
     privacy = after[after["metric"] == "privacy"]
@@ -125,7 +125,7 @@ def test_tradeoff_fits_each_training_set_once_with_the_same_results(monkeypatch)
     assert set(fits) == set(fits_before)
     # Scenario II, per seed and model: Original, GenOnly and 5 points x 3 draws (ObfOnly is XObf's
     # point); DP at beta = 1000 publishes the unobscured data, so it reuses the reference's fit
-    n_pub = len(hx.make_split(pop, 0, 3, kmeans_n_init=1).published)
+    n_pub = len(hx.data.make_split(pop, 0, 3, kmeans_n_init=1).published)
     s2_before = [f for f in fits_before if f[1][0] == n_pub // 2]
     s2 = [f for f in fits if f[1][0] == n_pub // 2]
     assert len(s2_before) == 2 * 2 * (1 + 1 + 5 * 3)
@@ -142,8 +142,8 @@ def test_a_release_that_is_not_copied_rows_is_scored_directly():
     """The shortcuts apply only to releases checked to be copies of rows within their group;
     any other release (changed values, a row from another group, no source) is attacked as is."""
     pop = _toy_population()
-    cfg = hx._config(pop, {"n_clusters": 3, "k": 10, "n_estimators": 4, "kmeans_n_init": 1})
-    ctx = hx._Context(pop, 0, cfg)
+    cfg = hx.run._config(pop, {"n_clusters": 3, "k": 10, "n_estimators": 4, "kmeans_n_init": 1})
+    ctx = hx.run._Context(pop, 0, cfg)
     gen0 = ctx.gen0(cfg["n_groups"], cfg["k"], cfg["alpha"], cfg["l"], cfg["beta"])
     groups = gen0.transform(ctx.yp)
     rng = np.random.default_rng(0)
@@ -159,6 +159,6 @@ def test_a_release_that_is_not_copied_rows_is_scored_directly():
     releases = [ctx.Xp[same], changed, ctx.Xp[other], ctx.Xp]
     sources = [same, same, other, ctx.own_rows]
     args = (gen0, releases, ("rf", "xgb"), ("I", "II"))
-    direct = _per_draw_attack_rows(hx._Context(pop, 0, cfg), *args)
-    assert hx._attack_rows(ctx, *args, sources=sources) == direct
-    assert hx._attack_rows(hx._Context(pop, 0, cfg), *args) == direct
+    direct = _per_draw_attack_rows(hx.run._Context(pop, 0, cfg), *args)
+    assert hx.run._attack_rows(ctx, *args, sources=sources) == direct
+    assert hx.run._attack_rows(hx.run._Context(pop, 0, cfg), *args) == direct

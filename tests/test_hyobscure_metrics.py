@@ -123,8 +123,8 @@ def test_experiment_inputs_are_checked():
     from ppdp.experiments import hyobscure as E
 
     with pytest.raises(ValueError, match="dataset must be"):
-        E.load_population("netflix")
+        E.data.load_population("netflix")
     with pytest.raises(ValueError, match="which must be"):
-        E.constraint_sweep(None, [0], [], "k_l", 0.05)
+        E.sweeps.constraint_sweep(None, [0], [], "k_l", 0.05)
     with pytest.raises(ValueError, match="method must be one of"):
-        E._build("Mondrian", 0.1, {**E.DATASET_DEFAULTS["movielens"], "kind": "interval"})
+        E.run._build("Mondrian", 0.1, {**E.run.DATASET_DEFAULTS["movielens"], "kind": "interval"})

@@ -132,3 +132,77 @@ GRAPH = import_graph()
 def test_imports_go_down_the_layers(module):
     upward = sorted(m for m in GRAPH[module] if layer(m) > layer(module))
     assert upward == [], f"{module} (layer {layer(module)}) imports a higher layer: {upward}"
+
+
+# ------------------------------------------------------------------------------------------------
+# The compendium's cut: each paper's package computes in `run`, judges in `claims`, draws in
+# `figures`, and only `figures` draws.
+
+DRAWING = ("matplotlib", "seaborn", "ppdp.plotting")
+EXPERIMENT_PACKAGES = sorted(
+    p.parent.name for p in (LIB / "ppdp" / "experiments").glob("*/__init__.py")
+)
+
+
+def imported_names(path: Path) -> set[str]:
+    """Every module name ``path`` imports (outside libraries included), anywhere in its body."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_every_paper_is_a_package_cut_into_run_claims_and_figures():
+    assert {"hyobscure", "sppm", "mutual_cover", "relay_chains", "imposter", "benchmark"} <= set(
+        EXPERIMENT_PACKAGES
+    )
+    loose = sorted(
+        p.name
+        for p in (LIB / "ppdp" / "experiments").glob("*.py")
+        if p.stem not in ("__init__", "common", "parameter_schema")
+    )
+    assert loose == [], f"experiment modules outside a package: {loose}"
+    for package in EXPERIMENT_PACKAGES:
+        root = LIB / "ppdp" / "experiments" / package
+        assert (root / "run.py").exists() and (root / "claims.py").exists(), package
+
+
+@pytest.mark.parametrize("package", EXPERIMENT_PACKAGES)
+def test_only_figures_draw_and_runs_do_not_judge(package):
+    prefix = f"ppdp.experiments.{package}"
+    modules = {m: p for m, p in library_modules().items() if m.startswith(prefix + ".")}
+    for module, path in sorted(modules.items()):
+        if module == f"{prefix}.figures":
+            continue
+        drawing = sorted(
+            n for n in imported_names(path) if any(n == d or n.startswith(d + ".") for d in DRAWING)
+        )
+        assert drawing == [], f"{module} draws ({drawing}); drawing belongs in {prefix}.figures"
+    above = {"run": ("claims", "figures"), "claims": ("figures",)}
+    for name, forbidden in above.items():
+        imports = GRAPH.get(f"{prefix}.{name}", set())
+        wrong = sorted(m for m in imports if m in {f"{prefix}.{f}" for f in forbidden})
+        assert wrong == [], f"{prefix}.{name} imports {wrong}, which sit above it"
+
+
+@pytest.mark.parametrize("package", EXPERIMENT_PACKAGES)
+def test_a_package_init_only_gathers_its_submodules(package):
+    path = LIB / "ppdp" / "experiments" / package / "__init__.py"
+    tree = ast.parse(path.read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # the docstring
+        if isinstance(node, ast.ImportFrom) and node.module == f"ppdp.experiments.{package}":
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            continue
+        if isinstance(node, ast.Assign) and [t.id for t in node.targets] == ["__all__"]:
+            continue
+        raise AssertionError(
+            f"{path.name} of {package} defines or imports more than its submodules "
+            f"(line {node.lineno}); code belongs in a submodule"
+        )

@@ -187,7 +187,7 @@ def assert_same_claims(got: dict[str, float], want: dict[str, float]) -> None:
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_claims_match_a_row_by_row_computation(seed):
     results = synthetic_results(seed=seed)
-    got = ex.claims(results)
+    got = ex.claims.claims(results)
     assert sorted(got["metric"]) == sorted(CLAIM_IDS)
     # three seeds: every claim has its interval, in its own row
     assert got[["ci_low", "ci_high"]].notna().all().all()
@@ -202,14 +202,14 @@ def test_claim_intervals_cover_the_seeds():
     quarter, a quarter and half of 1,000 resamples), so the 2.5% and 97.5% percentiles are the
     smallest and largest of the claim on these three; one seed gives no interval."""
     results = synthetic_results(seeds=(4, 9), seed=3)
-    got = ex.claims(results).set_index("metric")
+    got = ex.claims.claims(results).set_index("metric")
     alone = [reference_claims(results[results["seed"].isin([s, -1])]) for s in (4, 9)]
     both = reference_claims(results)
     for claim in CLAIM_IDS:
         three = [alone[0][claim], alone[1][claim], both[claim]]
         assert got.loc[claim, "ci_low"] == pytest.approx(min(three), abs=1e-12), claim
         assert got.loc[claim, "ci_high"] == pytest.approx(max(three), abs=1e-12), claim
-    one = ex.claims(results[results["seed"] != 9])
+    one = ex.claims.claims(results[results["seed"] != 9])
     assert sorted(one["metric"]) == sorted(CLAIM_IDS)
     assert one[["ci_low", "ci_high"]].isna().all().all()
 
@@ -235,7 +235,7 @@ def test_claims_worked_example():
     for theta, acc, f1 in ((0.01, 0.61, 0.30), (0.05, 0.64, 0.20)):
         params = {"setting": "B", "target": "sex", "theta": theta}
         rows += tidy_rows("table2", "XGBoost", {"accuracy": acc, "f1": f1}, parameters=params)
-    got = as_dict(ex.claims(tidy_frame(rows)))
+    got = as_dict(ex.claims.claims(tidy_frame(rows)))
     want = {
         "imposter.gender_accuracy_b": 65.0,
         "imposter.income_accuracy_b": 82.0,
@@ -254,16 +254,18 @@ def test_claims_worked_example():
 
 def test_claims_ignore_claim_rows_and_other_experiments():
     results = synthetic_results()
-    first = ex.claims(results)
+    first = ex.claims.claims(results)
     stale = tidy_frame(tidy_rows("claims", "IMPOSTER", {"imposter.gender_accuracy_b": -1.0}))
     fig6 = tidy_frame(tidy_rows("fig6", "detection", {"n_selected": 3}, parameters={"theta": 0.01}))
-    pd.testing.assert_frame_equal(ex.claims(concat_tidy([results, stale, fig6, first])), first)
+    pd.testing.assert_frame_equal(
+        ex.claims.claims(concat_tidy([results, stale, fig6, first])), first
+    )
 
 
 def test_claims_without_fig8_or_table2_leave_their_claims_out():
     results = synthetic_results()
     core = results[results["experiment"].isin(["table1", "fig7"])]
-    got = as_dict(ex.claims(core))
+    got = as_dict(ex.claims.claims(core))
     assert "imposter.lambda1_below_lambda0" not in got
     assert "imposter.table2_gender_accuracy_b_max" not in got
     assert len(got) == len(CLAIM_IDS) - 3
@@ -274,7 +276,7 @@ def test_claims_when_krr_never_reaches_the_level():
     results = synthetic_results()
     fig7 = results["experiment"] == "fig7"
     low = results.assign(value=np.where(fig7, 0.5, results["value"]))
-    got = as_dict(ex.claims(low))
+    got = as_dict(ex.claims.claims(low))
     assert np.isnan(got["imposter.krr_income_at_gender_6891"])
     assert np.isnan(got["imposter.beats_krr_at_matched_gender"])
 
@@ -282,17 +284,17 @@ def test_claims_when_krr_never_reaches_the_level():
 def test_claims_threshold_is_the_published_krr_gender_accuracy():
     assert published_value("imposter.krr_gender_accuracy") == 68.91
     results = synthetic_results()
-    eps = ex.krr_matched_income(results, 0.6891)[0]
+    eps = ex.claims.krr_matched_income(results, 0.6891)[0]
     assert eps == 10.0
 
 
 def test_claims_from_a_written_results_csv(tmp_path):
     """What the report does: recompute the claims from the CSV the notebook wrote."""
     results = synthetic_results()
-    claims = ex.claims(results)
+    claims = ex.claims.claims(results)
     path = write_results(concat_tidy([results, claims]), tmp_path / "imposter.csv")
     written = read_results(path)
-    again = ex.claims(written)
+    again = ex.claims.claims(written)
     stored = written[written["experiment"] == "claims"].reset_index(drop=True)
     assert list(again["metric"]) == list(stored["metric"])
     np.testing.assert_allclose(again["value"], stored["value"], rtol=1e-9)
@@ -304,8 +306,8 @@ def test_claims_from_a_written_results_csv(tmp_path):
 
 def test_claims_on_rows_of_run_fig7():
     df = small_table()
-    fig7 = ex.run_fig7(df, epsilons=[1, 100], seeds=[0, 1], theta=0.01)
-    eps, income = ex.krr_matched_income(fig7, 0.0)
+    fig7 = ex.run.run_fig7(df, epsilons=[1, 100], seeds=[0, 1], theta=0.01)
+    eps, income = ex.claims.krr_matched_income(fig7, 0.0)
     assert eps == 1.0
     by_hand = [
         v
@@ -314,7 +316,7 @@ def test_claims_on_rows_of_run_fig7():
     ]
     assert len(by_hand) == 2
     assert income == pytest.approx(np.mean(by_hand), rel=1e-12)
-    table = ex.score_table(fig7, "fig7")
+    table = ex.claims.score_table(fig7, "fig7")
     assert table.index.names == ["setting", "epsilon"]
     assert table.index.get_level_values("epsilon").dtype == np.float64
     assert table.loc[("B", 1.0), ("income", "accuracy")] == pytest.approx(100 * income, rel=1e-12)
@@ -323,7 +325,7 @@ def test_claims_on_rows_of_run_fig7():
 # ------------------------------------------------------------------------------------------------
 # the Table 1 claims across lambda (the paper states none for Table 1)
 
-ACROSS = ex.ACROSS_CLAIMS
+ACROSS = ex.claims.ACROSS_CLAIMS
 BOUNDS = ("value", "ci_low", "ci_high")
 
 
@@ -352,11 +354,11 @@ def test_across_claims_match_a_row_by_row_computation():
             **{"lambda": lam},
         )
         extra.append(rows)
-    got = ex.claims(concat_tidy([results, *extra]))
+    got = ex.claims.claims(concat_tidy([results, *extra]))
     plain = got[~got["metric"].str.contains(".across", regex=False)].reset_index(drop=True)
     # lambda is the across rows' parameter only
     assert plain["lambda"].isna().all()
-    pd.testing.assert_frame_equal(plain.drop(columns="lambda"), ex.claims(results))
+    pd.testing.assert_frame_equal(plain.drop(columns="lambda"), ex.claims.claims(results))
     values = across_rows(got)
     assert sorted(values) == sorted((f"{c}.across", lam) for c in ACROSS for lam in (0.5, 2.0))
     for rows, lam in zip(extra, (0.5, 2.0), strict=True):
@@ -368,7 +370,7 @@ def test_across_claims_match_a_row_by_row_computation():
             for bound, value in zip(BOUNDS, (want[claim], min(three), max(three)), strict=True):
                 got_value = values[f"{claim}.across", lam][bound]
                 assert got_value == pytest.approx(value, rel=1e-12), (claim, bound, lam)
-    table = ex.across_table(got, base_lam=1.0)
+    table = ex.claims.across_table(got, base_lam=1.0)
     assert list(table.index) == [0.5, 1.0, 2.0]
     assert list(table.columns) == [
         f"{c.removeprefix('imposter.')}{b}" for c in ACROSS for b in ("", ".ci_high", ".ci_low")
@@ -385,8 +387,8 @@ def test_across_claims_match_a_row_by_row_computation():
         values["imposter.min_income_accuracy_b.across", 2.0]["ci_high"], rel=1e-12
     )
     # one seed gives no interval: the table has no bound columns
-    one = ex.claims(concat_tidy([results, *extra]).query("seed != 9"))
-    assert list(ex.across_table(one, base_lam=1.0).columns) == [
+    one = ex.claims.claims(concat_tidy([results, *extra]).query("seed != 9"))
+    assert list(ex.claims.across_table(one, base_lam=1.0).columns) == [
         c.removeprefix("imposter.") for c in ACROSS
     ]
 
@@ -394,8 +396,8 @@ def test_across_claims_match_a_row_by_row_computation():
 @pytest.fixture
 def fresh_releases():
     """IMPOSTER's trained releases from an empty cache, the earlier ones back afterwards."""
-    with ex.RELEASES.isolated():
-        yield ex.RELEASES
+    with ex.run.RELEASES.isolated():
+        yield ex.run.RELEASES
 
 
 def test_across_claims_equal_a_run_made_at_that_lambda(fresh_releases):
@@ -408,15 +410,15 @@ def test_across_claims_equal_a_run_made_at_that_lambda(fresh_releases):
         "classifiers": ["GBDT", "LR"],
         "imposter_params": {"epochs": 2, "batch_size": 64, "hidden": 16, "progress": False},
     }
-    across = ex.run_table1_across(df, [1.0, 2.0, 1], 1.0, **kw)
+    across = ex.run.run_table1_across(df, [1.0, 2.0, 1], 1.0, **kw)
     assert set(across["lambda"]) == {2.0}
     assert set(across["setting"]) == {"B"}
     assert len(fresh_releases) and all(key[2] == 2.0 for key in fresh_releases)
-    values = across_rows(ex.claims(across))  # the profile's Table 1 rows do not enter them
+    values = across_rows(ex.claims.claims(across))  # the profile's Table 1 rows do not enter them
     assert {lam for _, lam in values} == {2.0}
     fresh_releases.clear()  # the direct run trains its own generators
-    direct, _ = ex.run_table1(df, lam=2.0, **kw)
-    want = ex.claims(direct).set_index("metric")
+    direct, _ = ex.run.run_table1(df, lam=2.0, **kw)
+    want = ex.claims.claims(direct).set_index("metric")
     for claim in ACROSS:
         for bound in BOUNDS:
             assert values[f"{claim}.across", 2.0][bound] == pytest.approx(
@@ -433,11 +435,11 @@ def test_across_reuses_the_generators_of_fig8(monkeypatch, fresh_releases):
     """A lambda that Fig. 8 trained is not trained again for Table 1's across rows."""
     df = small_table(n=240)
     params = {"epochs": 1, "batch_size": 64, "hidden": 16, "progress": False}
-    ex.run_fig8(df, lambdas=[2.0], seeds=[0], theta=0.05, imposter_params=params)
+    ex.run.run_fig8(df, lambdas=[2.0], seeds=[0], theta=0.05, imposter_params=params)
     trained = fresh_releases.keys()
     fits = []
-    monkeypatch.setattr(ex.Imposter, "fit", lambda *a, **k: fits.append(1))
-    ex.run_table1_across(
+    monkeypatch.setattr(ex.run.Imposter, "fit", lambda *a, **k: fits.append(1))
+    ex.run.run_table1_across(
         df, [2.0], 1.0, seeds=[0], theta=0.05, classifiers=["LR"], imposter_params=params
     )
     assert fits == [] and fresh_releases.keys() == trained
@@ -449,12 +451,12 @@ def test_across_reuses_the_generators_of_fig8(monkeypatch, fresh_releases):
 
 def test_score_tables_index_numeric_grids_as_floats():
     results = synthetic_results()
-    t8 = ex.score_table(results, "fig8")
+    t8 = ex.claims.score_table(results, "fig8")
     assert list(t8.index) == [0.0, 0.5, 1.0, 2.0]
     assert list(t8.columns) == [(t, m) for t in ("income", "sex") for m in ("accuracy", "f1")]
-    t2 = ex.score_table(results, "table2")
+    t2 = ex.claims.score_table(results, "table2")
     assert list(t2.index) == [(t, s) for t in (0.005, 0.01, 0.1) for s in "AB"]
-    t1 = ex.score_table(results, "table1")
+    t1 = ex.claims.score_table(results, "table1")
     assert list(t1.index) == [(s, c) for s in "ABC" for c in sorted(CLASSIFIERS)]
     sel = (results["experiment"] == "table1") & (results["method"] == "LR")
     sel &= (results["lambda"] == 1.0) & (results["setting"] == "B")
@@ -463,18 +465,18 @@ def test_score_tables_index_numeric_grids_as_floats():
     assert t1.loc[("B", "LR"), ("sex", "accuracy")] == pytest.approx(
         100 * results.loc[sel, "value"].mean(), rel=1e-12
     )
-    ci = ex.score_table(results, "table1", stat="ci")
+    ci = ex.claims.score_table(results, "table1", stat="ci")
     values = results.loc[sel, "value"]
     half = 1.959963984540054 * values.std(ddof=1) / np.sqrt(len(values))
     assert ci.loc[("B", "LR"), ("sex", "accuracy")] == pytest.approx(100 * half, rel=1e-12)
     with pytest.raises(ValueError, match="experiment must be one of"):
-        ex.score_table(results, "fig6")
+        ex.claims.score_table(results, "fig6")
     with pytest.raises(ValueError, match="stat must be"):
-        ex.score_table(results, "fig8", stat="median")
+        ex.claims.score_table(results, "fig8", stat="median")
 
 
 def test_selected_counts():
-    counts = ex.selected_counts(synthetic_results())
+    counts = ex.claims.selected_counts(synthetic_results())
     assert counts.to_dict() == {0.005: 7, 0.01: 6, 0.1: 2}
 
 
@@ -498,25 +500,25 @@ def small_table(n: int = 300, seed: int = 0) -> pd.DataFrame:
 
 def test_detection_scores_and_nmi_matrix_from_run_fig6():
     df = small_table()
-    fig6 = ex.run_fig6(df, theta=0.05)
+    fig6 = ex.run.run_fig6(df, theta=0.05)
     # the attribute a score is of is a facet of the row, not a parameter
     assert "attribute" in facet_columns(fig6) and "attribute" not in parameter_columns(fig6)
-    scores = ex.detection_scores(fig6)
+    scores = ex.claims.detection_scores(fig6)
     assert list(scores.columns) == ["eq7_printed", "nmi", "pearson", "selected"]
     assert scores["nmi"].is_monotonic_decreasing
     assert scores.loc["rel", "selected"] and scores.loc["rel", "nmi"] > 0.05
     assert not scores.loc["job", "selected"]
     assert set(scores.index) == {"rel", "hours", "job"}
-    assert ex.detection_theta(fig6) == 0.05
-    matrix = ex.nmi_matrix(fig6, columns=df.columns)
+    assert ex.claims.detection_theta(fig6) == 0.05
+    matrix = ex.claims.nmi_matrix(fig6, columns=df.columns)
     assert list(matrix.index) == list(df.columns)
-    np.testing.assert_allclose(matrix.to_numpy(), ex.pairwise_nmi(df).to_numpy(), rtol=1e-9)
-    assert list(ex.nmi_matrix(fig6).index) == sorted(df.columns)
+    np.testing.assert_allclose(matrix.to_numpy(), ex.run.pairwise_nmi(df).to_numpy(), rtol=1e-9)
+    assert list(ex.claims.nmi_matrix(fig6).index) == sorted(df.columns)
 
 
 def test_majority_rate():
     df = pd.DataFrame({"sex": ["Male"] * 3 + ["Female"]})
-    assert ex.majority_rate(df) == 75.0
+    assert ex.run.majority_rate(df) == 75.0
 
 
 # ------------------------------------------------------------------------------------------------
@@ -549,13 +551,13 @@ def history_frame(seeds=(0, 1), epochs: int = 3) -> pd.DataFrame:
 
 def test_plot_functions_return_figures(close_figures):
     results = synthetic_results()
-    fig6 = ex.run_fig6(small_table(), theta=0.05)
+    fig6 = ex.run.run_fig6(small_table(), theta=0.05)
     figures = {
-        "fig6": ex.plot_fig6(fig6),
-        "history": ex.plot_training_history(history_frame()),
-        "fig7": ex.plot_fig7(results),
-        "fig8": ex.plot_fig8(results),
-        "privacy_utility": ex.plot_privacy_utility(results, majority=66.0),
+        "fig6": ex.figures.plot_fig6(fig6),
+        "history": ex.figures.plot_training_history(history_frame()),
+        "fig7": ex.figures.plot_fig7(results),
+        "fig8": ex.figures.plot_fig8(results),
+        "privacy_utility": ex.figures.plot_privacy_utility(results, majority=66.0),
     }
     for name, fig in figures.items():
         assert isinstance(fig, Figure), name
@@ -568,18 +570,18 @@ def test_plot_functions_return_figures(close_figures):
 
 def test_plot_one_seed_and_one_point(close_figures):
     results = synthetic_results(seeds=(0,))
-    fig = ex.plot_fig8(results[results["experiment"] == "fig8"])
+    fig = ex.figures.plot_fig8(results[results["experiment"] == "fig8"])
     assert fig.get_suptitle() == ""
-    fig = ex.plot_fig7(results, classifier="LR")
+    fig = ex.figures.plot_fig7(results, classifier="LR")
     assert isinstance(fig, Figure)
     with pytest.raises(ValueError, match="no SVM scores"):
-        ex.plot_fig7(results, classifier="SVM")
+        ex.figures.plot_fig7(results, classifier="SVM")
     with pytest.raises(ValueError, match="no run with seed 7"):
-        ex.plot_training_history(history_frame(), seed=7)
+        ex.figures.plot_training_history(history_frame(), seed=7)
 
 
 def test_privacy_utility_draws_the_published_points(close_figures):
-    fig = ex.plot_privacy_utility(synthetic_results())
+    fig = ex.figures.plot_privacy_utility(synthetic_results())
     ax = fig.axes[0]
     labels = [h.get_label() for h in ax.collections]
     offsets = {h.get_label(): tuple(h.get_offsets()[0]) for h in ax.collections}
@@ -606,14 +608,20 @@ def _notebook_code() -> str:
     return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
 
 
+def _package_code() -> str:
+    """The source of every module of the package (its ``__init__`` and each submodule)."""
+    return "\n".join(p.read_text() for p in sorted(Path(ex.__file__).parent.glob("*.py")))
+
+
 @pytest.mark.parametrize("where", ["module", "notebook"])
 def test_no_typed_in_published_numbers_or_parameter_parsing(where):
-    source = Path(ex.__file__).read_text() if where == "module" else _notebook_code()
+    source = _package_code() if where == "module" else _notebook_code()
     for number in ("67.26", "82.29", "68.91", "75.17"):
         assert number not in source
     assert not re.search(r"\.str\.(extract|contains|split)\(", source)
     for old in ("parse_parameters", "expand_parameters", "format_parameters", '"parameters"]'):
         assert old not in source
     assert '.split("=")' not in source
-    assert not hasattr(ex, "PUBLISHED")
-    assert not hasattr(ex, "claims_rows")
+    for module in (ex, ex.run, ex.claims, ex.figures):
+        assert not hasattr(module, "PUBLISHED")
+        assert not hasattr(module, "claims_rows")

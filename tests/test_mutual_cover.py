@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from populations import census_sample
-from ppdp.experiments.mutual_cover import fig2_table as paper_fig2_table
+from ppdp.experiments.mutual_cover.run import fig2_table as paper_fig2_table
 from ppdp.guarantees import guarantee_report
 from ppdp.mechanisms.mondrian import Mondrian
 from ppdp.mechanisms.mutual_cover import MutualCover, random_output_table, solve_random_output_table
@@ -283,7 +283,7 @@ def test_run_experiments_on_a_synthetic_census():
         n_queries=20,
         seed=3,
     )
-    frame = mcx.run_experiments(data, **kwargs)
+    frame = mcx.run.run_experiments(data, **kwargs)
     # the tidy columns, then the parameters, typed: l an integer everywhere, delta and P_match
     # missing on the baselines' rows
     assert list(frame.columns) == [*TIDY_COLUMNS, "delta", "l", "p_match"]
@@ -292,8 +292,8 @@ def test_run_experiments_on_a_synthetic_census():
     assert set(frame["experiment"]) >= {"fig3", "fig4", "fig5", "fig6", "fig7", "fig8"}
     assert np.isfinite(frame["value"]).all()
     # same seed, same results
-    pd.testing.assert_frame_equal(frame, mcx.run_experiments(data, **kwargs))
-    claims = mcx.claims(frame)
+    pd.testing.assert_frame_equal(frame, mcx.run.run_experiments(data, **kwargs))
+    claims = mcx.claims.claims(frame)
     assert (claims["experiment"] == "claims").all()
     assert claims["metric"].str.startswith("mutual_cover.").all()
     assert len(claims) >= 10

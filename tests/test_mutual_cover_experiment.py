@@ -21,10 +21,12 @@ def test_delta_influence_judges_each_reading_on_the_runs():
     for delta, values in errors.items():
         for r, v in enumerate(values):
             rows += tidy_rows(
-                "fig7", mc.METHOD_MC, {"relative_error": v}, parameters={"delta": delta}, seed=r
+                "fig7", mc.run.METHOD_MC, {"relative_error": v}, parameters={"delta": delta}, seed=r
             )
-    rows += tidy_rows("fig7", mc.METHOD_MONDRIAN, {"relative_error": 99.0}, parameters={"l": 10})
-    table = mc.delta_influence(tidy_frame(rows)).set_index("reading")
+    rows += tidy_rows(
+        "fig7", mc.run.METHOD_MONDRIAN, {"relative_error": 99.0}, parameters={"l": 10}
+    )
+    table = mc.claims.delta_influence(tidy_frame(rows)).set_index("reading")
     assert table.loc["spread of means", "value"] == pytest.approx((2.0 - 1.0) / 1.5)
     assert not table.loc["spread of means", "holds"]
     assert table.loc["spread of medians", "value"] == pytest.approx((2.0 - 1.0) / 1.5)
@@ -43,14 +45,16 @@ def test_delta_influence_judges_each_reading_on_the_runs():
 def test_mondrian_variants_reproduce_fig5_and_order_by_group_size():
     data = census_sample()
     common = dict(p_match=(0.5, 1.0), n_runs=2, seed=3)
-    frame = mc.run_experiments(data, deltas=(1 / 5,), l=10, l_values=(10,), n_queries=10, **common)
-    variants = mc.mondrian_group_sizes(data, variants=({"l": 10}, {"l": 10, "k": 60}), **common)
+    frame = mc.run.run_experiments(
+        data, deltas=(1 / 5,), l=10, l_values=(10,), n_queries=10, **common
+    )
+    variants = mc.run.mondrian_group_sizes(data, variants=({"l": 10}, {"l": 10, "k": 60}), **common)
     # the first variant is Fig. 5's Mondrian: the same disclosure, run by run
     for metric in ("identity_disclosure", "attribute_disclosure", "mean_group_size"):
         fig5 = frame[(frame["experiment"] == "fig5") & (frame["metric"] == metric)]
         same = variants[(variants["method"] == "Mondrian(l=10)") & (variants["metric"] == metric)]
         np.testing.assert_allclose(same["value"].to_numpy(), fig5["value"].to_numpy())
-    table = mc.mondrian_ordering(pd.concat([frame, variants])).set_index("variant")
+    table = mc.claims.mondrian_ordering(pd.concat([frame, variants])).set_index("variant")
     assert list(table.index) == [
         "Mondrian(l=10) (Fig. 5)",
         "Mondrian(l=10)",
@@ -60,7 +64,7 @@ def test_mondrian_variants_reproduce_fig5_and_order_by_group_size():
     sizes = table["mean group size"]
     assert sizes["Mondrian(l=10, k=60)"] >= 60 and sizes["Mondrian(l=10)"] >= 10
     assert sizes["Mondrian(l=10, k=60)"] > sizes["Mondrian(l=10)"]
-    claim = mc.claims(frame).set_index("metric")["value"]
+    claim = mc.claims.claims(frame).set_index("metric")["value"]
     for kind in ("identity", "attribute"):
         reading = table[f"{kind}: MutualCover below (share of P_match)"]
         assert reading["Mondrian(l=10)"] == reading["Mondrian(l=10) (Fig. 5)"]
@@ -68,7 +72,7 @@ def test_mondrian_variants_reproduce_fig5_and_order_by_group_size():
             claim[f"mutual_cover.{kind}_below_mondrian_fraction"]
         )
     with pytest.raises(ValueError, match="variants may set l, k and refine only"):
-        mc.mondrian_group_sizes(data, variants=({"l": 10, "m": 3},), **common)
+        mc.run.mondrian_group_sizes(data, variants=({"l": 10, "m": 3},), **common)
 
 
 def test_disclosure_claims_across_mondrian_group_sizes():
@@ -76,19 +80,19 @@ def test_disclosure_claims_across_mondrian_group_sizes():
     Fig. 5's Mondrian replaced by a Mondrian of that size, attacked directly; Fig. 5's own
     Mondrian (k <= l, or a variant equal to it) gives no across row."""
     data = census_sample(seed=0, n=240)
-    common = dict(p_match=mc.P_MATCH, n_runs=2, seed=5)
-    frame = mc.run_experiments(
+    common = dict(p_match=mc.run.P_MATCH, n_runs=2, seed=5)
+    frame = mc.run.run_experiments(
         data, deltas=(1 / 2,), l=4, l_values=(4,), delta_for_l=1 / 2, n_queries=5, **common
     )
-    sizes = mc.mondrian_variants(4, ["minimal", 2, 4, 60, 25, 25])
+    sizes = mc.run.mondrian_variants(4, ["minimal", 2, 4, 60, 25, 25])
     assert sizes == [{"l": 4, "refine": "anatomy"}, {"l": 4, "k": 25}, {"l": 4, "k": 60}]
     with pytest.raises(ValueError, match="group size"):
-        mc.mondrian_variants(4, ["smallest"])
+        mc.run.mondrian_variants(4, ["smallest"])
     # Fig. 5's Mondrian run again as a variant, and one of another l: neither is an across value
     variants = [{"l": 4}, {"l": 20}, *sizes]
-    groups = mc.mondrian_group_sizes(data, variants=variants, **common)
-    got = mc.claims(pd.concat([frame, groups]))
-    plain = mc.claims(frame)
+    groups = mc.run.mondrian_group_sizes(data, variants=variants, **common)
+    got = mc.claims.claims(pd.concat([frame, groups]))
+    plain = mc.claims.claims(frame)
     # the profile's rows are unchanged (and have no mondrian_k, the across rows' parameter)
     profile = got[~got["metric"].str.endswith(".across")]
     assert profile["mondrian_k"].isna().all()
@@ -104,22 +108,30 @@ def test_disclosure_claims_across_mondrian_group_sizes():
     others = frame[frame["experiment"] != "fig5"]
     for size, variant in zip(("minimal", "25", "60"), sizes, strict=True):
         # Fig. 5 run directly on this Mondrian, with the run's match conditions
-        model = Mondrian(list(mc.QI), mc.SENSITIVE, **variant).fit(data)
+        model = Mondrian(list(mc.run.QI), mc.run.SENSITIVE, **variant).fit(data)
         rows = []
         for p in common["p_match"]:
             for r in range(common["n_runs"]):
-                used = draw_match_conditions(n, len(mc.QI), p, mc._rng(5, "match", p, r))
-                ident, attr = disclosure_generalized(data, model.generalized_, mc.SENSITIVE, used)
+                used = draw_match_conditions(n, len(mc.run.QI), p, mc.run._rng(5, "match", p, r))
+                ident, attr = disclosure_generalized(
+                    data, model.generalized_, mc.run.SENSITIVE, used
+                )
                 metrics = {"identity_disclosure": ident.mean(), "attribute_disclosure": attr.mean()}
                 rows += tidy_rows(
-                    "fig5", mc.METHOD_MONDRIAN, metrics, parameters={"l": 4, "p_match": p}, seed=r
+                    "fig5",
+                    mc.run.METHOD_MONDRIAN,
+                    metrics,
+                    parameters={"l": 4, "p_match": p},
+                    seed=r,
                 )
-        direct = mc.claims(pd.concat([others, tidy_frame(rows)])).set_index("metric")["value"]
+        direct = mc.claims.claims(pd.concat([others, tidy_frame(rows)])).set_index("metric")[
+            "value"
+        ]
         at = across[across["mondrian_k"] == size].set_index("metric")["value"]
         for name in names:
             assert at[f"mutual_cover.{name}.across"] == direct[f"mutual_cover.{name}"]
     # the table the notebook prints reads the same values
-    table = mc.mondrian_ordering(pd.concat([frame, groups])).set_index("mondrian_k")
+    table = mc.claims.mondrian_ordering(pd.concat([frame, groups])).set_index("mondrian_k")
     for row in across.itertuples():
         kind = row.metric.removeprefix("mutual_cover.").split("_")[0]  # identity or attribute
         column = f"{kind}: MutualCover below (share of P_match)"
@@ -133,22 +145,22 @@ def test_query_answers_equal_the_query_module_to_the_bit():
     rng = np.random.default_rng(0)
     queries = generate_queries(
         data,
-        list(mc.QI),
-        mc.SENSITIVE,
-        numeric=list(mc.CONTINUOUS),
+        list(mc.run.QI),
+        mc.run.SENSITIVE,
+        numeric=list(mc.run.CONTINUOUS),
         random_state=rng,
         n_queries=300,
     )
     shifted = data.assign(AGE=data["AGE"] + rng.integers(-3, 4, len(data)), MARST=7)
     for table in (data, shifted):
-        want = query_sums(table, queries, mc.SENSITIVE)
-        got = mc._sums(table, mc._query_rows(table, queries))
+        want = query_sums(table, queries, mc.run.SENSITIVE)
+        got = mc.run._sums(table, mc.run._query_rows(table, queries))
         assert got.tobytes() == want.tobytes()
-    rows = mc._query_rows(data, queries)
+    rows = mc.run._query_rows(data, queries)
     for seed in range(2):
-        an = Anatomy(list(mc.QI), mc.SENSITIVE, l=3).fit(data, seed)
-        s = data[mc.SENSITIVE].to_numpy()
+        an = Anatomy(list(mc.run.QI), mc.run.SENSITIVE, l=3).fit(data, seed)
+        s = data[mc.run.SENSITIVE].to_numpy()
         want = bounds_anatomy(an.qit_, an.groups_, s, queries)
-        got = mc._anatomy_bounds(rows, an.groups_, s)
+        got = mc.run._anatomy_bounds(rows, an.groups_, s)
         for x, y in zip(got, want, strict=True):
             assert x.tobytes() == y.tobytes()

@@ -247,7 +247,7 @@ def _assert_claims_recompute(run: dict, csv: Path) -> None:
     near-equal values (HyObscure's percent changes) loses up to three of them, hence ``rtol``."""
     notebook = run["notebook"]
     module = importlib.import_module(
-        f"ppdp.experiments.{'datasets_overview' if notebook == 'datasets' else notebook}"
+        f"ppdp.experiments.{'datasets_overview' if notebook == 'datasets' else notebook}.claims"
     )
     context = {k: v for k, v in run.get("parameters", {}).items() if k in ("dataset", "protocol")}
     frame = read_results(csv)

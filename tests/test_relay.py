@@ -427,7 +427,7 @@ def test_brute_force_partitions_helper_counts_bell_numbers():
 
 
 def test_fig2_worked_example_costs_match_the_paper():
-    from ppdp.experiments.relay_chains import fig2_example
+    from ppdp.experiments.relay_chains.run import fig2_example
 
     summary, rows = fig2_example()
     totals = {

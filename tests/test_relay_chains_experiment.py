@@ -11,7 +11,7 @@ from ppdp.experiments.common import concat_tidy, parameter_labels
 
 def test_adult_sensitivity_reproduces_the_extension_and_names_the_least_method():
     kw = dict(n_rows=150, delta=0.02, max_hops=2)
-    _, figs = rc.run_experiment(
+    _, figs = rc.run.run_experiment(
         seed=0,
         n_seeds=1,
         german_rows=60,
@@ -23,19 +23,19 @@ def test_adult_sensitivity_reproduces_the_extension_and_names_the_least_method()
         max_hops=kw["max_hops"],
         adult_weighting="inverse_variance",
     )
-    extension = rc.mean_over_seeds(figs, "fig6", "mean_utility_loss", "adult", "hops").mean()
-    frame = rc.adult_sensitivity(
+    extension = rc.claims.mean_over_seeds(figs, "fig6", "mean_utility_loss", "adult", "hops").mean()
+    frame = rc.run.adult_sensitivity(
         seeds=(0,),
         weightings=("inverse_variance", "uniform"),
-        qi_sets={"all numeric": rc.ADULT_QIS},
+        qi_sets={"all numeric": rc.run.ADULT_QIS},
         sensitives=("income",),
         **kw,
     )
-    table = rc.adult_sensitivity_table(frame)
+    table = rc.claims.adult_sensitivity_table(frame)
     main = table.loc[("income", "all numeric", "inverse_variance")]
-    for method, label in rc.METHOD_LABELS.items():
+    for method, label in rc.run.METHOD_LABELS.items():
         assert main[label] == pytest.approx(extension[method])
-    losses = table[list(rc.METHOD_LABELS.values())]
+    losses = table[list(rc.run.METHOD_LABELS.values())]
     assert (table["least"] == losses.idxmin(axis=1)).all()
     assert np.isfinite(losses.to_numpy()).all()
 
@@ -54,13 +54,13 @@ ACROSS_KW = dict(
     fig6_delta=0.02,
     max_hops=2,
 )
-FIG4 = rc.ACROSS_CLAIMS["fig4"]
-FIG6 = rc.ACROSS_CLAIMS["fig6"]
+FIG4 = rc.claims.ACROSS_CLAIMS["fig4"]
+FIG6 = rc.claims.ACROSS_CLAIMS["fig6"]
 
 
 def _run(**changed):
-    chains, figs = rc.run_experiment(**{**ACROSS_KW, **changed})
-    return chains, figs, rc.claims(concat_tidy([chains, figs]))
+    chains, figs = rc.run.run_experiment(**{**ACROSS_KW, **changed})
+    return chains, figs, rc.claims.claims(concat_tidy([chains, figs]))
 
 
 def test_claims_across_unstated_settings_equal_runs_made_at_those_values():
@@ -76,8 +76,8 @@ def test_claims_across_unstated_settings_equal_runs_made_at_those_values():
     base_chains, base_figs, base = _run()
     pd.testing.assert_frame_equal(chains, base_chains)
     # the varied settings are columns of the across rows only: missing on the others
-    settings = list(rc.ACROSS_SETTINGS)
-    own = ~figs["experiment"].isin(rc.ACROSS_EXPERIMENTS)
+    settings = list(rc.run.ACROSS_SETTINGS)
+    own = ~figs["experiment"].isin(rc.run.ACROSS_EXPERIMENTS)
     assert figs.loc[own, settings].isna().all().all()
     pd.testing.assert_frame_equal(
         figs[own].drop(columns=settings).reset_index(drop=True), base_figs
@@ -104,7 +104,7 @@ def test_claims_across_unstated_settings_equal_runs_made_at_those_values():
             assert row.value == pytest.approx(want[row.metric.removesuffix(".across")], abs=1e-12)
     assert rows["seed"].eq(-1).all()
 
-    table = rc.across_table(got, weighting="uniform", deltas=[0.02, 0.04], fig6_delta=0.02)
+    table = rc.claims.across_table(got, weighting="uniform", deltas=[0.02, 0.04], fig6_delta=0.02)
     assert list(table.index) == [
         ("weighting", "uniform"),
         ("weighting", "inverse_variance"),
@@ -122,7 +122,7 @@ def test_claims_across_unstated_settings_equal_runs_made_at_those_values():
 
 
 def test_across_values_skip_the_profile_and_name_grids():
-    other = rc.across_values(
+    other = rc.run.across_values(
         weighting="uniform",
         deltas=[0.01, 0.02, 0.04],
         fig6_delta=0.01,
@@ -135,4 +135,6 @@ def test_across_values_skip_the_profile_and_name_grids():
     assert other["deltas"] == [("0.01,0.04", (0.01, 0.04)), ("0.0025-0.08", (0.0025, 0.08))]
     assert other["fig6_delta"] == [0.02]
     with pytest.raises(ValueError, match="two thresholds or more"):
-        rc.across_values(weighting="uniform", deltas=[0.01], fig6_delta=0.01, deltas_range=[[0.02]])
+        rc.run.across_values(
+            weighting="uniform", deltas=[0.01], fig6_delta=0.01, deltas_range=[[0.02]]
+        )

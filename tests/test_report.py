@@ -16,7 +16,6 @@ from ppdp.report import (
     CAUSES,
     MAX_FIGURE_BYTES,
     Check,
-    _natural_key,
     build_report,
     check_complete,
     evaluate,
@@ -26,6 +25,7 @@ from ppdp.report import (
     main,
     verdict_differences,
 )
+from ppdp.report.verdicts import _natural_key
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -161,15 +161,15 @@ def test_near_empty_values_made_least_attractive_tighten_a_valid_bound():
 def test_the_optimal_curve_along_a_budget_grid_never_rises():
     from ppdp.experiments import sppm as E
 
-    problem = E.synthetic(5)
+    problem = E.data.synthetic(5)
     deltas = [0.0, 1.0, 2.0, 4.0, 10.0, 25.0, 50.0, 100.0, 400.0]
-    curve = E.tradeoff(problem, deltas, experiment="w", methods=("optimal",))
-    table = E.curve_table(curve, "w")
+    curve = E.run.tradeoff(problem, deltas, experiment="w", methods=("optimal",))
+    table = E.claims.curve_table(curve, "w")
     leak = table[("leakage", "optimal")].to_numpy()
     assert (np.diff(leak) <= 0).all()
     spent = table[("distortion", "optimal")].to_numpy()
     assert (spent <= np.asarray(deltas) + 1e-12).all()
-    cert = E.certificate_table(curve, "w")
+    cert = E.claims.certificate_table(curve, "w")
     assert (cert["lower"] <= cert["upper"] + 1e-12).all()
     assert (cert["relative_gap"].dropna() <= 1e-3).all()
     # each point is the certified optimum of its own budget, warm-started or not
@@ -178,7 +178,7 @@ def test_the_optimal_curve_along_a_budget_grid_never_rises():
         assert table.loc[delta, ("leakage", "optimal")] == pytest.approx(
             cold.leakage_, abs=1e-3 * cold.leakage_ + 1e-7
         )
-    E.clear_cache()
+    E.run.clear_cache()
 
 
 def test_the_history_counts_the_pairs_of_each_master():

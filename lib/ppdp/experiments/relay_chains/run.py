@@ -1,4 +1,4 @@
-"""Experiments of the relay-chain paper: Fig. 2 worked example, Figs. 4-6 on German Credit, Adult.
+"""The relay-chain experiment's runs: the Fig. 2 example, the chains on German Credit and Adult.
 
 Every function returns tidy frames (:mod:`ppdp.experiments.common`). The chain runs are shared by
 the figures: one run of a chain with ``hops`` hops at threshold step ``delta`` gives per-hop rows
@@ -17,9 +17,10 @@ Data choices (see the notebook for the full list):
   ``1 / var_k``, i.e. distances on standardized attributes).
 
 The paper states neither the QI weights, nor Fig. 4's grid of thresholds, nor Fig. 6's threshold:
-the claims read from Figs. 4 and 6 (:data:`ACROSS_CLAIMS`) are also judged at other values of these
-settings (:data:`ACROSS_SETTINGS`; parameters ``weighting_range``, ``deltas_range``,
-``fig6_delta_range`` of :func:`run_experiment`), as ``<id>.across`` claim rows.
+the claims read from Figs. 4 and 6 (:data:`ppdp.experiments.relay_chains.claims.ACROSS_CLAIMS`) are
+also judged at other values of these settings (:data:`ACROSS_SETTINGS`; parameters
+``weighting_range``, ``deltas_range``, ``fig6_delta_range`` of :func:`run_experiment`), as
+``<id>.across`` claim rows (:func:`ppdp.experiments.relay_chains.claims.claims`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ from ppdp.experiments.common import (
     COMMON_PARAMETERS,
     Param,
     concat_tidy,
-    mean_halfwidth,
     parameter_columns,
     tidy_frame,
     tidy_rows,
@@ -45,20 +45,21 @@ from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms.relay import METHODS, RelayChain, RelayWarning, reuse_units
 
 __all__ = [
-    "ACROSS_CLAIMS",
+    "ACROSS_EXPERIMENTS",
     "ACROSS_SETTINGS",
     "ADULT_QIS",
+    "ADULT_QI_SETS",
     "ADULT_SENSITIVE",
     "GERMAN_SENSITIVE",
     "METHOD_LABELS",
     "PARAMETERS",
-    "across_table",
+    "WEIGHTINGS",
     "across_values",
+    "adult_sensitivity",
     "adult_table",
     "all_rows",
     "chain_points",
     "check_parameters",
-    "claims",
     "distinct_diversity",
     "fig2_example",
     "fig2_tables",
@@ -66,15 +67,12 @@ __all__ = [
     "german_credit_table",
     "grid_label",
     "make_weights",
-    "mean_over_seeds",
-    "plot_fig4",
-    "plot_fig5",
-    "plot_fig6",
     "run_chains",
     "run_experiment",
     "suppression_cost",
     "wide",
 ]
+
 
 GERMAN_SENSITIVE = "label"
 ADULT_SENSITIVE = "income"
@@ -277,20 +275,6 @@ def adult_sensitivity(
                             seed=s,
                         )
     return tidy_frame(rows)
-
-
-def adult_sensitivity_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per variant of :func:`adult_sensitivity`: each method's loss (mean over subsamples) and
-    the method that loses least."""
-    sub = with_parameters(
-        frame[frame["experiment"] == "adult_sensitivity"], ("sensitive", "qis", "weighting")
-    )
-    table = sub.pivot_table(
-        index=["sensitive", "qis", "weighting"], columns="method", values="value", aggfunc="mean"
-    )
-    table = table[[m for m in METHODS if m in table.columns]]
-    table["least"] = table.idxmin(axis=1).map(METHOD_LABELS)
-    return table.rename(columns=METHOD_LABELS)
 
 
 def make_weights(table: pd.DataFrame, sensitive: str, weighting: str = "uniform") -> np.ndarray:
@@ -496,21 +480,11 @@ def chain_points(
 # the settings the paper leaves open
 
 #: The settings of the German Credit figures that the paper does not state, across which the claims
-#: of :data:`ACROSS_CLAIMS` are also judged (``<id>.across`` rows): the QI weighting of the distance
-#: and the utility loss, Fig. 4's threshold grid and Fig. 6's fixed threshold step.
+#: of :data:`ppdp.experiments.relay_chains.claims.ACROSS_CLAIMS` are also judged
+#: (``<id>.across`` rows): the QI weighting of the distance and the utility loss, Fig. 4's
+#: threshold grid and Fig. 6's fixed threshold step.
 ACROSS_SETTINGS = ("weighting", "deltas", "fig6_delta")
 
-#: The claims judged across :data:`ACROSS_SETTINGS`, by the figure they are read from. Fig. 4's
-#: claims move with the weighting and the grid, Fig. 6's with the weighting and ``fig6_delta``.
-ACROSS_CLAIMS = {
-    "fig4": ("bua_loses_most", "loss_rises_sharply"),
-    "fig6": (
-        "fla_least_along_chains",
-        "bua_most_along_chains",
-        "fla_slowest_growth",
-        "bua_fastest_growth",
-    ),
-}
 
 #: The experiments of the figure rows at the other values of :data:`ACROSS_SETTINGS`.
 ACROSS_EXPERIMENTS = ("fig4_across", "fig6_across")
@@ -740,299 +714,6 @@ def run_experiment(
     if across:
         figs = concat_tidy([figs, tidy_frame(across)])
     return chains, figs
-
-
-# ---------------------------------------------------------------------------------------------------
-# claims
-
-#: The experiments whose rows the figures (and most claims) are drawn from.
-FIGURE_EXPERIMENTS = ("fig4", "fig5", "fig6", "fig6b")
-
-
-def mean_over_seeds(
-    figs: pd.DataFrame, experiment: str, metric: str, dataset: str, key: str
-) -> pd.DataFrame:
-    """One figure's curves: ``metric`` averaged over seeds, rows ``key`` values, columns methods."""
-    w = wide(figs[(figs["experiment"] == experiment) & (figs["metric"] == metric)])
-    if w.empty:
-        return pd.DataFrame()
-    w = w[w["dataset"] == dataset]
-    return w.groupby([key, "method"])[metric].mean().unstack("method")
-
-
-def _fig4_claims(f4: pd.DataFrame) -> list[tuple[str, float, str]]:
-    """Fig. 4's claims (name, value, method) from its curves (:func:`mean_over_seeds`)."""
-    if f4.empty:
-        return []
-    avg = f4.mean(axis=0)
-    loose, strict = f4.index.max(), f4.index.min()
-    gap = abs(f4.loc[loose, "fla"] - f4.loc[loose, "tda"]) / f4.loc[loose, "tda"]
-    return [
-        ("bua_loses_most", float(avg.idxmax() == "bua"), "bua"),
-        ("loss_rises_sharply", float(f4.loc[strict].mean() / f4.loc[loose].mean()), ""),
-        ("tda_fla_close_loose", 100.0 * float(gap), "fla"),
-    ]
-
-
-def _fig6_claims(f6: pd.DataFrame) -> list[tuple[str, float, str]]:
-    """Fig. 6's claims (name, value, method) from its curves (:func:`mean_over_seeds`)."""
-    if f6.empty:
-        return []
-    avg = f6.mean(axis=0)
-    out = [
-        ("fla_least_along_chains", float(avg.idxmin() == "fla"), "fla"),
-        ("bua_most_along_chains", float(avg.idxmax() == "bua"), "bua"),
-    ]
-    if len(f6.index) > 1:
-        growth = f6.loc[f6.index.max()] - f6.loc[f6.index.min()]
-        out += [
-            ("loss_grows_with_hops", float((growth > 0).all()), ""),
-            ("fla_slowest_growth", float(growth.idxmin() == "fla"), "fla"),
-            ("bua_fastest_growth", float(growth.idxmax() == "bua"), "bua"),
-        ]
-    return out
-
-
-def claims(
-    results: pd.DataFrame, dataset: str = "german", extension: str = "adult"
-) -> pd.DataFrame:
-    """Claim rows (experiment ``"claims"``) from the notebook's results, averaged over seeds.
-
-    Orderings are 1 (holds) or 0 (does not); see ``claims.yaml`` for the statements.
-
-    The claims of :data:`ACROSS_CLAIMS` are also given at every other value of the settings the
-    paper leaves open that :func:`run_experiment` ran (rows ``fig4_across``, ``fig6_across``), as
-    ``<id>.across`` rows whose parameter names the setting and its value (``weighting``,
-    ``deltas``: the grid's label, ``fig6_delta``); each claim only across the settings of its
-    figure.
-
-    Parameters
-    ----------
-    results : DataFrame
-        The tidy rows of the notebook's experiments (``chains``, ``fig2``, ``fig4``, ``fig5``,
-        ``fig6``, ``fig6b``, ``fig4_across``, ``fig6_across``), as written to its results CSV;
-        claims rows in it are ignored, so the claims can be recomputed from a written run.
-    dataset, extension : str
-        The paper's dataset and the extension dataset (Adult).
-    """
-    figs = results[results["experiment"].isin(FIGURE_EXPERIMENTS)]
-    chains = results[results["experiment"] == "chains"]
-    fig2 = results[results["experiment"] == "fig2"]
-    rows = []
-
-    def add(claim: str, value: float, method: str = "") -> None:
-        rows.extend(tidy_rows("claims", method, {f"relay_chains.{claim}": value}))
-
-    f4 = mean_over_seeds(figs, "fig4", "mean_utility_loss", dataset, "delta")
-    f6 = mean_over_seeds(figs, "fig6", "mean_utility_loss", dataset, "hops")
-    for claim, value, method in _fig4_claims(f4) + _fig6_claims(f6):
-        add(claim, value, method)
-    # the same claims at the other values of the settings the paper leaves open: "<id>.across"
-    # rows, one per value, the varied setting as their parameter
-    wanted = {c for claims_of in ACROSS_CLAIMS.values() for c in claims_of}
-    across = results[results["experiment"].isin(ACROSS_EXPERIMENTS)]
-    if not across.empty:
-        # a setting with no other value run has no column
-        keyed = with_parameters(across, ACROSS_SETTINGS)
-        for setting in ACROSS_SETTINGS:
-            varied = keyed[keyed[setting].notna()]
-            for value, index in varied.groupby(setting, sort=True).groups.items():
-                block = across.loc[index]
-                found = _fig4_claims(
-                    mean_over_seeds(block, "fig4_across", "mean_utility_loss", dataset, "delta")
-                ) + _fig6_claims(
-                    mean_over_seeds(block, "fig6_across", "mean_utility_loss", dataset, "hops")
-                )
-                for claim, v, method in found:
-                    if claim in wanted:
-                        rows.extend(
-                            tidy_rows(
-                                "claims",
-                                method,
-                                {f"relay_chains.{claim}.across": v},
-                                parameters={setting: value},
-                            )
-                        )
-    f6b = mean_over_seeds(figs, "fig6b", "mean_utility_loss", dataset, "hops")
-    if len(f6b.index) > 1:
-        growth = f6b.loc[f6b.index.max()] - f6b.loc[f6b.index.min()]
-        add("loss_grows_with_hops_fixed_top", float((growth > 0).all()))
-    f5 = figs[(figs["experiment"] == "fig5")]
-    if not f5.empty:
-        w5 = wide(f5)
-        w5 = w5[w5["dataset"] == dataset]
-        p = w5.groupby(["seed", "hop", "method"])["privacy"].mean().unstack("method")
-        add("bua_more_private", float((p["bua"] <= p["tda"]).mean()), "bua")
-        fla = w5[w5["method"] == "fla"]
-        nxt = fla["threshold"] - fla["delta"]  # the next hop's requirement (l - i) delta
-        ahead = (fla["hop"] < fla["hops"]) & (fla["privacy"] <= nxt + 1e-12)
-        add("fla_meets_next_requirement", float(ahead.any()), "fla")
-    wc = wide(chains)
-    if not wc.empty:
-        add(
-            "all_tables_meet_requirements", float((wc["privacy"] <= wc["threshold"] + 1e-12).mean())
-        )
-    f6x = mean_over_seeds(figs, "fig6", "mean_utility_loss", extension, "hops")
-    if not f6x.empty:
-        add("adult_fla_least_along_chains", float(f6x.mean(axis=0).idxmin() == "fla"), "fla")
-    if not fig2.empty:
-        for _, r in wide(fig2).iterrows():
-            option = r["method"].split("_", 1)[1]
-            add(
-                f"fig2_option{option}_{r['weighting'].replace('.', '_')}_cost",
-                float(r["total_cost"]),
-                r["method"],
-            )
-    return tidy_frame(rows)
-
-
-#: The figures whose claims each setting of :data:`ACROSS_SETTINGS` changes.
-_SETTING_FIGURES = {"weighting": ("fig4", "fig6"), "deltas": ("fig4",), "fig6_delta": ("fig6",)}
-
-
-def across_table(
-    claims_rows: pd.DataFrame, *, weighting: str, deltas: Sequence[float], fig6_delta: float
-) -> pd.DataFrame:
-    """The claims of :data:`ACROSS_CLAIMS` at the profile's value of each setting (``weighting``,
-    ``deltas``, ``fig6_delta``, the run's parameters) and at every other value it was run at.
-
-    Returns
-    -------
-    DataFrame
-        Index (``setting``, ``value``), a column per claim (without the ``relay_chains.`` prefix;
-        empty where the setting does not change the claim) and ``profile`` (True on the profile's
-        own value), from :func:`claims` rows.
-    """
-    name = claims_rows["metric"].str.removeprefix("relay_chains.")
-    plain = dict(zip(name, claims_rows["value"], strict=True))
-    profile = {"weighting": weighting, "deltas": grid_label(deltas), "fig6_delta": fig6_delta}
-    records = []
-    settings = with_parameters(claims_rows, ACROSS_SETTINGS)
-    for setting in ACROSS_SETTINGS:
-        names = [c for f in _SETTING_FIGURES[setting] for c in ACROSS_CLAIMS[f]]
-        own = {c: plain[c] for c in names if c in plain}
-        records.append({"setting": setting, "value": profile[setting], "profile": True, **own})
-        mine = claims_rows[name.str.endswith(".across") & settings[setting].notna()]
-        for value, block in mine.groupby(settings[setting], sort=False):
-            values = dict(
-                zip(
-                    block["metric"].str.removeprefix("relay_chains.").str.removesuffix(".across"),
-                    block["value"],
-                    strict=True,
-                )
-            )
-            records.append({"setting": setting, "value": value, "profile": False, **values})
-    columns = ["setting", "value", "profile", *(c for f in ACROSS_CLAIMS.values() for c in f)]
-    table = pd.DataFrame.from_records(records).reindex(columns=columns)
-    table["value"] = table["value"].astype(str)
-    return table.set_index(["setting", "value"])
-
-
-# ---------------------------------------------------------------------------------------------------
-# figures
-
-
-def _summary(figs, experiment, metric, dataset, key):
-    w = wide(figs[(figs["experiment"] == experiment) & (figs["metric"] == metric)])
-    w = w[w["dataset"] == dataset]
-    g = w.groupby(["method", key])[metric]
-    out = g.agg(["mean", "std", "count"]).reset_index()
-    out["half"] = mean_halfwidth(out["std"], out["count"])
-    return out
-
-
-def _methods_in(frame) -> list[str]:
-    return [m for m in METHODS if m in set(frame["method"])]
-
-
-def plot_fig4(figs: pd.DataFrame, dataset: str = "german", ax=None):
-    """Fig. 4: average utility loss per table vs delta (mean and 95% interval over seeds)."""
-    import matplotlib.pyplot as plt
-
-    from ppdp.plotting import method_style
-
-    s = _summary(figs, "fig4", "mean_utility_loss", dataset, "delta")
-    fig, ax = (ax.figure, ax) if ax is not None else plt.subplots()
-    for i, method in enumerate(_methods_in(s)):
-        part = s[s["method"] == method].sort_values("delta")
-        ax.errorbar(
-            part["delta"],
-            part["mean"],
-            yerr=part["half"],
-            label=METHOD_LABELS[method],
-            capsize=2,
-            **method_style(i),
-        )
-    ax.set_xlabel(r"privacy-disclosure threshold $\delta$")
-    ax.set_ylabel("utility loss per table")
-    ax.legend()
-    return fig
-
-
-def plot_fig5(figs: pd.DataFrame, dataset: str = "german", ax=None):
-    """Fig. 5: each table's privacy P(T_i) along the chain, bars, with the requirement lines."""
-    import matplotlib.pyplot as plt
-
-    from ppdp.plotting import method_style
-
-    s = _summary(figs, "fig5", "privacy", dataset, "hop")
-    t = _summary(figs, "fig5", "threshold", dataset, "hop")
-    fig, ax = (ax.figure, ax) if ax is not None else plt.subplots()
-    methods = _methods_in(s)
-    width = 0.8 / max(1, len(methods))
-    for i, method in enumerate(methods):
-        part = s[s["method"] == method].sort_values("hop")
-        x = part["hop"] + (i - (len(methods) - 1) / 2) * width
-        ax.bar(
-            x,
-            part["mean"],
-            width=width,
-            yerr=part["half"],
-            label=METHOD_LABELS[method],
-            color=method_style(i)["color"],
-        )
-    req = t[t["method"] == methods[0]].sort_values("hop")
-    for j, (hop, value) in enumerate(zip(req["hop"], req["mean"], strict=True)):
-        ax.hlines(
-            value,
-            hop - 0.45,
-            hop + 0.45,
-            colors="k",
-            linestyles="--",
-            linewidth=1,
-            label="requirement" if j == 0 else None,
-        )
-    ax.set_xlabel("propagation hops")
-    ax.set_ylabel(r"privacy disclosure $P(T_i)$ (bits)")
-    ax.set_xticks(sorted(req["hop"].unique()))
-    ax.legend()
-    return fig
-
-
-def plot_fig6(figs: pd.DataFrame, dataset: str = "german", ax=None, experiment: str = "fig6"):
-    """Fig. 6: average utility loss per table vs the number of hops (``experiment="fig6b"``: the
-    variant with the loosest requirement fixed)."""
-    import matplotlib.pyplot as plt
-
-    from ppdp.plotting import method_style
-
-    s = _summary(figs, experiment, "mean_utility_loss", dataset, "hops")
-    fig, ax = (ax.figure, ax) if ax is not None else plt.subplots()
-    for i, method in enumerate(_methods_in(s)):
-        part = s[s["method"] == method].sort_values("hops")
-        ax.errorbar(
-            part["hops"],
-            part["mean"],
-            yerr=part["half"],
-            label=METHOD_LABELS[method],
-            capsize=2,
-            **method_style(i),
-        )
-    ax.set_xlabel("propagation hops")
-    ax.set_ylabel("average utility loss per table")
-    ax.set_xticks(sorted(s["hops"].unique()))
-    ax.legend()
-    return fig
 
 
 def all_rows(*frames: pd.DataFrame) -> pd.DataFrame:

@@ -1,7 +1,8 @@
 """The cross-paper benchmark's data: column roles, the two tables and their three-way split.
 
-Roles are stated once, in ``benchmark_roles.yaml`` beside this module; see
-:mod:`ppdp.experiments.benchmark` for the protocol.
+Roles are stated once, in ``roles.yaml`` beside this module; see
+:mod:`ppdp.experiments.benchmark` for the datasets and :mod:`ppdp.experiments.benchmark.run` for
+the protocol.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ __all__ = [
 ]
 
 DATASETS = ("adult", "movielens")
-ROLES_FILE = Path(__file__).with_name("benchmark_roles.yaml")
+ROLES_FILE = Path(__file__).with_name("roles.yaml")
 
 
 def _roles_file(path: str | Path | None) -> dict[str, Any]:
@@ -43,7 +44,7 @@ def load_threat_models(path: str | Path | None = None) -> dict[str, dict[str, st
 
 
 def load_roles(path: str | Path | None = None) -> dict[str, dict[str, Any]]:
-    """The column roles of every dataset (``benchmark_roles.yaml``)."""
+    """The column roles of every dataset (``roles.yaml``)."""
     roles = {k: v for k, v in _roles_file(path).items() if k != "threat_models"}
     for name, spec in roles.items():
         missing = {"private", "task", "positive", "quasi_identifiers", "numeric"} - set(spec)
@@ -62,7 +63,7 @@ class BenchmarkData:
     table : DataFrame
         The real rows: private attributes, quasi-identifiers and the task.
     roles : dict
-        Its entry of ``benchmark_roles.yaml``.
+        Its entry of ``roles.yaml``.
     domains : dict of AttributeDomain
         The domain of every column, from the real table (:func:`ppdp.cells.table_domains`).
     note : str

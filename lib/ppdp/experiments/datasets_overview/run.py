@@ -1,5 +1,5 @@
-"""Overview of every dataset the five papers use: size, private attribute, and how much the other
-attributes reveal about it (normalized mutual information).
+"""The dataset overview's runs: each dataset as one per-individual table with its private
+attribute, its summary rows and NMI matrix, and the sizes the papers state.
 
 Each dataset is reduced to one table with one row per individual (a user, a person, a tuple) and its
 private attribute, as the papers treat it:
@@ -14,6 +14,8 @@ dataset                       private attribute       paper
 ``movielens-1m``              ``gender``              SPPM
 ``hyobscure-foursquare``      ``grid`` (home cell)    HyObscure
 ============================  ======================  ==========================================
+
+Also the notebook's ``PARAMETERS`` and :func:`check_parameters`.
 """
 
 from __future__ import annotations
@@ -34,6 +36,18 @@ from ppdp.experiments.common import (
 )
 from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.infotheory import normalized_mutual_information_from_samples
+
+__all__ = [
+    "PARAMETERS",
+    "VIEWS",
+    "PrivateView",
+    "check_parameters",
+    "dataset_sizes",
+    "discretize",
+    "load_view",
+    "nmi_matrix",
+    "summarize_view",
+]
 
 
 @dataclass(frozen=True)
@@ -203,24 +217,6 @@ def _entropy_bits(column: pd.Series) -> float:
     return float(entropy_from_samples(column.astype("string").fillna("<missing>").to_numpy()))
 
 
-def top_nmi(frame: pd.DataFrame, n: int = 3) -> pd.DataFrame:
-    """The ``n`` attributes of each dataset most informative of its private attribute (NMI).
-
-    The attribute of an NMI row is its facet ``attribute``.
-    """
-    nmi = frame[frame["experiment"] == "nmi_with_private"]
-    if "attribute" not in nmi.columns:  # no NMI rows
-        nmi = nmi.assign(attribute=pd.Series(np.nan, index=nmi.index, dtype=object))
-    return (
-        nmi.sort_values(
-            ["method", "value", "attribute"], ascending=[True, False, True], kind="mergesort"
-        )
-        .groupby("method")
-        .head(n)[["method", "attribute", "value"]]
-        .rename(columns={"method": "dataset", "value": "nmi"})
-    )
-
-
 def dataset_sizes(views: dict[str, PrivateView]) -> pd.DataFrame:
     """Rows of experiment ``"sizes"``: the counts the papers state about their datasets.
 
@@ -251,32 +247,6 @@ def dataset_sizes(views: dict[str, PrivateView]) -> pd.DataFrame:
             "movielens-1m",
             {"users": data.users["user_id"].nunique(), "ratings": len(data.ratings)},
         )
-    return tidy_frame(rows)
-
-
-#: claim id -> (dataset, size metric) of the rows of :func:`dataset_sizes`.
-SIZE_CLAIMS = {
-    "datasets.adult_rows": ("adult", "rows"),
-    "datasets.census_rows": ("mutual-cover-census", "rows"),
-    "datasets.ml100k_users": ("movielens-100k", "users"),
-    "datasets.ml100k_items": ("movielens-100k", "items"),
-    "datasets.ml100k_min_ratings_per_user": ("movielens-100k", "min_ratings_per_user"),
-    "datasets.ml1m_users": ("movielens-1m", "users"),
-    "datasets.ml1m_ratings": ("movielens-1m", "ratings"),
-}
-
-
-def claims(results: pd.DataFrame) -> pd.DataFrame:
-    """Claims rows: the dataset sizes that the papers state (checked in ``claims.yaml``).
-
-    ``results`` holds the notebook's tidy rows (those of experiment ``"sizes"`` are used), as
-    written to its results CSV, so the claims can be recomputed from a written run.
-    """
-    sizes = results[results["experiment"] == "sizes"].set_index(["method", "metric"])["value"]
-    rows = []
-    for claim_id, key in SIZE_CLAIMS.items():
-        if key in sizes.index:
-            rows += tidy_rows("claims", key[0], {claim_id: sizes.loc[key]})
     return tidy_frame(rows)
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdp.experiments.benchmark_data import DATASETS, BenchmarkData
+from ppdp.experiments.benchmark.data import DATASETS, BenchmarkData
 
 __all__ = ["LEFT_OUT", "REGISTRY", "Entry", "applicability", "configure", "register"]
 
@@ -56,7 +56,7 @@ class Entry:
         The private attribute it protects, when not the dataset's first (HyObscure protects ages).
     aware : str, optional
         The mechanism-aware attacker that knows this mechanism and its parameters, a key of
-        :data:`ppdp.experiments.benchmark_attacks.AWARE_ATTACKERS` (k-RR's channel,
+        :data:`ppdp.experiments.benchmark.attacks.AWARE_ATTACKERS` (k-RR's channel,
         HyObscure's obfuscation channel, Mutual Cover's random output tables, a relay chain's
         nearest class). It attacks the attribute the mechanism protects; class matching and the
         learned attackers run on every release.
@@ -262,7 +262,7 @@ def _relay(method):
     """
 
     def release(data, train, level, rng):
-        from ppdp.experiments.relay_chains import make_weights
+        from ppdp.experiments.relay_chains.run import make_weights
         from ppdp.mechanisms.relay import RelayChain
 
         numeric = [c for c in data.qi if c in data.numeric]

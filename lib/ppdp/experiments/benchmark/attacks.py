@@ -1,7 +1,7 @@
 """The benchmark's targeted attacks: every attacker, its advantage over no release, the worst case.
 
 Threat model (the conventions of anonymeter and TAPAS; stated for the report in
-``benchmark_roles.yaml``): the attacker targets a person he knows to be in the release, knows
+``roles.yaml``): the attacker targets a person he knows to be in the release, knows
 the target's true quasi-identifiers and wants the target's private value. Each attacker below
 turns that knowledge, plus what it is allowed to see, into a posterior over the private domain;
 each is scored by AUC on
@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp.base import check_random_state
-from ppdp.experiments.benchmark_data import BenchmarkData, Split
+from ppdp.experiments.benchmark.data import BenchmarkData, Split
 
 __all__ = ["AWARE_ATTACKERS", "AttackContext", "attack_context", "targeted_risks", "with_prior"]
 
@@ -96,7 +96,7 @@ class AttackContext:
 
     >>> import numpy as np, pandas as pd
     >>> from ppdp.cells import table_domains
-    >>> from ppdp.experiments.benchmark_data import BenchmarkData, split
+    >>> from ppdp.experiments.benchmark.data import BenchmarkData, split
     >>> rng = np.random.default_rng(0)
     >>> table = pd.DataFrame({"age": rng.integers(20, 70, 40),
     ...                       "zip": rng.choice(["a", "b", "c"], 40),
@@ -193,7 +193,7 @@ def attack_context(
 
     >>> import numpy as np, pandas as pd
     >>> from ppdp.cells import table_domains
-    >>> from ppdp.experiments.benchmark_data import BenchmarkData, split
+    >>> from ppdp.experiments.benchmark.data import BenchmarkData, split
     >>> rng = np.random.default_rng(0)
     >>> table = pd.DataFrame({"age": rng.integers(20, 70, 40),
     ...                       "zip": rng.choice(["a", "b", "c"], 40),
@@ -368,7 +368,7 @@ def targeted_risks(
     least 0). ``released`` holds the cells as published; the learned attackers train on one
     domain value drawn from each private cell (:func:`ppdp.cells.sample_cells`). The benchmark's
     tidy rows split each name at its colon: metric ``risk`` with the facet ``attribute`` the
-    private attribute (``ppdp.experiments.benchmark.metric_facets``).
+    private attribute (``ppdp.experiments.benchmark.run.metric_facets``).
 
     Parameters
     ----------
@@ -411,7 +411,7 @@ def targeted_risks(
 
     >>> import numpy as np, pandas as pd
     >>> from ppdp.cells import table_domains
-    >>> from ppdp.experiments.benchmark_data import BenchmarkData, split
+    >>> from ppdp.experiments.benchmark.data import BenchmarkData, split
     >>> rng = np.random.default_rng(0)
     >>> table = pd.DataFrame({"age": rng.integers(20, 70, 40),
     ...                       "zip": rng.choice(["a", "b", "c"], 40),

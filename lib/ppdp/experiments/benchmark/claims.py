@@ -1,0 +1,360 @@
+"""The cross-paper benchmark's tables, read from result rows: planes, frontiers, leaderboard.
+
+A plane puts a privacy axis (:data:`RISK_AXES`) against a utility axis (:data:`UTILITY_AXES`), one
+point per mechanism and level with intervals over seeds (:func:`plane_points`); its Pareto
+frontier (:func:`pareto_front`); the leaderboard (:func:`leaderboard`: the best utility under each
+of :data:`RISK_THRESHOLDS`), every metric, the time per mechanism and the columns each mechanism
+leaves untouched. The benchmark judges no published claim: :func:`claims` returns no rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ppdp.experiments.benchmark.attacks import AWARE_ATTACKERS
+from ppdp.experiments.benchmark.data import load_roles
+from ppdp.experiments.benchmark.registry import REGISTRY
+from ppdp.experiments.common import facet, mean_halfwidth, tidy_frame, with_parameters
+
+__all__ = [
+    "binding_attackers",
+    "claims",
+    "coverage_table",
+    "leaderboard",
+    "metric_table",
+    "pareto_front",
+    "plane_points",
+    "summary_table",
+    "time_table",
+]
+
+#: The privacy axes: the worst-case risk, single attackers' advantages, anonymeter's own risk.
+RISK_AXES = {
+    "risk": "largest advantage in AUC over the no-release baseline, over the attacker suite",
+    "xgb_I": "advantage of XGBoost trained on the release (Scenario I)",
+    "lr_I": "advantage of logistic regression trained on the release (Scenario I)",
+    "xgb_II": "advantage of XGBoost trained on auxiliary records, applied to the released row",
+    "class_matching": "advantage of class matching (the released rows that hold the target)",
+    "anonymeter_nn": "advantage of anonymeter's inference attack (the nearest released record)",
+    "anonymeter_inference": "anonymeter inference risk (its own advantage over a control set)",
+}
+#: Short axis labels of the planes.
+RISK_LABELS = {
+    "risk": "risk: worst attacker's AUC advantage",
+    "xgb_I": "XGBoost (Scenario I) advantage",
+    "lr_I": "logistic regression (Scenario I) advantage",
+    "xgb_II": "XGBoost (Scenario II) advantage",
+    "class_matching": "class matching advantage",
+    "anonymeter_nn": "anonymeter's nearest record advantage",
+    "anonymeter_inference": "anonymeter inference risk",
+}
+UTILITY_LABELS = {
+    "task_auc": "task AUC (trained on the release)",
+    "query_error": "query error",
+    "marginal_tv_1": "1-way marginal TV",
+    "marginal_tv_2": "2-way marginal TV",
+}
+#: The utility axes.
+UTILITY_AXES = {
+    "task_auc": "task AUC, trained on the release (private columns among the features), tested "
+    "on held-out real rows",
+    "query_error": "median relative error of the count workload (every column)",
+    "marginal_tv_1": "mean total variation of the 1-way marginals of every column",
+    "marginal_tv_2": "mean total variation of the 2-way marginals of every pair of columns",
+}
+#: The leaderboard's thresholds on the risk (the worst attacker's AUC advantage).
+RISK_THRESHOLDS = (0.02, 0.05)
+#: The reference releases drawn apart in the planes: unprotected, private columns suppressed,
+#: nothing released.
+REFERENCES = ("none", "suppressed", "nothing")
+
+
+def _risk_metric(risk: str) -> tuple[str, str | None]:
+    """The metric and statistic of a privacy axis (:data:`RISK_AXES` or a mechanism-aware
+    attacker), measured of a private attribute (its facet ``attribute``)."""
+    if risk == "risk":
+        return "risk", None
+    if risk == "anonymeter_inference":
+        return "anonymeter_inference", "risk"
+    if risk in RISK_AXES or risk in AWARE_ATTACKERS:
+        return f"{risk}_advantage", None
+    allowed = sorted({*RISK_AXES, *AWARE_ATTACKERS})
+    raise ValueError(f"risk must be one of {allowed}, got {risk!r}")
+
+
+def _risk_rows(frame: pd.DataFrame, private: str, risk: str) -> pd.Series:
+    """Which rows of ``frame`` measure the privacy axis ``risk`` on ``private`` (a boolean mask)."""
+    metric, statistic = _risk_metric(risk)
+    mask = (frame["metric"] == metric) & (facet(frame, "attribute") == private)
+    if statistic is not None:
+        mask &= facet(frame, "statistic") == statistic
+    return mask
+
+
+def binding_attackers(results: pd.DataFrame, dataset: str, private: str) -> pd.Series:
+    """The attacker with the largest mean advantage (over seeds) at each (method, level): the one
+    that sets the release's risk (``"baseline"`` when none beats the no-release baseline).
+    Indexed by (method, level)."""
+    frame = results[results["experiment"] == f"benchmark_{dataset}"]
+    suffix = "_advantage"
+    sub = frame[(facet(frame, "attribute") == private) & frame["metric"].str.endswith(suffix)]
+    if sub.empty:
+        return pd.Series(dtype=object)
+    sub = with_parameters(sub, ["level"])
+    means = sub.groupby(["method", "level", "metric"])["value"].mean().reset_index()
+    best = means.loc[means.groupby(["method", "level"])["value"].idxmax()]
+    names = best["metric"].str.removesuffix(suffix)
+    # no attacker beats the baseline: the risk is 0, set by ignoring the release
+    names = names.where(best["value"] > 0, "baseline")
+    return pd.Series(names.to_numpy(), index=pd.MultiIndex.from_frame(best[["method", "level"]]))
+
+
+def plane_points(
+    results: pd.DataFrame,
+    dataset: str,
+    *,
+    private: str | None = None,
+    risk: str = "risk",
+    utility: str = "task_auc",
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """One point per (mechanism, level): mean risk and utility over seeds, with 95% half-widths
+    (Student t over the seeds, each with its own subsample, split, release and attackers).
+
+    ``private`` defaults to the dataset's protected attribute; ``risk`` is a key of
+    :data:`RISK_AXES` (``"risk"``: the worst attacker's advantage) or of a mechanism-aware
+    attacker.
+    """
+    if utility not in UTILITY_AXES:
+        raise ValueError(f"utility must be one of {sorted(UTILITY_AXES)}, got {utility!r}")
+    roles = load_roles()[dataset]
+    private = private or roles["private"][0]
+    _risk_metric(risk)  # an unknown axis is an error even without rows
+    frame = results[results["experiment"] == f"benchmark_{dataset}"]
+    frame = with_parameters(frame, ["level"])
+    # each row's axis: the risk (its metric of the attribute ``private``) or the utility
+    is_risk, is_utility = _risk_rows(frame, private, risk), frame["metric"] == utility
+    axis = pd.Series(np.where(is_risk, "risk", "utility"), index=frame.index)
+    sub = frame.assign(axis=axis)[is_risk | is_utility]
+    if not {"risk", "utility"} <= set(sub["axis"]):  # e.g. a run without anonymeter
+        return pd.DataFrame(
+            columns=["method", "level", "risk", "risk_hw", "utility", "utility_hw", "n_seeds"]
+        )
+    stats = sub.groupby(["method", "level", "axis"])["value"].agg(["mean", "std", "count"])
+    stats["hw"] = mean_halfwidth(
+        stats["std"].fillna(0.0), stats["count"], confidence=confidence, distribution="t"
+    )
+    stats = stats.reset_index()
+    # one seed gives no interval (NaN half-widths): keep those columns
+    wide = stats.pivot_table(
+        index=["method", "level"], columns="axis", values=["mean", "hw", "count"], dropna=False
+    )
+    out = pd.DataFrame(
+        {
+            "risk": wide[("mean", "risk")],
+            "risk_hw": wide[("hw", "risk")],
+            "utility": wide[("mean", "utility")],
+            "utility_hw": wide[("hw", "utility")],
+            "n_seeds": wide[("count", "utility")],
+        }
+    ).reset_index()
+    # dropna=False also made (method, level) pairs that were never run
+    out = out.dropna(subset=["risk", "utility"]).astype({"n_seeds": int})
+    return out.sort_values(["method", "level"], kind="mergesort").reset_index(drop=True)
+
+
+def _better_utility(utility: str) -> int:
+    """+1 when larger utility values are better (AUC), -1 when smaller are (errors, distances)."""
+    return -1 if utility.startswith(("query_error", "marginal_tv")) else 1
+
+
+def pareto_front(points: pd.DataFrame, utility: str = "task_auc") -> pd.DataFrame:
+    """The points no other point dominates (risk no larger and utility no worse, one strictly)."""
+    if points.empty:
+        return points.copy()
+    sign = _better_utility(utility)
+    r = points["risk"].to_numpy()
+    u = sign * points["utility"].to_numpy()
+    dominated = (
+        (r[None, :] <= r[:, None])
+        & (u[None, :] >= u[:, None])
+        & ((r[None, :] < r[:, None]) | (u[None, :] > u[:, None]))
+    ).any(axis=1)
+    front = points[~dominated]
+    return front.sort_values("risk", kind="mergesort").reset_index(drop=True)
+
+
+def leaderboard(
+    results: pd.DataFrame,
+    dataset: str,
+    *,
+    thresholds: Sequence[float] = RISK_THRESHOLDS,
+    private: str | None = None,
+    risk: str = "risk",
+    utility: str = "task_auc",
+) -> pd.DataFrame:
+    """For each mechanism, its best utility among the levels whose risk interval lies under each
+    threshold.
+
+    A level qualifies when the upper end of its 95% risk interval over seeds (mean plus
+    half-width; the mean alone with one seed) is at most the threshold. A cell gives the utility
+    with its half-width, the level, that upper end and the attacker that bound it (the largest
+    mean advantage); empty where no level qualifies."""
+    points = plane_points(results, dataset, private=private, risk=risk, utility=utility)
+    private = private or load_roles()[dataset]["private"][0]
+    binding = binding_attackers(results, dataset, private) if risk == "risk" else None
+    sign = _better_utility(utility)
+    rows = []
+    for method, grp in points.groupby("method", sort=True):
+        row: dict[str, Any] = {"mechanism": method}
+        upper = grp["risk"] + grp["risk_hw"].fillna(0.0)
+        for t in thresholds:
+            ok = grp[upper <= t]
+            if ok.empty:
+                row[f"risk<={t:g}"] = ""
+                continue
+            best = ok.loc[(sign * ok["utility"]).idxmax()]
+            # one seed gives no interval
+            spread = "" if np.isnan(best["utility_hw"]) else f" ± {best['utility_hw']:.3f}"
+            bound = best["risk"] + (0.0 if np.isnan(best["risk_hw"]) else best["risk_hw"])
+            who = ""
+            if binding is not None and (method, best["level"]) in binding.index:
+                who = f", {binding.loc[(method, best['level'])]}"
+            row[f"risk<={t:g}"] = (
+                f"{best['utility']:.3f}{spread} (level {best['level']:g}; risk <= {bound:.3f}{who})"
+            )
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def time_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Mean seconds of fit and release per mechanism and dataset (over levels and seeds)."""
+    sub = results[
+        results["experiment"].str.startswith("benchmark_") & (results["metric"] == "seconds")
+    ]
+    out = sub.groupby(["experiment", "method"])["value"].agg(["mean", "max", "count"]).reset_index()
+    out["dataset"] = out["experiment"].str.removeprefix("benchmark_")
+    return out[["dataset", "method", "mean", "max", "count"]].rename(
+        columns={"mean": "mean_seconds", "max": "max_seconds", "count": "releases"}
+    )
+
+
+#: The columns of :func:`metric_table`, in order: each a metric, with ``{p}:`` before it for each
+#: private attribute it is measured of (its facet ``attribute``) and ``_risk`` after anonymeter's
+#: (its facet ``statistic``).
+MAIN_METRICS = (
+    "{p}:risk",
+    "{p}:baseline_auc",
+    "{p}:xgb_I_advantage",
+    "{p}:lr_I_advantage",
+    "{p}:xgb_II_advantage",
+    "{p}:class_matching_advantage",
+    "{p}:class_matching_aux_advantage",
+    "{p}:anonymeter_nn_advantage",
+    "{p}:krr_channel_advantage",
+    "{p}:nearest_class_advantage",
+    "{p}:anonymeter_inference_risk",
+    "anonymeter_linkability_risk",
+    "anonymeter_singling_out_risk",
+    "reidentification",
+    "measured_k",
+    "measured_l",
+    "task_auc",
+    "task_accuracy",
+    "query_error",
+    "marginal_tv_1",
+    "marginal_tv_2",
+)
+
+
+def metric_table(results: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """Every main metric of every (dataset, mechanism, level): means over seeds, one row each.
+
+    A column is labelled by its metric and facets (:data:`MAIN_METRICS`): ``sex:risk`` is the
+    metric ``risk`` of the attribute ``sex``, ``anonymeter_linkability_risk`` the statistic
+    ``risk`` of the metric ``anonymeter_linkability``."""
+    frame = results[results["experiment"].str.startswith("benchmark_")]
+    frame = with_parameters(frame, ["level"])
+    attribute, statistic = facet(frame, "attribute"), facet(frame, "statistic")
+    privates = set(attribute[frame["metric"] != "changed"].dropna())
+    order = []
+    for name in MAIN_METRICS:
+        order += [name.format(p=p) for p in sorted(privates)] if "{p}" in name else [name]
+    order += sorted(m for m in frame["metric"].unique() if m.startswith("native_"))
+    label = frame["metric"].where(statistic.isna(), frame["metric"] + "_" + statistic.astype(str))
+    frame = frame.assign(metric=label.where(attribute.isna(), attribute.astype(str) + ":" + label))
+    wide = frame.pivot_table(
+        index=["experiment", "method", "level"], columns="metric", values="value", aggfunc="mean"
+    )
+    wide = wide[[m for m in order if m in wide.columns]].round(digits)
+    wide.index = wide.index.set_levels(
+        wide.index.levels[0].str.removeprefix("benchmark_"), level=0
+    ).set_names("dataset", level=0)
+    return wide
+
+
+def summary_table(results: pd.DataFrame, dataset: str, *, digits: int = 2) -> pd.DataFrame:
+    """Strongest and weakest level of each mechanism: the risk (the worst attacker's advantage)
+    on the attribute the mechanism protects, the attacker that sets it, and the task AUC; means
+    over seeds, rounded."""
+    protected = load_roles()[dataset]["private"][0]
+    by_attr: dict[str, tuple[pd.DataFrame, pd.Series]] = {}
+    rows = []
+    methods = sorted(set(results.loc[results["experiment"] == f"benchmark_{dataset}", "method"]))
+    for method in methods:
+        entry = REGISTRY.get(method)
+        attr = (entry.protects if entry is not None else None) or protected
+        if attr not in by_attr:
+            by_attr[attr] = (
+                plane_points(results, dataset, private=attr),
+                binding_attackers(results, dataset, attr),
+            )
+        points, binding = by_attr[attr]
+        grp = points[points["method"] == method].sort_values("risk", kind="mergesort")
+        if grp.empty:
+            continue
+        for tag, row in (("lowest risk", grp.iloc[0]), ("highest risk", grp.iloc[-1])):
+            rows.append(
+                {
+                    "mechanism": method,
+                    "attribute": attr,
+                    "point": tag,
+                    "level": row["level"],
+                    "risk": round(float(row["risk"]), digits),
+                    "attacker": binding.get((method, row["level"]), ""),
+                    "task_auc": round(float(row["utility"]), digits),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def coverage_table(results: pd.DataFrame) -> pd.DataFrame:
+    """The columns each record-keeping mechanism left exactly as they were at every level and
+    seed (metric ``changed`` of the column, its facet ``attribute``, = 0), per dataset: what its
+    model does not protect."""
+    frame = results[
+        results["experiment"].str.startswith("benchmark_") & (results["metric"] == "changed")
+    ]
+    rows = []
+    for (experiment, method), grp in frame.groupby(["experiment", "method"], sort=True):
+        if method in REFERENCES:
+            continue
+        most = grp.groupby("attribute")["value"].max()
+        kept = [column for column, v in most.items() if v == 0.0]
+        rows.append(
+            {
+                "dataset": experiment.removeprefix("benchmark_"),
+                "mechanism": method,
+                "untouched": ", ".join(kept),
+            }
+        )
+    return pd.DataFrame(rows, columns=["dataset", "mechanism", "untouched"])
+
+
+def claims(results: pd.DataFrame, **context) -> pd.DataFrame:
+    """The benchmark judges no published claim: no rows (the report shows its tables instead)."""
+    return tidy_frame([])

@@ -1,0 +1,173 @@
+"""Building a report: load the claims, judge them against a results folder, check that the report
+is complete, render it and write it (:func:`build_report`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import pandas as pd
+
+from ppdp.report.claims import CAUSES, load_claims, load_summaries
+from ppdp.report.figures import benchmark_figures, copy_figures
+from ppdp.report.markdown import render, render_benchmark
+from ppdp.report.provenance import (
+    _write_atomic,
+    collect_provenance,
+    load_provenance,
+    render_provenance,
+)
+from ppdp.report.verdicts import (
+    AMBIGUOUS,
+    RUNS_WITHOUT_CLAIMS,
+    check_complete,
+    evaluate,
+    mark_unstable,
+    verdict_differences,
+)
+
+__all__ = ["build_report"]
+
+
+def build_report(
+    claims_path,
+    results_dir,
+    output,
+    *,
+    profile: str,
+    figures_dir=None,
+    runs: Iterable[str] | None = None,
+    complete: bool = False,
+    expected_claims: int | None = None,
+    publish_figures=None,
+    require_causes: bool = False,
+    compare=None,
+    allow_unmeasured: Iterable[str] = (),
+    strict_compare: bool = False,
+) -> pd.DataFrame:
+    """Load claims, evaluate them against ``results_dir`` and write the Markdown report atomically.
+
+    Parameters
+    ----------
+    runs
+        The profile's runs, as in :func:`evaluate`.
+    complete
+        The pipeline's mode: :func:`evaluate`'s, and the claims file must state its number of
+        claims (``n_claims``) unless ``expected_claims`` is given, and the table must pass
+        :func:`check_complete` (every claim measured, every claims row of the results listed).
+    expected_claims
+        The number of claims the file must hold, checked besides its own ``n_claims``.
+    publish_figures
+        A folder that receives a copy of every linked figure, downscaled to at most
+        :data:`MAX_FIGURE_BYTES`; the report links the copies.
+    require_causes
+        A claim that is not reproduced and has no ``cause`` is an error.
+    compare
+        The results folder of a second run of the same profile (another machine or BLAS kernel,
+        say): a claim reproduced in one run and not in the other becomes :data:`UNSTABLE`
+        (:func:`mark_unstable`).
+    allow_unmeasured
+        Ids of claims that the profile's parameters cannot measure: checked by
+        :func:`check_complete` when ``complete``, and said so beside them in the report.
+    strict_compare
+        With ``compare``: a claim whose verdict differs between the two runs
+        (:func:`verdict_differences`) is an error unless its cause's kind is ``unstable``.
+
+    Raises
+    ------
+    ValueError, FileNotFoundError
+        See :func:`load_claims`, :func:`evaluate` and :func:`check_complete`; also when the number
+        of claims differs from ``expected_claims``, a verdict differs between the runs
+        (``strict_compare``), a linked figure is missing while ``complete`` or publishing, or
+        (``require_causes``) a claim not reproduced has no cause; no report is written then.
+    """
+    if strict_compare and compare is None:
+        raise ValueError(
+            "strict_compare=True (--fail-on-unstable) needs compare (--compare OTHER_RESULTS)"
+        )
+    claims = load_claims(claims_path, require_count=complete and expected_claims is None)
+    summaries = load_summaries(claims_path, claims)
+    if expected_claims is not None and len(claims) != expected_claims:
+        raise ValueError(
+            f"{claims_path} holds {len(claims)} claims, expected {expected_claims} "
+            "(--expected-claims): is it truncated?"
+        )
+    table = evaluate(claims, results_dir, runs=runs, complete=complete)
+    allowed = list(allow_unmeasured)
+    if complete:
+        check_complete(table, allow_unmeasured=allowed)
+    is_allowed = table["id"].isin(allowed) & (table["verdict"] == "not measured")
+    table.loc[is_allowed, "detail"] = "this profile's parameters do not measure it"
+    if compare is not None:
+        other = evaluate(claims, compare, runs=runs)
+        if strict_compare:
+            differ = verdict_differences(table, other)
+            differ = differ[differ["cause"] != "unstable"]
+            if len(differ):
+                pairs = [
+                    f"{r.id} ({r.verdict} here, {r.other_verdict} in {compare})"
+                    for r in differ.itertuples(index=False)
+                ]
+                raise ValueError(
+                    f"{len(differ)} claims have verdicts that differ between {results_dir} and "
+                    f"{compare} and no cause of kind 'unstable' (--fail-on-unstable): "
+                    + "; ".join(pairs)
+                )
+        table = mark_unstable(table, other, compare)
+    if require_causes:
+        missed = table["verdict"].isin(["not reproduced", AMBIGUOUS])
+        uncaused = table.loc[missed & (table["cause"] == ""), "id"]
+        if len(uncaused):
+            raise ValueError(
+                f"{len(uncaused)} claims are not reproduced or ambiguous and {claims_path} gives no "
+                f"cause for "
+                f"them (--require-causes): {', '.join(uncaused)}; add a 'cause' with its kind "
+                f"({', '.join(CAUSES)}), why, and evidence"
+            )
+    run_names = list(runs) if runs is not None else list(dict.fromkeys(c.run for c in claims))
+    if figures_dir is not None:
+        linked = sorted({(c.run, c.figure, c.id) for c in claims if c.figure})
+        missing = [
+            (cid, Path(figures_dir) / run / f"{fig}.png")
+            for run, fig, cid in linked
+            if not (Path(figures_dir) / run / f"{fig}.png").exists()
+        ]
+        if missing and (complete or publish_figures is not None):
+            cid, path = missing[0]
+            raise FileNotFoundError(
+                f"claim {cid!r}: its figure {str(path)!r} does not exist"
+                + (f" (and {len(missing) - 1} more missing figures)" if len(missing) > 1 else "")
+            )
+        extra_figures = {
+            (run, fig)
+            for run in run_names
+            if run in RUNS_WITHOUT_CLAIMS
+            for fig in benchmark_figures(results_dir, run)
+        }
+        if publish_figures is not None:
+            copy_figures(
+                {(run, fig) for run, fig, _ in linked} | extra_figures, figures_dir, publish_figures
+            )
+            figures_dir = publish_figures
+    text = render(
+        claims,
+        table,
+        profile=profile,
+        figures_dir=figures_dir,
+        output=output,
+        provenance=render_provenance(
+            load_provenance(results_dir, run_names),
+            collect_provenance(Path(claims_path).resolve().parent),
+        ),
+        extra=[
+            line
+            for run in run_names
+            if run in RUNS_WITHOUT_CLAIMS
+            for line in render_benchmark(
+                results_dir, figures_dir=figures_dir, base=Path(output).parent, run=run
+            )
+        ],
+        summaries=summaries,
+    )
+    _write_atomic(Path(output), text)
+    return table

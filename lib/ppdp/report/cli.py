@@ -1,0 +1,154 @@
+"""The reproduction report: each paper's published claims beside the values this compendium measures.
+
+This module is the report's command line (:func:`main`, whose ``--help`` prints the line above).
+Run it as ``python -m ppdp.report --claims claims.yaml --results results/default
+--figures figures/default --profile default --config config/default.yaml --complete
+--output reports/default/reproduction.md``. ``--publish-figures DIR`` copies the linked figures
+(downscaled to at most 150 kB each) to ``DIR`` and links the copies, so that a committed report shows
+its figures. ``python -m ppdp.report provenance --output FILE --run RUN --profile PROFILE`` records
+the environment of a notebook run after it (:func:`ppdp.report.provenance.write_provenance`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ppdp.report.build import build_report
+from ppdp.report.provenance import write_provenance
+from ppdp.report.verdicts import AMBIGUOUS, UNSTABLE, VERDICTS
+from ppdp.yamlfile import read_yaml
+
+__all__ = ["main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["provenance"]:
+        return _main_provenance(argv[1:])
+    parser = argparse.ArgumentParser(
+        prog="python -m ppdp.report",
+        description=__doc__.splitlines()[0]
+        + " (`python -m ppdp.report provenance --help`: record a run's environment)",
+    )
+    parser.add_argument("--claims", required=True, help="claims.yaml")
+    parser.add_argument("--results", required=True, help="folder with <run>.csv tidy results")
+    parser.add_argument("--output", required=True, help="Markdown file to write")
+    parser.add_argument("--profile", required=True, help="profile name shown in the title")
+    parser.add_argument("--figures", default=None, help="folder with <run>/<figure>.png")
+    runs = parser.add_mutually_exclusive_group()
+    runs.add_argument("--config", default=None, help="the profile's config: its runs")
+    runs.add_argument("--runs", nargs="+", default=None, help="the profile's runs")
+    parser.add_argument(
+        "--complete",
+        action="store_true",
+        help="the pipeline's mode: every run must have its results, every claim a value, every "
+        "claims row of the results a claim, and the claims file its stated n_claims",
+    )
+    parser.add_argument(
+        "--expected-claims",
+        type=int,
+        default=None,
+        help="number of claims (besides the claims file's own n_claims)",
+    )
+    parser.add_argument(
+        "--allow-unmeasured",
+        nargs="+",
+        default=[],
+        metavar="CLAIM",
+        help="claims that this profile's parameters cannot measure (with --config: also its "
+        "runs' `unmeasured`)",
+    )
+    parser.add_argument(
+        "--publish-figures", default=None, help="copy the linked figures here and link the copies"
+    )
+    parser.add_argument(
+        "--compare",
+        default=None,
+        help="results folder of a second run of the profile: claims whose verdicts differ "
+        "between the two runs are marked unstable",
+    )
+    parser.add_argument(
+        "--fail-on-unstable",
+        action="store_true",
+        help="with --compare: a verdict that differs between the two runs is an error unless the "
+        "claim's cause is `unstable`",
+    )
+    parser.add_argument(
+        "--require-causes",
+        action="store_true",
+        help="a claim that is not reproduced must have a cause in the claims file",
+    )
+    args = parser.parse_args(argv)
+    if args.fail_on_unstable and args.compare is None:
+        parser.error("--fail-on-unstable needs --compare OTHER_RESULTS")
+    try:
+        run_names, unmeasured = args.runs, list(args.allow_unmeasured)
+        if args.config is not None:
+            run_names = _config_runs(args.config)
+            unmeasured += _config_unmeasured(args.config)
+        table = build_report(
+            args.claims,
+            args.results,
+            args.output,
+            profile=args.profile,
+            figures_dir=args.figures,
+            runs=run_names,
+            complete=args.complete,
+            expected_claims=args.expected_claims,
+            publish_figures=args.publish_figures,
+            require_causes=args.require_causes,
+            compare=args.compare,
+            allow_unmeasured=unmeasured,
+            strict_compare=args.fail_on_unstable,
+        )
+    except (ValueError, FileNotFoundError) as error:
+        print(f"python -m ppdp.report: error: {error}", file=sys.stderr)
+        return 1
+    counts = table["verdict"].value_counts()
+    shown = [*VERDICTS, *(v for v in (UNSTABLE, AMBIGUOUS) if counts.get(v, 0))]
+    print(f"{args.output}: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in shown), file=sys.stderr)
+    if counts.get("not yet run", 0):
+        print(f"warning: {counts['not yet run']} claims are not yet run", file=sys.stderr)
+    for note in table.attrs.get("warnings", []):
+        print(f"warning: {note}", file=sys.stderr)
+    return 0
+
+
+def _config_runs(path: str | os.PathLike) -> list[str]:
+    return list(_config(path)["runs"])
+
+
+def _config_unmeasured(path: str | os.PathLike) -> list[str]:
+    """The claims a profile cannot measure: the ``unmeasured`` lists of its runs."""
+    out = []
+    for run, spec in _config(path)["runs"].items():
+        ids = spec.get("unmeasured", []) if isinstance(spec, dict) else []
+        if not isinstance(ids, list) or not all(isinstance(i, str) and i for i in ids):
+            raise ValueError(
+                f"--config {path}: runs.{run}.unmeasured must be a list of claim ids, got {ids!r}"
+            )
+        out += ids
+    return out
+
+
+def _config(path: str | os.PathLike) -> dict:
+    config = read_yaml(path)
+    if not isinstance(config, dict) or not isinstance(config.get("runs"), dict):
+        raise ValueError(f"--config {path}: expected a profile config with a 'runs' mapping")
+    return config
+
+
+def _main_provenance(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m ppdp.report provenance",
+        description="Record the environment of a notebook run as JSON.",
+    )
+    parser.add_argument("--output", required=True, help="JSON file to write")
+    parser.add_argument("--run", required=True, help="the run's name")
+    parser.add_argument("--profile", required=True, help="the run's profile")
+    parser.add_argument("--repo", default=".", help="the compendium's folder (its git commit)")
+    args = parser.parse_args(argv)
+    write_provenance(args.output, run=args.run, profile=args.profile, repo=args.repo)
+    return 0

@@ -1,0 +1,294 @@
+"""The provenance of the report's numbers: the environment of every notebook run and its wall time.
+
+A run's environment (Python, key packages, the BLAS library and kernel, CPUs, git commit) is
+``results/<profile>/provenance/<run>.json``, written by ``python -m ppdp.report provenance`` after
+the run (:func:`write_provenance`); its wall time is ``results/<profile>/benchmarks/<run>.tsv``,
+written by Snakemake. :func:`render_provenance` opens the report with them beside the report's own
+environment, flagging runs whose environments differ.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.metadata
+import importlib.util
+import json
+import os
+import platform
+import subprocess
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "PACKAGES",
+    "PUBLISHED_OUTPUTS",
+    "collect_provenance",
+    "cpu_model",
+    "git_state",
+    "load_provenance",
+    "numpy_simd_targets",
+    "render_provenance",
+    "torch_cpu_capability",
+    "write_provenance",
+]
+
+# the packages whose versions a run's provenance records (distribution names; the first installed
+# of each tuple counts)
+PACKAGES = (
+    ("numpy",),
+    ("scipy",),
+    ("pandas",),
+    ("scikit-learn",),
+    ("cvxpy", "cvxpy-base"),
+    ("highspy",),
+    ("clarabel",),
+    ("torch",),
+    ("xgboost", "xgboost-cpu"),
+)
+
+
+def collect_provenance(repo: str | os.PathLike | None = None) -> dict[str, Any]:
+    """The environment a computation runs in: Python, key packages, BLAS, CPUs, git state.
+
+    ``repo`` is the compendium's folder whose git commit is recorded ("unknown" without git or
+    outside a repository). Importing numpy and scipy loads their BLAS libraries, which
+    threadpoolctl then describes: the library, its version, the CPU kernel it selected and its
+    thread count, which together decide the last bits of every linear-algebra result.
+    """
+    import numpy  # noqa: F401  (loads its BLAS for threadpoolctl)
+    import scipy.linalg  # noqa: F401
+    from threadpoolctl import threadpool_info
+
+    packages = {}
+    for names in PACKAGES:
+        version = "not installed"
+        for name in names:
+            try:
+                version = importlib.metadata.version(name)
+                break
+            except importlib.metadata.PackageNotFoundError:
+                continue
+        packages[names[0]] = version
+    blas = []
+    for lib in threadpool_info():
+        if lib.get("user_api") != "blas":
+            continue
+        # the wheel that bundles the library (numpy.libs, scipy.libs), never a machine path
+        folder = Path(lib.get("filepath") or "").parent.name
+        blas.append(
+            {
+                "owner": folder.removesuffix(".libs") if folder.endswith(".libs") else "",
+                "internal_api": lib.get("internal_api"),
+                "version": lib.get("version"),
+                "kernel": lib.get("architecture") or lib.get("threading_layer") or "unknown",
+                "num_threads": lib.get("num_threads"),
+            }
+        )
+    blas.sort(key=lambda b: (b["owner"], str(b["internal_api"]), str(b["version"])))
+    affinity = getattr(os, "sched_getaffinity", None)
+    return {
+        "python": platform.python_version(),
+        "platform": f"{platform.system()} {platform.machine()}",
+        "packages": packages,
+        "blas": blas,
+        "torch_cpu": torch_cpu_capability(),
+        # PyTorch's MKL picks its matrix kernels by the CPU's vendor unless MKL_CBWR fixes a branch
+        "mkl_cbwr": os.environ.get("MKL_CBWR", "") or "unset",
+        "cpu_model": cpu_model(),
+        "numpy_simd": numpy_simd_targets(),
+        "cpu_count": os.cpu_count(),
+        "cpus_usable": len(affinity(0)) if affinity else os.cpu_count(),
+        "git": git_state(repo),
+        "recorded_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``), else the processor or machine type that
+    :mod:`platform` reports (ARM's ``/proc/cpuinfo`` names no model)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def torch_cpu_capability() -> str:
+    """The CPU kernels PyTorch dispatches to (``"AVX2"``, ``"AVX512"``, ...), or "not installed".
+
+    PyTorch picks its kernels by the best instruction set of the machine unless the environment
+    variable ``ATEN_CPU_CAPABILITY`` caps it; the kernels round differently, so a network trained
+    with the same seed differs between an AVX2 and an AVX512 machine (IMPOSTER's releases do).
+    The Makefile caps it at ``avx2`` on x86-64 machines with AVX2 so that they all train alike.
+    """
+    if importlib.util.find_spec("torch") is None:
+        return "not installed"
+    import torch
+
+    return str(torch.backends.cpu.get_cpu_capability())
+
+
+def numpy_simd_targets() -> str:
+    """The instruction sets numpy dispatches its loops to beyond its baseline (``"X86_V3"``, ...).
+
+    Like PyTorch, numpy picks the widest its machine offers (``NPY_DISABLE_CPU_FEATURES`` caps
+    them), and its AVX512 loops for ``log``, ``exp`` and reductions round differently from its
+    AVX2 ones.
+    """
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:
+        return "unknown"
+    used = [t for t in __cpu_dispatch__ if __cpu_features__.get(t)]
+    return " ".join(used) or "baseline only"
+
+
+#: git pathspecs of the published report, excluded from the provenance's "clean" check.
+PUBLISHED_OUTPUTS = (":(exclude)reports/reproduction.md", ":(exclude)reports/figures")
+
+
+def git_state(repo: str | os.PathLike | None) -> dict[str, Any]:
+    cmd = ["git", "-C", str(repo or ".")]
+    try:
+        head = subprocess.run(
+            [*cmd, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30
+        )
+        # the committed report and its figures are this pipeline's own outputs (Snakemake removes
+        # them before it rewrites them): they never make the tree that produced them unclean
+        status = subprocess.run(
+            [*cmd, "status", "--porcelain", "--untracked-files=no", "--", ".", *PUBLISHED_OUTPUTS],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (FileNotFoundError, subprocess.TimeoutExpired):
+        return {"commit": "unknown", "clean": "unknown"}
+    if head.returncode != 0 or status.returncode != 0:
+        return {"commit": "unknown", "clean": "unknown"}
+    return {"commit": head.stdout.strip(), "clean": not status.stdout.strip()}
+
+
+def write_provenance(
+    output: str | os.PathLike, *, repo: str | os.PathLike | None = None, **fields: Any
+) -> dict[str, Any]:
+    """Write :func:`collect_provenance` of ``repo`` plus ``fields`` (run, profile, ...) as JSON,
+    atomically."""
+    record = {**fields, **collect_provenance(repo)}
+    _write_atomic(Path(output), json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return record
+
+
+def load_provenance(results_dir: str | os.PathLike, runs: Iterable[str]) -> dict[str, dict]:
+    """Each run's provenance (``provenance/<run>.json``) with its wall time in seconds
+    (``benchmarks/<run>.tsv``, column ``s``); ``{}`` for a run that recorded none."""
+    results_dir = Path(results_dir)
+    out = {}
+    for run in runs:
+        record: dict[str, Any] = {}
+        path = results_dir / "provenance" / f"{run}.json"
+        if path.exists():
+            try:
+                record = json.loads(path.read_text())
+            except json.JSONDecodeError as error:
+                raise ValueError(f"run {run!r}: {path} is not valid JSON: {error}") from error
+        bench = results_dir / "benchmarks" / f"{run}.tsv"
+        if bench.exists():
+            with open(bench, newline="") as handle:
+                rows = list(csv.DictReader(handle, delimiter="\t"))
+            try:
+                record["wall_s"] = float(rows[0]["s"])
+            except (IndexError, KeyError, ValueError) as error:
+                raise ValueError(f"run {run!r}: {bench} has no wall time 's': {error}") from error
+        out[run] = record
+    return out
+
+
+def _environment_rows(env: dict[str, Any]) -> dict[str, str]:
+    """The properties of an environment that the report compares, as display strings."""
+    if not env or "python" not in env:
+        return {}
+    git = env.get("git", {})
+    commit = str(git.get("commit", "unknown"))
+    if commit != "unknown":
+        commit = commit[:10] + ("" if git.get("clean") is True else " (uncommitted changes)")
+    blas = "; ".join(
+        f"{b['owner'] + ': ' if b.get('owner') else ''}{b.get('internal_api')} {b.get('version')} "
+        f"({b.get('kernel')}, {b.get('num_threads')} thread{'' if b.get('num_threads') == 1 else 's'})"
+        for b in env.get("blas", [])
+    )
+    rows = {"Python": f"{env['python']} ({env.get('platform', '')})"}
+    packages = env.get("packages", {})
+    rows["packages"] = ", ".join(
+        f"{name} {packages[name]}" for (name, *_) in PACKAGES if name in packages
+    )
+    rows["BLAS"] = blas or "none found"
+    rows["numpy SIMD"] = str(env.get("numpy_simd", "not recorded"))
+    rows["PyTorch CPU kernels"] = str(env.get("torch_cpu", "not recorded"))
+    rows["MKL branch (MKL_CBWR)"] = str(env.get("mkl_cbwr", "not recorded"))
+    rows["CPU"] = str(env.get("cpu_model", "not recorded"))
+    rows["CPUs"] = f"{env.get('cpus_usable')} usable of {env.get('cpu_count')}"
+    rows["git commit"] = commit
+    return rows
+
+
+def render_provenance(provenance: dict[str, dict], report_env: dict[str, Any]) -> list[str]:
+    """Markdown lines: the runs' environment beside the report's, the runs that differ flagged,
+    and each run's wall time."""
+    runs = {run: _environment_rows(rec) for run, rec in provenance.items()}
+    recorded = {run: rows for run, rows in runs.items() if rows}
+    mine = _environment_rows(report_env)
+    lines = ["## Provenance", ""]
+    missing = sorted(set(runs) - set(recorded))
+    if missing:
+        lines += [f"Runs without a recorded environment: {', '.join(missing)}.", ""]
+    differ = []
+    lines += ["| | notebook runs | this report |", "|---|---|---|"]
+    for key, own in mine.items():
+        values: dict[str, list[str]] = {}
+        for run, rows in recorded.items():
+            values.setdefault(rows.get(key, "unknown"), []).append(run)
+        if len(values) > 1:
+            differ.append(key)
+            cell = "**differ**: " + "; ".join(
+                f"{value} ({', '.join(names)})" for value, names in values.items()
+            )
+        else:
+            cell = next(iter(values), "—")
+        lines.append(f"| {key} | {_cell(cell)} | {'same' if cell == own else _cell(own)} |")
+    walls = [
+        f"{run} {_duration(rec['wall_s'])}" if "wall_s" in rec else f"{run} unknown"
+        for run, rec in provenance.items()
+    ]
+    lines += ["", "Wall time per run: " + ", ".join(walls) + "."]
+    if differ:
+        lines += [
+            "",
+            f"**Warning:** the notebook runs did not all run in the same environment "
+            f"({', '.join(differ)}): a verdict that differs between runs may come from that.",
+        ]
+    lines.append("")
+    return lines
+
+
+def _duration(seconds: float) -> str:
+    seconds = round(seconds)
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+def _write_atomic(target: Path, text: str) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, target)
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
