@@ -332,6 +332,10 @@ def test_deleted_run_is_rerun_and_the_report_rebuilt(tmp_path):
     assert "wildcards: profile=smoke, run=imposter" not in out
 
 
+def _interruptible() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.slow
 def test_interrupted_run_recovers_by_itself(tmp_path):
     """Ctrl-C during a notebook: its figures are removed, its outputs marked incomplete, and the
@@ -356,6 +360,9 @@ def test_interrupted_run_recovers_by_itself(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        # as in a terminal, Ctrl-C interrupts: a test runner's worker may ignore SIGINT, and an
+        # ignored signal stays ignored in its children (Python then installs no KeyboardInterrupt)
+        preexec_fn=_interruptible,
     )
     log = tmp_path / "results" / "smoke" / "logs" / "relay_chains.log"
     deadline = time.time() + 120
