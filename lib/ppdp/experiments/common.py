@@ -136,6 +136,42 @@ def facet(frame: pd.DataFrame, name: str) -> pd.Series:
     return pd.Series(np.nan, index=frame.index, dtype=object)
 
 
+def is_metric(frame: pd.DataFrame, metric: str, **facets: str) -> pd.Series:
+    """Which rows measure ``metric`` with the given facets (e.g. ``model="rf"``): a boolean mask,
+    false on every row when the frame has no column for one of the facets.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Tidy rows.
+    metric : str
+        The metric's name.
+    **facets : str
+        Values of facets of :data:`FACET_COLUMNS` the rows must have.
+
+    Returns
+    -------
+    Series of bool
+        Aligned with ``frame``.
+
+    Examples
+    --------
+    >>> rows = tidy_frame(
+    ...     tidy_rows("fig6", "DP", {"utility_loss": 1.0})
+    ...     + tidy_rows("fig6", "DP", {"privacy": 2.0}, facets={"model": "rf", "scenario": "sI"})
+    ...     + tidy_rows("fig6", "DP", {"privacy": 3.0}, facets={"model": "xgb", "scenario": "sI"})
+    ... )
+    >>> rows[is_metric(rows, "privacy", model="rf", scenario="sI")]["value"].tolist()
+    [2.0]
+    >>> bool(is_metric(rows, "privacy", attribute="age").any())  # no row has an attribute
+    False
+    """
+    keep = frame["metric"] == metric
+    for name, value in facets.items():
+        keep &= facet(frame, name) == value
+    return keep
+
+
 def with_parameters(frame: pd.DataFrame, keys: Iterable[str]) -> pd.DataFrame:
     """The frame with a column for each of ``keys``: a key no row has gives a missing column.
 
@@ -573,11 +609,12 @@ def _parameter_column(column: pd.Series) -> pd.Series:
         )
     if len(kept) and as_numbers.notna().all():
         # a grid has few distinct values: round each once, not once per row
-        distinct = pd.unique(as_numbers.astype("float64"))
+        as_floats = as_numbers.astype("float64")
         to_digits = {
-            v: float(f"{v:.{PARAMETER_DIGITS}g}") if math.isfinite(v) else v for v in distinct
+            v: float(f"{v:.{PARAMETER_DIGITS}g}") if math.isfinite(v) else v
+            for v in pd.unique(as_floats)
         }
-        rounded = as_numbers.astype("float64").map(to_digits)
+        rounded = as_floats.map(to_digits)
         out = pd.Series(np.nan, index=column.index, dtype="float64")
         out[present] = rounded.to_numpy()
         integral = np.isfinite(out[present]) & (out[present] % 1 == 0)

@@ -18,7 +18,7 @@ import pandas as pd
 from ppdp.experiments.benchmark.attacks import AWARE_ATTACKERS
 from ppdp.experiments.benchmark.data import load_roles
 from ppdp.experiments.benchmark.registry import REGISTRY
-from ppdp.experiments.common import facet, mean_halfwidth, tidy_frame, with_parameters
+from ppdp.experiments.common import facet, is_metric, mean_halfwidth, tidy_frame, with_parameters
 
 __all__ = [
     "binding_attackers",
@@ -89,10 +89,9 @@ def _risk_metric(risk: str) -> tuple[str, str | None]:
 def _risk_rows(frame: pd.DataFrame, private: str, risk: str) -> pd.Series:
     """Which rows of ``frame`` measure the privacy axis ``risk`` on ``private`` (a boolean mask)."""
     metric, statistic = _risk_metric(risk)
-    mask = (frame["metric"] == metric) & (facet(frame, "attribute") == private)
-    if statistic is not None:
-        mask &= facet(frame, "statistic") == statistic
-    return mask
+    if statistic is None:
+        return is_metric(frame, metric, attribute=private)
+    return is_metric(frame, metric, attribute=private, statistic=statistic)
 
 
 def binding_attackers(results: pd.DataFrame, dataset: str, private: str) -> pd.Series:

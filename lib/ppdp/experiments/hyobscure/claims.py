@@ -13,8 +13,8 @@ import pandas as pd
 
 from ppdp.experiments.common import (
     concat_tidy,
-    facet,
     facet_columns,
+    is_metric,
     parameter_columns,
     parameter_labels,
     rank_correlation,
@@ -45,26 +45,6 @@ def _interp(x, y, x0):
     return float(np.interp(x0, np.asarray(x)[order], np.asarray(y)[order]))
 
 
-def _is_metric(frame: pd.DataFrame, metric: str, **facets: str) -> pd.Series:
-    """Which rows are of ``metric`` with the given facets (e.g. ``model="rf"``); none when the
-    frame has no column for one of the facets.
-
-    Examples
-    --------
-    >>> rows = tidy_frame(
-    ...     tidy_rows("fig6", "DP", {"utility_loss": 1.0})
-    ...     + tidy_rows("fig6", "DP", {"privacy": 2.0}, facets={"model": "rf", "scenario": "sI"})
-    ...     + tidy_rows("fig6", "DP", {"privacy": 3.0}, facets={"model": "xgb", "scenario": "sI"})
-    ... )
-    >>> rows[_is_metric(rows, "privacy", **CLAIMS_ATTACK)]["value"].tolist()
-    [2.0]
-    """
-    keep = frame["metric"] == metric
-    for name, value in facets.items():
-        keep &= facet(frame, name) == value
-    return keep
-
-
 def _by_seed(frame, method, metric, seeds, key=None, **facets) -> tuple[np.ndarray, np.ndarray]:
     """Values of one method and metric (with its ``facets``) as an array (setting, seed) and the
     settings.
@@ -72,7 +52,7 @@ def _by_seed(frame, method, metric, seeds, key=None, **facets) -> tuple[np.ndarr
     Settings are the distinct combinations of parameter values (:func:`setting_ids`, numbered in
     their sorted order), or the integer values of the parameter ``key`` when it is given (several
     settings with one key are averaged, e.g. Fig. 8's k over alpha)."""
-    sub = frame[(frame["method"] == method) & _is_metric(frame, metric, **facets)]
+    sub = frame[(frame["method"] == method) & is_metric(frame, metric, **facets)]
     params = setting_ids(sub) if key is None else with_parameters(sub, [key])[key].astype(int)
     piv = sub.assign(setting=params.to_numpy()).pivot_table(
         index="setting", columns="seed", values="value", aggfunc="mean"
@@ -149,7 +129,7 @@ def _bound_rank_rows(boot, claim_id, frame, key, attack, seeds, parameters=None)
     no rows when a point of the grid is infeasible or the frame holds no protection."""
     if frame is None or not len(frame) or "infeasible" in set(frame["metric"]):
         return []
-    if not len(frame[_is_metric(frame, "privacy", **attack) & (frame["method"] == "HyObscure")]):
+    if not len(frame[is_metric(frame, "privacy", **attack) & (frame["method"] == "HyObscure")]):
         return []
     # averaged over the upper bound and the seeds: the effect of the lower bound alone
     v, keys = _by_seed(frame, "HyObscure", "privacy", seeds, key=key, **attack)
@@ -494,7 +474,7 @@ def decomposition(
         NaN when the rows hold no ``ObfOnly``.
     """
     metric = "privacy"
-    attack = _is_metric(frame, metric, model=model, scenario=scenario)
+    attack = is_metric(frame, metric, model=model, scenario=scenario)
     sub = frame[attack | frame["metric"].isin(["utility_loss", "table2_met"])]
     # one id per point, shared by HyObscure's rows and its GenOnly and ObfOnly rows
     sub = sub.assign(setting=setting_ids(sub))

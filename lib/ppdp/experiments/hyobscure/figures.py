@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ppdp.experiments.common import mean_halfwidth, parameter_labels, with_parameters
-from ppdp.experiments.hyobscure.claims import _is_metric, _mean_ci
+from ppdp.experiments.common import is_metric, mean_halfwidth, parameter_labels, with_parameters
+from ppdp.experiments.hyobscure.claims import _mean_ci
 from ppdp.experiments.hyobscure.run import CLAIMS_ATTACK, METHODS
 
 __all__ = [
@@ -46,7 +46,7 @@ def plot_tradeoff(
         for i, method in enumerate([m for m in methods if m in set(summ["method"])]):
             sub = summ[summ["method"] == method]
             u = sub[sub["metric"] == "utility_loss"].set_index("setting")
-            p = sub[_is_metric(sub, "privacy", **attack)].set_index("setting")
+            p = sub[is_metric(sub, "privacy", **attack)].set_index("setting")
             if p.empty:
                 continue
             idx = u.index.intersection(p.index)
@@ -65,7 +65,7 @@ def plot_tradeoff(
         if len(ref):
             ax.plot(
                 ref[ref["metric"] == "utility_loss"]["mean"],
-                ref[_is_metric(ref, "privacy", **attack)]["mean"],
+                ref[is_metric(ref, "privacy", **attack)]["mean"],
                 "k*",
                 ms=10,
                 label="Reference",
@@ -135,7 +135,7 @@ def plot_sweep(
 
     from ppdp.plotting import method_style
 
-    attack = _is_metric(frame, "privacy", model=model, scenario=scenario)
+    attack = is_metric(frame, "privacy", model=model, scenario=scenario)
     sub = with_parameters(frame[attack], [key] if series is None else [key, series]).copy()
     sub["x"] = sub[key].astype(float)
     sub["line"] = sub["method"] if series is None else parameter_labels(sub, [series])

@@ -16,6 +16,7 @@ import pandas as pd
 from ppdp.experiments.common import (
     DERIVED_EXPERIMENTS,
     facet,
+    is_metric,
     setting_ids,
     tidy_frame,
     tidy_rows,
@@ -199,12 +200,8 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
     rows = []
 
     def get(exp, method, metric, **facets):
-        sel = (
-            (frame["experiment"] == exp) & (frame["method"] == method) & (frame["metric"] == metric)
-        )
-        for name, value in facets.items():
-            sel &= facet(frame, name) == value
-        vals = frame.loc[sel, "value"]
+        sel = (frame["experiment"] == exp) & (frame["method"] == method)
+        vals = frame.loc[sel & is_metric(frame, metric, **facets), "value"]
         return float(vals.mean()) if len(vals) else float("nan")
 
     for name, exp, target in (("census", "fig2_census", 0.07), ("movie", "fig2_movie", 0.05)):
@@ -308,8 +305,7 @@ def claims(results: pd.DataFrame) -> pd.DataFrame:
     # Table 1 at the other budgets (unstated): education after, one row per budget
     t1x = frame[
         (frame["experiment"] == "table1_across")
-        & (frame["metric"] == "feature_leakage_after")
-        & (facet(frame, "attribute") == "education")
+        & is_metric(frame, "feature_leakage_after", attribute="education")
     ]
     for delta, block in t1x.groupby("delta"):
         rows += tidy_rows(
@@ -484,8 +480,7 @@ def table1_table(frame: pd.DataFrame) -> pd.DataFrame:
     t1 = _rows(frame, "table1", ("feature_leakage_before", "feature_leakage_after"))
 
     def ours(metric: str, feature: str) -> float:
-        sel = (t1["metric"] == metric) & (facet(t1, "attribute") == feature)
-        return t1.loc[sel, "value"].item()
+        return t1.loc[is_metric(t1, metric, attribute=feature), "value"].item()
 
     paper = {f: published_value(f"sppm.table1.{f}") for f in CENSUS_FEATURES}
     return pd.DataFrame(
