@@ -28,24 +28,29 @@ def _methods_in(frame) -> list[str]:
     return [m for m in METHODS if m in set(frame["method"])]
 
 
-def plot_fig4(figs: pd.DataFrame, dataset: str = "german", ax=None):
-    """Fig. 4: average utility loss per table vs delta (mean and 95% interval over seeds)."""
-    import matplotlib.pyplot as plt
-
+def _curves(ax, summary: pd.DataFrame, key: str) -> None:
+    """One line per method: the mean over seeds against ``key``, with its 95% interval."""
     from ppdp.plotting import method_style
 
-    s = _summary(figs, "fig4", "mean_utility_loss", dataset, "delta")
-    fig, ax = (ax.figure, ax) if ax is not None else plt.subplots()
-    for i, method in enumerate(_methods_in(s)):
-        part = s[s["method"] == method].sort_values("delta")
+    for i, method in enumerate(_methods_in(summary)):
+        part = summary[summary["method"] == method].sort_values(key)
         ax.errorbar(
-            part["delta"],
+            part[key],
             part["mean"],
             yerr=part["half"],
             label=METHOD_LABELS[method],
             capsize=2,
             **method_style(i),
         )
+
+
+def plot_fig4(figs: pd.DataFrame, dataset: str = "german", ax=None):
+    """Fig. 4: average utility loss per table vs delta (mean and 95% interval over seeds)."""
+    import matplotlib.pyplot as plt
+
+    s = _summary(figs, "fig4", "mean_utility_loss", dataset, "delta")
+    fig, ax = (ax.figure, ax) if ax is not None else plt.subplots()
+    _curves(ax, s, "delta")
     ax.set_xlabel(r"privacy-disclosure threshold $\delta$")
     ax.set_ylabel("utility loss per table")
     ax.legend()
@@ -97,20 +102,9 @@ def plot_fig6(figs: pd.DataFrame, dataset: str = "german", ax=None, experiment: 
     variant with the loosest requirement fixed)."""
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import method_style
-
     s = _summary(figs, experiment, "mean_utility_loss", dataset, "hops")
     fig, ax = (ax.figure, ax) if ax is not None else plt.subplots()
-    for i, method in enumerate(_methods_in(s)):
-        part = s[s["method"] == method].sort_values("hops")
-        ax.errorbar(
-            part["hops"],
-            part["mean"],
-            yerr=part["half"],
-            label=METHOD_LABELS[method],
-            capsize=2,
-            **method_style(i),
-        )
+    _curves(ax, s, "hops")
     ax.set_xlabel("propagation hops")
     ax.set_ylabel("average utility loss per table")
     ax.set_xticks(sorted(s["hops"].unique()))
