@@ -54,6 +54,9 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 reproduce: $(STAMP)
+	@# Snakemake reads the profile before the Snakefile and names no line for a YAML syntax
+	@# error (nor a key given twice): this check names the file, line and column first
+	@$(BIN)/python -m ppdp.yamlfile config/$(PROFILE).yaml
 	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete --configfile config/$(PROFILE).yaml
 	@echo "Report: reports/$(PROFILE)/reproduction.md; figures: figures/$(PROFILE)/"
 

@@ -5,8 +5,9 @@
 #   snakemake --cores 2 --configfile config/smoke.yaml        # CI scale, seconds per notebook
 #   snakemake --profile profiles/slurm --configfile config/paper.yaml   # a SLURM cluster
 #
-# Exactly one --configfile is required: each config/<profile>.yaml is complete on its own and is
-# validated against config/schema.yaml (unknown, missing or misspelt keys stop the run), and each
+# Exactly one --configfile is required: each config/<profile>.yaml is complete on its own, may not
+# give a key twice, and is validated against config/schema.yaml (unknown, missing or misspelt keys,
+# a run the report knows no claims of, and NaN or infinite numbers stop the run), and each
 # run's parameters against the names its notebook's `parameters` cell defines and the values its
 # notebook accepts (config/parameters.schema.json, generated from the notebooks' own checks). Snakemake also reads
 # the workflow profile profiles/default/config.yaml, which sets --rerun-incomplete: after an
@@ -21,14 +22,15 @@
 #   reports/P/reproduction.md   claims vs measured values (the default profile also writes
 #                               reports/reproduction.md, the committed copy, with the figures it
 #                               links copied to reports/figures/R/)
+import argparse
 import ast
 import json
 import shlex
 import sys
 from pathlib import Path
 
-import jsonschema
-from snakemake.utils import validate
+from ppdp.experiments.parameter_schema import schema_error
+from ppdp.yamlfile import read_yaml
 
 BASE = Path(workflow.basedir)
 # the interpreter that runs Snakemake, so jobs use the same environment without activating it
@@ -36,14 +38,37 @@ PYTHON = shlex.quote(sys.executable)
 # set by this Snakefile for every run, never by a profile
 INJECTED = ("profile", "results_csv", "figures_dir")
 
+
+def configfile_options(argv):
+    """The files of each --configfile option of a Snakemake command line, one list per option.
+
+    Snakemake's own parser keeps only the last of several options (``--configfile a.yaml
+    --configfile b.yaml`` runs b.yaml alone), so the command line is read again here.
+    """
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--configfile", "--configfiles", nargs="+", action="append", default=[])
+    # Snakemake's --config, so that it is not taken for an abbreviation of --configfile
+    parser.add_argument("--config", "-C", nargs="*")
+    return parser.parse_known_args(argv)[0].configfile
+
+
 # No implicit default profile: a profile merged into another would silently run at the wrong scale.
 _configfiles = list(workflow.overwrite_configfiles or [])
-if len(_configfiles) != 1:
+_options = configfile_options(sys.argv[1:])
+if len(_configfiles) != 1 or len(_options) > 1:
+    _given = [f for option in _options for f in option] if len(_options) > 1 else _configfiles
     raise ValueError(
         "pass exactly one profile with --configfile config/<profile>.yaml (smoke, default or "
-        f"paper); got {len(_configfiles)} --configfile ({', '.join(map(str, _configfiles))})"
+        f"paper); got {len(_given)} files ({', '.join(map(str, _given))})"
     )
-validate(config, str(BASE / "config" / "schema.yaml"), set_default=False)
+PROFILE_FILE = _configfiles[0]
+# Snakemake's own reading of the profile keeps the last of two equal keys; read_yaml refuses them,
+# naming the file and the line
+read_yaml(PROFILE_FILE)
+_error = schema_error(read_yaml(BASE / "config" / "schema.yaml"), config)
+if _error is not None:
+    _where = ".".join(str(p) for p in _error.absolute_path) or "top level"
+    raise ValueError(f"config profile {PROFILE_FILE}: {_where}: {_error.message}")
 
 
 def notebook_parameters(notebook):
@@ -80,11 +105,7 @@ for _name, _run in RUNS.items():
         )
     # the values, against the rules the notebook itself checks (PARAMETERS of its experiment
     # module, written out as config/parameters.schema.json): a bad value stops the run here
-    _error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(PARAMETER_RULES[_run["notebook"]]).iter_errors(
-            _run.get("parameters", {})
-        )
-    )
+    _error = schema_error(PARAMETER_RULES[_run["notebook"]], _run.get("parameters", {}))
     if _error is not None:
         _where = ".".join(str(p) for p in _error.absolute_path) or "parameters"
         raise ValueError(

@@ -11,9 +11,12 @@ missing where a row does not have them. Derived values that a paper's claim is j
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import math
 import numbers
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -918,3 +921,69 @@ def check_parameters(values: Mapping[str, Any], spec: Mapping[str, Param]) -> di
         except ValueError as err:
             raise ParameterValueError(str(err)) from None
     return out
+
+
+#: Names an IPython kernel binds to data in a notebook's namespace by itself: its input and
+#: output history (``In``, ``Out``, ``_ih``, ``_oh``, ``_dh``, ``_``, ``__``, ``___``, ``_i``,
+#: ``_ii``, ``_iii``, ``_i<n>`` and ``_<n>``) and Python's module attributes (``__name__``, ...).
+_KERNEL_NAMES = re.compile(r"In|Out|_(ih|oh|dh|_?_?|i{1,3}|i?\d+)|__\w+__")
+
+
+def check_notebook_names(namespace: Mapping[str, Any], spec: Mapping[str, Param]) -> None:
+    """Refuse a notebook parameter that the notebook does not declare.
+
+    Papermill injects every parameter it is given, known to the notebook or not, as a variable
+    after the parameters cell: ``-p bin 3`` (for ``bins``) defines ``bin`` and runs with the default
+    ``bins``, and papermill's warning about unknown parameters cannot be told from the one it gives
+    for declared parameters it fails to parse. A notebook calls this right after its parameters
+    cell, before it defines anything of its own: every name bound to data (neither a module, nor a
+    function or class, nor the kernel's own history) must then be a declared parameter.
+
+    Parameters
+    ----------
+    namespace : mapping
+        The notebook's namespace, ``globals()``, right after its parameters cell and imports.
+    spec : mapping of str to Param
+        The notebook's declared parameters (its experiment's ``PARAMETERS``).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ParameterValueError
+        Naming each undeclared name with the closest declared one, which a notebook shows as
+        that one line.
+
+    Examples
+    --------
+    >>> spec = {"seed": Param("int"), "bins": Param("int", low=2)}
+    >>> check_notebook_names({"seed": 0, "bins": 8, "np": np}, spec)
+    >>> check_notebook_names({"seed": 0, "bins": 8, "bin": 3}, spec)
+    Traceback (most recent call last):
+    ...
+    ppdp.experiments.common.ParameterValueError: parameter bin=3 is not a parameter of this \
+notebook (did you mean bins?); its parameters are ['bins', 'seed'] (a name left by an earlier run \
+of the notebook's cells goes with a kernel restart)
+    """
+    unknown = [
+        name
+        for name, value in namespace.items()
+        if name not in spec
+        and not _KERNEL_NAMES.fullmatch(name)
+        and not (inspect.ismodule(value) or callable(value))
+    ]
+    if unknown:
+        problems = []
+        for name in unknown:
+            close = difflib.get_close_matches(name, list(spec), n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            problems.append(
+                f"parameter {name}={namespace[name]!r} is not a parameter of this notebook{hint}"
+            )
+        # in JupyterLab, rerunning this cell after later cells ran also finds their names
+        raise ParameterValueError(
+            "; ".join(problems) + f"; its parameters are {sorted(spec)} (a name left by an "
+            "earlier run of the notebook's cells goes with a kernel restart)"
+        )
