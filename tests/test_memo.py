@@ -7,6 +7,8 @@ import importlib
 import pkgutil
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import ppdp
@@ -101,3 +103,91 @@ def test_no_module_keeps_state_outside_a_memo():
                 ):
                     offenders.append(f"{path.name}:{node.lineno} @{text}")
     assert offenders == []
+
+
+# ------------------------------------------------------------------------------------------------
+# keys by content (digest) and values their receivers cannot change (freeze)
+
+
+def _frame() -> pd.DataFrame:
+    return pd.DataFrame(
+        {"n": [1, 2, 3], "x": [0.5, 1.5, 2.5], "c": pd.Categorical(["a", "b", "a"])},
+        index=[10, 11, 12],
+    )
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda f: f.assign(x=[0.5, 1.5, 2.25]),
+        lambda f: f.rename(columns={"n": "x", "x": "n"}),
+        lambda f: f.astype({"n": np.float64}),
+        lambda f: f.assign(c=f["c"].cat.add_categories(["z"])),
+        lambda f: f.set_axis([10, 11, 13]),
+        lambda f: f[["x", "n", "c"]],
+        lambda f: f.assign(n=pd.Series(["1", 2, 3], index=f.index, dtype=object)),
+    ],
+    ids=["value", "names", "dtype", "categories", "index", "column_order", "object_types"],
+)
+def test_the_digest_of_a_frame_holds_values_index_columns_and_dtypes(change):
+    from ppdp.memo import digest
+
+    frame = _frame()
+    assert digest(frame) == digest(frame.copy())
+    assert digest(change(frame)) != digest(frame)
+
+
+def test_the_digest_of_an_array_holds_every_byte_its_dtype_and_shape():
+    from ppdp.memo import digest
+
+    a = np.arange(12, dtype=np.int64).reshape(3, 4)
+    assert digest(a) == digest(a.copy()) == digest(np.asfortranarray(a))
+    changed = a.copy()
+    changed[1, 2] += 1
+    for other in (changed, a.astype(np.int32), a.reshape(4, 3), a[:, :3]):
+        assert digest(other) != digest(a)
+    assert digest([1, 2]) != digest([1, 2.0]) != digest(["1", 2])
+    assert digest({"a": 1, "b": (2, None)}) == digest({"b": (2, None), "a": 1})
+    assert digest(("ab",)) != digest(("a", "b"))
+
+
+def test_the_digest_refuses_what_it_cannot_read_whole():
+    from ppdp.memo import digest
+
+    with pytest.raises(TypeError, match="digest cannot hash a 'object'"):
+        digest(1, object())
+
+
+def test_a_frozen_memo_hands_out_values_no_caller_can_change(memo):
+    from ppdp.memo import Memo
+
+    frozen_memo = Memo(f"{memo.name}.frozen", "test values", freeze=True)
+    try:
+        array = frozen_memo.get("array", lambda: np.zeros(3))
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 1.0
+        listed = frozen_memo.get("list", lambda: [1, [2, 3]])
+        assert listed == (1, (2, 3))
+        mapping = frozen_memo.get("dict", lambda: {"a": [1]})
+        with pytest.raises(TypeError):
+            mapping["b"] = 2
+        frame = frozen_memo.get("frame", lambda: (_frame(), 1))[0]
+        frame.loc[10, "x"] = -1.0
+        assert frozen_memo.get("frame", lambda: None)[0].loc[10, "x"] == 0.5
+        with pytest.raises(TypeError, match="keeps frozen values: cannot freeze"):
+            frozen_memo.get("model", lambda: object())
+    finally:
+        frozen_memo.forget()
+
+
+def test_freezing_copies_an_array_rather_than_locking_the_computations_input(memo):
+    from ppdp.memo import Memo
+
+    frozen_memo = Memo(f"{memo.name}.frozen", "test values", freeze=True)
+    try:
+        source = np.arange(3)
+        kept = frozen_memo.get("k", lambda: source)
+        source[0] = 7  # the input stays the caller's to change, and the kept value does not move
+        assert source.flags.writeable and kept[0] == 0
+    finally:
+        frozen_memo.forget()

@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ppdp.memo import Memo
+from ppdp.memo import Memo, digest
 from ppdp.yamlfile import read_yaml
 
 #: ``claims.yaml`` at the root of the compendium (the library is installed from ``lib/``).
@@ -39,11 +39,19 @@ def published_value(key: str, path: str | os.PathLike | None = None) -> float | 
     path : path-like, optional
         The claims file; by default ``claims.yaml`` at the root of the compendium.
 
+    Returns
+    -------
+    float or list of float
+        The number, or the numbers of a ``published:`` entry given as a list (a new list on every
+        call: changing it changes nothing the next caller reads).
+
     Raises
     ------
     KeyError
         When neither a claim nor a ``published:`` entry has this key, or the claim's published
         value is a phrase rather than a number.
+    FileNotFoundError
+        When the claims file does not exist.
     """
     path = Path(path) if path is not None else DEFAULT_CLAIMS
     if not path.is_file():
@@ -51,10 +59,13 @@ def published_value(key: str, path: str | os.PathLike | None = None) -> float | 
             f"claims file {path} does not exist; pass path= to published_value when the library "
             "is used outside the compendium"
         )
-    version = (str(path), path.stat().st_mtime_ns)
-    claims, section = CLAIMS_FILES.get(version, lambda: _read(*version))
+    # by content: a file replaced with its modification time restored is read again; the bytes
+    # hashed are the bytes parsed, so a file replaced between the two steps cannot be mixed up
+    content = path.read_bytes()
+    claims, section = CLAIMS_FILES.get(digest(content), lambda: _read(str(path), content))
     if key in section:
-        return section[key]
+        value = section[key]
+        return list(value) if isinstance(value, tuple) else value
     if key in claims:
         value = claims[key]
         if isinstance(value, bool) or not isinstance(value, int | float):
@@ -92,15 +103,16 @@ def load_published(raw: Any, where: str) -> dict[str, float | list[float]]:
     return out
 
 
-#: The claims files read so far (an edited file is read again: its modification time is in the key).
+#: The claims files read so far, by a digest of their bytes (an edited file is read again).
 CLAIMS_FILES = Memo(
     "published.claims_files",
-    "a claims file's published values, by its path and modification time",
+    "a claims file's published values, by a digest of the file's bytes",
+    freeze=True,
 )
 
 
-def _read(path: str, mtime_ns: int) -> tuple[dict[str, Any], dict[str, float | list[float]]]:
-    raw = read_yaml(path)
+def _read(path: str, content: bytes) -> tuple[dict[str, Any], dict[str, float | list[float]]]:
+    raw = read_yaml(path, text=content.decode())
     if not isinstance(raw, dict) or not isinstance(raw.get("claims"), list):
         raise ValueError(f"{path}: expected a mapping with a 'claims' list")
     claims = {

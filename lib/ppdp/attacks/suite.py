@@ -27,7 +27,6 @@ Every random step is seeded by ``seed``; the same arguments give the same frame.
 from __future__ import annotations
 
 import functools
-import hashlib
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -41,7 +40,7 @@ from ppdp._validation import Interval, check_params
 from ppdp.base import check_frame
 from ppdp.cells import design_matrix, sample_cells
 from ppdp.classifiers import make_model
-from ppdp.memo import Memo
+from ppdp.memo import Memo, digest
 from ppdp.tabular import AttributeDomain
 
 __all__ = [
@@ -168,11 +167,7 @@ def _fitted_attacker(model: str, seed: int, n_estimators: int, x_train, codes):
     from sklearn.exceptions import ConvergenceWarning
 
     x_train = np.ascontiguousarray(x_train)
-    digest = hashlib.blake2b(digest_size=20)
-    for array in (x_train, np.ascontiguousarray(codes, dtype=np.int64)):
-        digest.update(f"{array.dtype.str}{array.shape}".encode())
-        digest.update(array.tobytes())
-    key = (model, seed, n_estimators, digest.digest())
+    key = digest(model, int(seed), int(n_estimators), x_train, codes)
 
     def fit():
         clf = _attacker(model, seed, n_estimators)

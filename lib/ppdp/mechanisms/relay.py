@@ -105,7 +105,7 @@ from scipy.special import entr
 from ppdp._validation import Interval, StrOptions, check_params, validate_hyperparameters
 from ppdp.base import Mechanism, check_fitted, check_random_state
 from ppdp.guarantees import CHECK_TOL, GuaranteeCheck, enforce
-from ppdp.memo import Memo
+from ppdp.memo import Memo, digest
 
 __all__ = [
     "METHODS",
@@ -360,10 +360,8 @@ def _shared(u: _Units) -> _Units:
     """The pooled units with the same content as ``u`` (and their caches), or ``u`` itself."""
     if not UNITS.scopes:
         return u
-    key = tuple(
-        (a.dtype.str, a.shape, a.tobytes()) for a in (u.x, u.size, u.counts, u.first, u.gdist)
-    )
-    return UNITS.get(key, lambda: u)
+    # everything the cached partial results read: the five arrays, whole
+    return UNITS.get(digest(u.x, u.size, u.counts, u.first, u.gdist), lambda: u)
 
 
 @contextmanager
@@ -487,8 +485,10 @@ _LN2 = math.log(2.0)
 #: The normalized reference distribution and its entropy, per table distribution (by value).
 REFERENCES = Memo(
     "mechanisms.relay.references",
-    "a table's normalized sensitive distribution and its entropy, by the distribution's bytes",
+    "a table's normalized sensitive distribution and its entropy, read-only, by the "
+    "distribution's dtype, shape and bytes",
     maxsize=256,
+    freeze=True,
 )
 
 
@@ -500,6 +500,8 @@ def _reference(gdist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         qn = q / q.sum(axis=1)[:, None]
         return qn, entr(qn).sum(axis=1) / _LN2
 
+    # the whole content, as digest() would hold it, without its cost: a chain run looks up the
+    # reference thousands of times, and its few bytes are cheaper to key on than to hash
     return REFERENCES.get((gdist.dtype.str, gdist.shape, gdist.tobytes()), compute)
 
 
@@ -1775,6 +1777,8 @@ class RelayChain(Mechanism):
         "increasing privacy along the chain (Sec. 2): the privacy disclosure P(T_i) of the"
         " ``i``-th table is at most ``(l - i + 1) * delta``."
     )
+    #: Quasi-identifiers are released as class means (floats), whatever their input dtype.
+    recast_columns: ClassVar[tuple[str, ...]] = ("qis_",)
 
     _parameter_constraints: ClassVar[dict] = {
         "method": [StrOptions(METHODS)],

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ppdp.mechanisms import hyobscure as hy
-from ppdp.memo import Memo
+from ppdp.memo import Memo, digest
 
 __all__ = [
     "PROTOCOLS",
@@ -108,7 +108,9 @@ class Split:
 #: The seeds' item and user splits with their k-means clusters, reused by every experiment.
 SPLITS = Memo(
     "experiments.hyobscure.splits",
-    "a seed's split (items, users, clusters) by data set, seed, clusters, fraction, restarts, rule",
+    "a seed's split (items, users, clusters), read-only, by a digest of the population's ratings, "
+    "private values and clusters, the seed, clusters, fraction, restarts and rule",
+    freeze=True,
 )
 
 
@@ -126,13 +128,15 @@ def make_split(
     Users are clustered with k-means on the seed's published items, unless the population
     carries fixed clusters (:func:`protocol_population`). ``split_by="value"`` halves the users
     within each exact private value instead of each cluster (the authors' Foursquare code).
-    Splits are cached per (data set, seed, number of clusters, ...) within a session."""
+    Splits are cached (:data:`SPLITS`) by the content of what they read (the ratings, the
+    private values, the clusters) and the arguments, within a session; their arrays are
+    read-only."""
     if split_by not in ("cluster", "value"):
         raise ValueError(f"split_by must be 'cluster' or 'value'; got {split_by!r}")
-    key = (
-        pop.name,
-        pop.X.shape,
-        None if pop.clusters is None else pop.clusters.tobytes(),
+    key = digest(
+        pop.X,
+        pop.y,
+        pop.clusters,
         int(seed),
         int(n_clusters),
         float(known_fraction),
@@ -194,8 +198,10 @@ def _relabel(clusters: np.ndarray) -> np.ndarray:
 #: the newest few are kept, as a sweep visits the seeds in order.
 POPULATIONS = Memo(
     "experiments.hyobscure.populations",
-    "a protocol's population with its clusters, by data set, clustering, drop rules and seed",
+    "a protocol's population with its clusters, read-only, by a digest of the population's "
+    "ratings and private values, the clustering, drop rules and seed",
     maxsize=24,
+    freeze=True,
 )
 
 
@@ -224,7 +230,8 @@ def protocol_population(pop: Population, cfg: dict[str, Any], seed: int = 0) -> 
     n_init = int(cfg.get("kmeans_n_init", 4))
     # the hierarchical clustering is deterministic: one population serves every seed
     drawn = int(seed) if how == "kmeans_all" else None
-    key = (pop.name, pop.X.shape, how, n_clusters, drop, least, n_init, drawn)
+    # the result carries pop's name, kind, task and utility: they are part of the key too
+    key = digest(pop, how, n_clusters, drop, least, n_init, drawn)
 
     def cluster_and_drop() -> Population:
         if how == "kmeans_all":

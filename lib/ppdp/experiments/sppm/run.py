@@ -8,7 +8,6 @@ experiments sharing a budget reuse one mapping. Also the notebook's :data:`PARAM
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -36,8 +35,10 @@ from ppdp.experiments.sppm.data import (
     census_problem,
     synthetic,
 )
+from ppdp.guarantees import enforce
 from ppdp.mechanisms import sppm as S
-from ppdp.memo import Memo
+from ppdp.mechanisms.sppm.problem import budget_check
+from ppdp.memo import Memo, digest
 
 __all__ = [
     "FITS",
@@ -70,20 +71,29 @@ __all__ = [
 #: Fitted mappings with their fit times, so that the figures sharing a budget reuse one fit.
 FITS = Memo(
     "experiments.sppm.fits",
-    "(fitted mapping, seconds) by problem name and digest, method, budget, steps, path, options",
+    "(fitted mapping, seconds) by a digest of the prior, profiles and whole distortion, the "
+    "method, budget, steps, path and options",
 )
 
 
+def _distortion_content(distortion: S.Distortion) -> tuple:
+    """What defines every entry of ``distortion``: the arrays it computes its blocks from, or, for
+    a distortion of another kind, all its rows (the fits read every entry)."""
+    kind = type(distortion).__name__
+    if type(distortion) is S.DenseDistortion:
+        return kind, distortion.matrix
+    if type(distortion) is S.SquaredDistortion:
+        return kind, distortion.points
+    if type(distortion) is S.HammingDistortion:
+        return kind, distortion.codes, distortion.scale
+    return kind, distortion.shape, [distortion.block(rows) for rows in distortion.chunks()]
+
+
 def _fingerprint(problem: Problem) -> str:
-    """A digest of the prior, the profiles and the distortion: encodings of one data set share a
-    name and often an alphabet size, so neither identifies the problem a memoized fit belongs to."""
-    digest = hashlib.sha1(np.ascontiguousarray(problem.p_ab, dtype=np.float64).tobytes())
-    if problem.codes is not None:
-        digest.update(np.ascontiguousarray(problem.codes, dtype=np.int64).tobytes())
-    # two rows of the distortion tell apart problems with one prior on other points or scales
-    corners = problem.distortion.block(np.array([0, problem.n - 1]))
-    digest.update(np.ascontiguousarray(corners, dtype=np.float64).tobytes())
-    return digest.hexdigest()
+    """A digest of everything a fit reads of ``problem``: the prior, the profiles and the whole
+    distortion (encodings of one data set share a name and often an alphabet size, and two
+    distortions can agree on some rows and not on others)."""
+    return digest(problem.p_ab, problem.codes, _distortion_content(problem.distortion))
 
 
 def _fit(method: str, problem: Problem, delta: float, n_steps: int = 100, path=None, **kwargs):
@@ -99,6 +109,10 @@ def _fit(method: str, problem: Problem, delta: float, n_steps: int = 100, path=N
     same way). SPPM's leakage then never increases along the grid; the certified optimum reuses
     the smaller budget's support as its first active set. ``None`` starts from the nearest-point
     mapping (SPPM) or from SPPM's support (certified).
+
+    A fit from the cache passes the same budget check as a fresh one, measured on ``problem``
+    (not on the problem the fit keeps): a mapping that does not belong to ``problem`` raises
+    :class:`~ppdp.guarantees.GuaranteeViolation` rather than being used.
     """
     warm = method in ("sppm", "optimal")
     path = None if path is None or not warm else tuple(sorted(float(d) for d in path))
@@ -109,9 +123,22 @@ def _fit(method: str, problem: Problem, delta: float, n_steps: int = 100, path=N
         float(delta),
         n_steps if method == "sppm" else None,
         path,
-        tuple(sorted(kwargs.items())),
+        digest(kwargs),
     )
-    return FITS.get(key, lambda: _fit_now(method, problem, delta, n_steps, path, **kwargs))
+    model, seconds = FITS.get(
+        key, lambda: _fit_now(method, problem, delta, n_steps, path, **kwargs)
+    )
+    _check_budget(model, problem, delta)
+    return model, seconds
+
+
+def _check_budget(model, problem: Problem, delta: float) -> None:
+    """The distortion budget of Eq. 2 of ``model``'s mapping on ``problem``, enforced."""
+    if hasattr(model, "mapping_"):
+        enforce([budget_check(model, problem.p_ab, problem.distortion, model.mapping_, delta)])
+    else:
+        # the exponential mechanism fitted without a mapping: its budget is of beta alone
+        enforce(model.guarantee_checks())
 
 
 def _fit_now(method: str, problem: Problem, delta: float, n_steps: int, path, **kwargs):
