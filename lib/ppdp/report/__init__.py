@@ -17,7 +17,12 @@ the list, so that a file cut short keeps it), and :func:`load_claims` checks it.
 (the pipeline's mode) also requires that count (or ``--expected-claims``), every run's results, a
 claim for every run, a value for every claim (except those the profile's config lists as
 ``unmeasured``, which its parameters cannot measure) and a claim in ``claims.yaml`` for every
-claims row of the results.
+claims row of the results, and of every claim that declares its unstated settings (``across``)
+the values at their other values. Damaged results (a value that is nan or infinite, an interval
+with one end or inverted, a seed counted twice, another run's rows, a claim's row under another
+experiment label) are never judged, in either mode: :class:`ResultsError` lists every problem, a
+line each naming the file, the row's line and the claim. Without ``--complete`` the command line
+writes a report that leaves claims unjudged, and says so in its exit status (3).
 
 The report opens with the provenance of its numbers: the environment of every notebook run and its
 wall time, flagging runs whose environments differ. Run it as ``python -m ppdp.report --claims
@@ -29,8 +34,9 @@ Submodules, lowest first; each imports only the ones listed before it:
 - ``claims``: the vocabulary of ``claims.yaml`` (:class:`Check`, :class:`Cause`, :class:`Claim`,
   :data:`OPS`, :data:`CAUSES`) and its loading (:func:`load_claims`, :func:`load_summaries`,
   :func:`fill_summary`);
-- ``verdicts``: judging measured values (:func:`evaluate`, :func:`check_complete`,
-  :func:`verdict_differences`, :func:`mark_unstable`, :func:`cause_counts`, :data:`VERDICTS`);
+- ``verdicts``: judging measured values (:func:`evaluate`, :class:`ResultsError`,
+  :func:`check_complete`, :func:`verdict_differences`, :func:`mark_unstable`,
+  :func:`cause_counts`, :data:`VERDICTS`);
 - ``provenance``: the environment of a run (:func:`collect_provenance`, :func:`write_provenance`,
   :func:`load_provenance`) and the report's provenance section (:func:`render_provenance`);
 - ``figures``: the figures the report links and their downscaled published copies
@@ -83,6 +89,7 @@ from ppdp.report.verdicts import (
     RUNS_WITHOUT_CLAIMS,
     UNSTABLE,
     VERDICTS,
+    ResultsError,
     cause_counts,
     check_complete,
     evaluate,
@@ -112,6 +119,7 @@ __all__ = [
     "Cause",
     "Check",
     "Claim",
+    "ResultsError",
     "benchmark_figures",
     "build_report",
     "cause_counts",

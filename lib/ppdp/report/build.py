@@ -92,8 +92,8 @@ def build_report(
             f"{claims_path} holds {len(claims)} claims, expected {expected_claims} "
             "(--expected-claims): is it truncated?"
         )
-    table = evaluate(claims, results_dir, runs=runs, complete=complete)
     allowed = list(allow_unmeasured)
+    table = evaluate(claims, results_dir, runs=runs, complete=complete, allow_unmeasured=allowed)
     if complete:
         check_complete(table, allow_unmeasured=allowed)
     is_allowed = table["id"].isin(allowed) & (table["verdict"] == "not measured")

@@ -47,7 +47,9 @@ OPS = (">=", "<=", ">", "<", "==", "approx")
 INTERVAL_OPS = (">=", "<=", ">", "<")
 CHECK_KEYS = ("op", "value", "rel_tol", "abs_tol", "basis")
 REQUIRED_KEYS = ("id", "paper", "notebook", "where", "statement", "published", "check")
-OPTIONAL_KEYS = ("run", "unit", "figure", "note", "cause")
+OPTIONAL_KEYS = ("run", "unit", "figure", "note", "across", "cause")
+#: The optional keys that hold one non-empty string.
+_TEXT_KEYS = ("run", "unit", "figure", "note")
 #: Why a claim does not reproduce (the ``kind`` of a claim's ``cause``):
 #: ``protocol``: the authors ran something other than what the paper says (shown by their protocol);
 #: ``data``: our data or encoding differs (shown by a sensitivity run over the plausible ones);
@@ -141,6 +143,9 @@ class Claim:
     unit: str = ""
     figure: str | None = None
     note: str = ""
+    #: The settings the paper leaves unstated at whose other values the run also judges the claim
+    #: (the parameter columns of its ``<id>.across`` rows); empty when there are none.
+    across: tuple[str, ...] = ()
     cause: Cause | None = None
 
 
@@ -203,7 +208,7 @@ def load_claims(path: str | os.PathLike, *, require_count: bool = False) -> list
                 f"{where}: unknown keys {sorted(map(str, unknown))}; allowed: "
                 f"{REQUIRED_KEYS + OPTIONAL_KEYS}"
             )
-        for key in ("id", "paper", "notebook", "where", "statement", *OPTIONAL_KEYS[:-1]):
+        for key in ("id", "paper", "notebook", "where", "statement", *_TEXT_KEYS):
             if key in entry and not (isinstance(entry[key], str) and entry[key].strip()):
                 raise ValueError(f"{where}: {key!r} must be a non-empty string, got {entry[key]!r}")
         published = entry["published"]
@@ -228,6 +233,7 @@ def load_claims(path: str | os.PathLike, *, require_count: bool = False) -> list
                 unit=entry.get("unit", ""),
                 figure=entry.get("figure"),
                 note=entry.get("note", ""),
+                across=_load_across(entry["across"], where) if "across" in entry else (),
                 cause=_load_cause(entry["cause"], where) if "cause" in entry else None,
             )
         )
@@ -244,6 +250,21 @@ def load_claims(path: str | os.PathLike, *, require_count: bool = False) -> list
             for ref in claim.cause.evidence:
                 _check_evidence(ref, seen, base, f"{path}: claim {claim.id!r}")
     return claims
+
+
+def _load_across(across: Any, where: str) -> tuple[str, ...]:
+    """The unstated settings a claim declares: distinct, non-empty names of parameter columns."""
+    if (
+        not isinstance(across, list)
+        or not across
+        or not all(isinstance(s, str) and s.strip() for s in across)
+        or len(set(across)) != len(across)
+    ):
+        raise ValueError(
+            f"{where}: 'across' must be a non-empty list of distinct setting names (the parameter "
+            f"columns of the claim's '.across' rows), got {across!r}"
+        )
+    return tuple(across)
 
 
 def _load_cause(cause: Any, where: str) -> Cause:
@@ -334,7 +355,7 @@ def fill_summary(text: str, claims: list[Claim], table: pd.DataFrame) -> str:
         row = rows.loc[claim.id]
         unit = "" if not claim.unit else ("%" if claim.unit == "%" else f" {claim.unit}")
         out = f"{_fmt(row['measured'])}{unit}"
-        if math.isfinite(row["ci_low"]) and math.isfinite(row["ci_high"]):
+        if _is_interval(row["ci_low"], row["ci_high"]):
             out += f" [{_fmt(row['ci_low'])}, {_fmt(row['ci_high'])}]"
         return out
 
@@ -380,8 +401,15 @@ def _load_check(check: Any, where: str) -> Check:
     )
 
 
+def _is_interval(low: float, high: float) -> bool:
+    """Whether ``[low, high]`` is an interval worth printing: finite ends, in order."""
+    return math.isfinite(low) and math.isfinite(high) and low <= high
+
+
 def _fmt(value: float) -> str:
     value = float(value)
+    if not math.isfinite(value):  # int() of inf overflows; the report refuses such values anyway
+        return str(value)
     if value == int(value) and abs(value) < 1e6:
         return str(int(value))
     return f"{value:.4g}"

@@ -7,6 +7,13 @@ Run it as ``python -m ppdp.report --claims claims.yaml --results results/default
 (downscaled to at most 150 kB each) to ``DIR`` and links the copies, so that a committed report shows
 its figures. ``python -m ppdp.report provenance --output FILE --run RUN --profile PROFILE`` records
 the environment of a notebook run after it (:func:`ppdp.report.provenance.write_provenance`).
+
+Exit statuses (:data:`EXIT_STATUSES`, also in ``--help``): 0 when the report is written and judges
+every claim; 1 when no report is written (damaged results, which are never judged, or with
+``--complete`` any claim left unjudged: every problem is printed on stderr, a line each naming the
+file, the row's line and the claim); 2 for a command-line usage error; 3 when the report is written
+without ``--complete`` but leaves claims unjudged (not measured or not yet run, those allowed by
+``--allow-unmeasured`` aside), with their number on stderr.
 """
 
 from __future__ import annotations
@@ -20,7 +27,19 @@ from ppdp.report.provenance import write_provenance
 from ppdp.report.verdicts import AMBIGUOUS, UNSTABLE, VERDICTS
 from ppdp.yamlfile import read_yaml
 
-__all__ = ["main"]
+__all__ = ["EXIT_NOT_JUDGED", "EXIT_STATUSES", "main"]
+
+#: The exit status of a report written without ``--complete`` that leaves claims unjudged.
+EXIT_NOT_JUDGED = 3
+#: What each exit status of ``python -m ppdp.report`` means.
+EXIT_STATUSES = {
+    0: "the report is written and judges every claim",
+    1: "no report is written: the results are damaged (never judged), or with --complete a claim "
+    "is left unjudged; stderr lists every problem, a line each naming the file, row and claim",
+    2: "command-line usage error",
+    EXIT_NOT_JUDGED: "without --complete, the report is written but leaves claims unjudged (not "
+    "measured or not yet run, --allow-unmeasured aside); stderr gives their number",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m ppdp.report",
         description=__doc__.splitlines()[0]
         + " (`python -m ppdp.report provenance --help`: record a run's environment)",
+        epilog="exit status: "
+        + "; ".join(f"{code}: {meaning}" for code, meaning in EXIT_STATUSES.items()),
     )
     parser.add_argument("--claims", required=True, help="claims.yaml")
     parser.add_argument("--results", required=True, help="folder with <run>.csv tidy results")
@@ -43,8 +64,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--complete",
         action="store_true",
-        help="the pipeline's mode: every run must have its results, every claim a value, every "
-        "claims row of the results a claim, and the claims file its stated n_claims",
+        help="the pipeline's mode: every run must have its results, every claim a value (and "
+        "its .across values where claims.yaml declares its unstated settings), every claims row "
+        "of the results a claim, and the claims file its stated n_claims; otherwise no report "
+        "(exit 1)",
     )
     parser.add_argument(
         "--expected-claims",
@@ -113,6 +136,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"warning: {counts['not yet run']} claims are not yet run", file=sys.stderr)
     for note in table.attrs.get("warnings", []):
         print(f"warning: {note}", file=sys.stderr)
+    for line in table.attrs.get("unlisted_lines", []):
+        print(f"warning: {line}", file=sys.stderr)
+    unjudged = table[
+        table["verdict"].isin(["not measured", "not yet run"]) & ~table["id"].isin(unmeasured)
+    ]
+    if len(unjudged):
+        gaps = table.attrs.get("gaps", {})
+        for cid in unjudged["id"]:
+            if cid in gaps:
+                print(f"warning: {gaps[cid]}", file=sys.stderr)
+        print(
+            f"python -m ppdp.report: {len(unjudged)} of {len(table)} claims not judged (not "
+            f"measured or not yet run): exit status {EXIT_NOT_JUDGED}",
+            file=sys.stderr,
+        )
+        return EXIT_NOT_JUDGED
     return 0
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from ppdp.experiments.common import read_results
-from ppdp.report.claims import CAUSES, Claim, _fmt, fill_summary
+from ppdp.report.claims import CAUSES, Claim, _fmt, _is_interval, fill_summary
 from ppdp.report.figures import _benchmark_figure_names
 from ppdp.report.provenance import _cell
 from ppdp.report.verdicts import AMBIGUOUS, UNSTABLE, VERDICTS, cause_counts
@@ -123,7 +123,7 @@ def render(
             claim = by_id[row.id]
             unit = f" {claim.unit}" if claim.unit else ""
             measured = "—" if math.isnan(row.measured) else f"{_fmt(row.measured)}{unit}"
-            if math.isfinite(row.ci_low) and math.isfinite(row.ci_high):
+            if _is_interval(row.ci_low, row.ci_high):
                 measured += f" [{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]"
             if getattr(row, "across", ""):
                 measured += f"; across {row.across}"
