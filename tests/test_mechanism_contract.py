@@ -18,6 +18,7 @@ from ppdp.contract import (
     MechanismCase,
     check_fit_returns_self_and_keeps_the_table,
     check_guarantees_are_enforced,
+    check_release_keeps_dtypes,
     check_same_random_state_same_bytes,
     contract_checks,
 )
@@ -302,3 +303,30 @@ def test_a_mechanism_that_enforces_nothing_is_caught():
             return super().release(random_state)
 
     check_guarantees_are_enforced(MechanismCase("honest", Honest, people, {}, column="age"))
+
+
+def test_a_release_of_object_columns_is_caught():
+    """A release that turns every column into ``object`` fails the dtype check, unless the
+    mechanism declares the columns it recasts."""
+
+    class Stringly(_Broken):
+        guarantee = "none declared: a test fixture"
+
+        def fit(self, df):
+            self.table_ = df.copy()
+            return self
+
+        def release(self, random_state=None):
+            check_random_state(random_state)
+            enforce(self.guarantee_checks())
+            return self.table_.astype(object)
+
+    with pytest.raises(
+        AssertionError, match=r"dtype of undeclared columns .*'age': 'int64 -> object'"
+    ):
+        check_release_keeps_dtypes(MechanismCase("stringly", Stringly, people, {}, column="age"))
+
+    class Declared(Stringly):
+        recast_columns = ("*",)
+
+    check_release_keeps_dtypes(MechanismCase("declared", Declared, people, {}, column="age"))

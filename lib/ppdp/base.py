@@ -224,6 +224,9 @@ class Mechanism(BaseEstimator, ABC):
     ----------
     guarantee : str
         Class attribute: the bound every release is checked against, in a sentence.
+    recast_columns : tuple of str
+        Class attribute: the attributes naming the columns whose dtype a release changes on
+        purpose (``"*"``: every column); empty by default, every column keeping its dtype.
 
     Examples
     --------
@@ -265,6 +268,12 @@ class Mechanism(BaseEstimator, ABC):
     #: or equation ("none declared" and why, for a mechanism that promises none). The API
     #: reference's index lists it for every mechanism.
     guarantee: ClassVar[str]
+
+    #: The attributes (constructor parameters or fitted state) that name the columns whose dtype
+    #: a release changes on purpose (a generalized column released as text ranges, an integer
+    #: column as class means); ``"*"`` for every column. Every other column keeps its input's
+    #: dtype, which the contract checks (:mod:`ppdp.contract`).
+    recast_columns: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def fit(self, df: pd.DataFrame, *args: Any, **kwargs: Any):

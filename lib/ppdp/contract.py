@@ -26,7 +26,8 @@ The checks:
   is used as is and advanced (random mechanisms); a bad ``random_state`` is refused by name;
   ``fit_release`` is ``fit`` then ``release`` from one stream;
 * the release has the table's columns in their order (and its index, for mechanisms that keep the
-  records);
+  records), each with its input's dtype unless the mechanism declares that it changes it
+  (:attr:`ppdp.base.Mechanism.recast_columns`);
 * ``release`` consults ``guarantee_checks`` and raises
   :class:`~ppdp.guarantees.GuaranteeViolation` on a violated bound;
   :func:`~ppdp.guarantees.guarantee_report` works;
@@ -276,6 +277,41 @@ def check_release_schema(case: MechanismCase) -> None:
         pd.testing.assert_index_equal(released.index, table.index, obj=f"{case.name}: index")
 
 
+def _declared_recast_columns(mech, columns: list[str]) -> set[str]:
+    """The columns whose dtype ``mech`` declares its release may change (``recast_columns``)."""
+    declared: set[str] = set()
+    for attribute in getattr(type(mech), "recast_columns", ()):
+        if attribute == "*":
+            return set(columns)
+        named = getattr(mech, attribute)
+        if named is None:
+            continue
+        declared.update([named] if isinstance(named, str) else list(named))
+    return declared
+
+
+def check_release_keeps_dtypes(case: MechanismCase) -> None:
+    """Every released column has its input's dtype, except those the mechanism declares.
+
+    A column that silently becomes ``object`` (or float, or text) breaks every consumer that
+    reads it by dtype; a mechanism that changes a column's dtype on purpose names the attribute
+    that lists such columns in its class attribute ``recast_columns``.
+    """
+    table = case.table()
+    mech = _fit(case.make(), table)
+    released = _release(case, mech, 0)
+    declared = _declared_recast_columns(mech, list(table.columns))
+    changed = {
+        c: f"{table[c].dtype} -> {released[c].dtype}"
+        for c in table.columns
+        if c not in declared and c in released and released[c].dtype != table[c].dtype
+    }
+    assert not changed, (
+        f"{case.name}: release changes the dtype of undeclared columns {changed}; keep them, or "
+        f"name the attribute listing them in {type(mech).__name__}.recast_columns"
+    )
+
+
 def check_guarantees_are_enforced(case: MechanismCase) -> None:
     from ppdp.guarantees import GuaranteeCheck, GuaranteeViolation, guarantee_report
 
@@ -396,6 +432,7 @@ _CHECKS = (
     check_bad_random_state,
     check_fit_release_is_fit_then_release,
     check_release_schema,
+    check_release_keeps_dtypes,
     check_guarantees_are_enforced,
     check_pickle_round_trip,
     check_bad_parameters_raise_at_fit,
@@ -436,7 +473,7 @@ def contract_checks() -> Iterator[Callable[[MechanismCase], None]]:
     ...     check(case)
     ...     passed += 1
     >>> passed
-    17
+    18
     >>> lax = dataclasses.replace(case, bad_params={"epsilon": 2.0})
     >>> for check in contract_checks():
     ...     try:

@@ -420,6 +420,8 @@ def _try_mirror(src: MirrorSource, f: DataFile, target: Path, s: _Session, bar: 
         raise _Unavailable(label, "PPDP_DATA_MIRROR is not set")
     path = s.mirror / src.subdir / f.name
     label = f"mirror {path}"
+    if path.is_dir():
+        raise _Unavailable(label, "a directory, not a file")
     if not path.is_file():
         raise _Unavailable(label, "no such file")
     try:
@@ -564,9 +566,32 @@ def _ordered_sources(f: DataFile) -> list:
 # --------------------------------------------------------------------------------------------
 
 
+def _make_data_dir(path: Path) -> None:
+    """Create ``path`` (a folder of the data directory) or say in one line why it cannot be."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        # the same OSError subclass, so that callers catching PermissionError still do
+        raise type(err)(
+            f"cannot create the data directory {path} ({err.strerror or err}); set "
+            "PPDP_DATA_DIR to a directory you can write to, or fix the path's parents"
+        ) from err
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise PermissionError(
+            f"the data directory {path} is not writable; set PPDP_DATA_DIR to a directory "
+            "you can write to, or give yourself write permission on it"
+        )
+
+
 def _resolve(ds: Dataset, f: DataFile, s: _Session, force: bool, progress: bool) -> Path:
     ds_dir = data_dir() / "raw" / ds.name
     target = ds_dir / f.name
+    if target.is_dir():
+        # no copy can be stored there, and "not present" would hide why
+        raise IsADirectoryError(
+            f"{target} is a directory where the cached file {ds.name}/{f.name} belongs; remove "
+            "it (with its contents) and fetch again"
+        )
     attempts: list[tuple[str, str]] = []
     with tqdm(
         total=f.size,
@@ -608,6 +633,7 @@ def _resolve(ds: Dataset, f: DataFile, s: _Session, force: bool, progress: bool)
         else:
             attempts.append((f"cache {target}", "not present"))
 
+        _make_data_dir(ds_dir)
         for src in _ordered_sources(f):
             try:
                 record = _TRY[src.kind](src, f, target, s, bar)
@@ -661,6 +687,11 @@ def fetch(
         of file names.
     DatasetUnavailableError
         No source could supply a verified copy of some file.
+    IsADirectoryError
+        A directory stands where a file's cached copy belongs (the message names it).
+    OSError
+        The data directory cannot be created or written to (the message names it and says to
+        set ``PPDP_DATA_DIR``); the subclass is the one the operating system raised.
 
     Warns
     -----

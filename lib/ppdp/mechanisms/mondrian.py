@@ -141,6 +141,8 @@ class Mondrian(Mechanism):
         "k-anonymity (every group at least ``k`` records) and l-diversity (Definition 2 of"
         " Mutual Cover) of at least ``l`` in every group, each when it is set."
     )
+    #: Generalized quasi-identifiers are released as ranges and value sets (text).
+    recast_columns: ClassVar[tuple[str, ...]] = ("qi",)
 
     _parameter_constraints: ClassVar[dict] = {
         "refine": [StrOptions(("none", "anatomy"))],

@@ -13,20 +13,27 @@ synthesizer (``mst``).
 
 from __future__ import annotations
 
+import difflib
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ppdp.experiments.benchmark.data import DATASETS, BenchmarkData
+from ppdp._validation import Interval, InvalidParameterError, check_params
+from ppdp.experiments.benchmark.attacks import AWARE_ATTACKERS
+from ppdp.experiments.benchmark.data import DATASETS, BenchmarkData, load_roles
 
 __all__ = ["LEFT_OUT", "REGISTRY", "Entry", "applicability", "configure", "register"]
 
 
 ReleaseFn = Callable[[BenchmarkData, pd.DataFrame, Any, np.random.Generator], tuple]
+
+#: Any finite real number: the levels an entry accepts unless it states its knob's own range.
+FINITE_LEVELS = (Interval(Real, None, None, closed="neither"),)
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,10 @@ class Entry:
         HyObscure's obfuscation channel, Mutual Cover's random output tables, a relay chain's
         nearest class). It attacks the attribute the mechanism protects; class matching and the
         learned attackers run on every release.
+    allowed_levels : tuple of constraints
+        The values the knob may take, as the mechanism's own ``_parameter_constraints`` state
+        them (``Interval`` constraints of ``ppdp._validation``; a level is valid when it meets one);
+        default any finite real number. NaN and infinities are never valid.
 
     Examples
     --------
@@ -93,6 +104,7 @@ class Entry:
     not_applicable: Mapping[str, str] = field(default_factory=dict)
     protects: str | None = None
     aware: str | None = None
+    allowed_levels: tuple = FINITE_LEVELS
 
 
 #: Every registered mechanism by name, in registration order (:func:`register` adds one).
@@ -106,7 +118,10 @@ def register(entry: Entry) -> Entry:
     ----------
     entry : Entry
         The mechanism; its ``levels`` name datasets of ``DATASETS`` (``"adult"``,
-        ``"movielens"``), each with at least one level.
+        ``"movielens"``), each with at least one level, every level a finite number its
+        ``allowed_levels`` admit; its ``protects`` (if set) is a private attribute of each of
+        those datasets (``roles.yaml``) and its ``aware`` (if set) a key of
+        :data:`~ppdp.experiments.benchmark.attacks.AWARE_ATTACKERS`.
 
     Returns
     -------
@@ -118,8 +133,10 @@ def register(entry: Entry) -> Entry:
     TypeError
         When ``entry`` is not an :class:`Entry`.
     ValueError
-        When its name is registered already, or its levels name an unknown dataset or hold no
-        level for one.
+        When its name is registered already, its levels name an unknown dataset, hold no level
+        for one or hold a level outside ``allowed_levels`` (NaN, an infinity, a value the knob
+        does not take), or its ``protects`` or ``aware`` names nothing known (the message
+        suggests the closest name).
 
     Examples
     --------
@@ -135,6 +152,19 @@ def register(entry: Entry) -> Entry:
     ...
     ValueError: a mechanism named 'copy' is registered already
     >>> del REGISTRY["copy"]
+
+    Mistakes are refused when the entry is declared, not when the benchmark runs:
+
+    >>> register(Entry("copy", "example", "eps", {"adult": (1.0, float("nan"))}, copy))
+    Traceback (most recent call last):
+    ...
+    ValueError: copy: levels['adult'] holds nan: The 'eps' parameter of Entry 'copy' must be a float in the range (-inf, inf). Got nan instead.
+    >>> register(Entry("copy", "example", "-", {"adult": (0,)}, copy, aware="krr_chanel"))
+    Traceback (most recent call last):
+    ...
+    ValueError: copy: aware='krr_chanel' is not a mechanism-aware attacker; known: ['krr_channel', 'nearest_class', 'obfuscation_channel', 'random_tables', 'sppm_mapping']; did you mean 'krr_channel'?
+    >>> "copy" in REGISTRY
+    False
     """
     if not isinstance(entry, Entry):
         raise TypeError(f"entry must be an Entry, got {type(entry).__name__}")
@@ -146,8 +176,40 @@ def register(entry: Entry) -> Entry:
     for dataset, levels in entry.levels.items():
         if len(levels) == 0:
             raise ValueError(f"{entry.name}: no privacy level for {dataset!r}")
+        for level in levels:
+            _check_level(entry, dataset, level)
+    if entry.protects is not None:
+        roles = load_roles()
+        for dataset in entry.levels:
+            private = list(roles[dataset]["private"])
+            if entry.protects not in private:
+                raise ValueError(
+                    f"{entry.name}: protects={entry.protects!r} is not a private attribute of "
+                    f"{dataset!r}; allowed: {private}{_did_you_mean(entry.protects, private)}"
+                )
+    if entry.aware is not None and entry.aware not in AWARE_ATTACKERS:
+        known = sorted(AWARE_ATTACKERS)
+        raise ValueError(
+            f"{entry.name}: aware={entry.aware!r} is not a mechanism-aware attacker; known: "
+            f"{known}{_did_you_mean(entry.aware, known)}"
+        )
     REGISTRY[entry.name] = entry
     return entry
+
+
+def _check_level(entry: Entry, dataset: str, level: Any) -> None:
+    """Refuse a level its knob cannot take (sklearn's Interval refuses NaN and infinities)."""
+    try:
+        check_params(
+            {entry.knob: level}, {entry.knob: list(entry.allowed_levels)}, f"Entry {entry.name!r}"
+        )
+    except InvalidParameterError as err:
+        raise ValueError(f"{entry.name}: levels[{dataset!r}] holds {level!r}: {err}") from None
+
+
+def _did_you_mean(name: str, known: Sequence[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def _none(data, train, level, rng):
@@ -367,6 +429,11 @@ def _hyobscure(kind: str):
     return release
 
 
+# The knobs' ranges, as the mechanisms' own _parameter_constraints state them.
+_POSITIVE = (Interval(Real, 0, None, closed="neither"),)
+_NON_NEGATIVE = (Interval(Real, 0, None, closed="left"),)
+_AT_LEAST_ONE = (Interval(Real, 1, None, closed="left"),)
+
 #: IMPOSTER's training budget in the registry unless :func:`configure` sets another.
 IMPOSTER_EPOCHS, IMPOSTER_HIDDEN = 20, 64
 
@@ -387,6 +454,7 @@ def _register_defaults(
             {d: (10.0, 3.0, 1.0, 0.3) for d in both},
             _mst,
             keeps_records=False,
+            allowed_levels=_POSITIVE,
         )
     )
     register(
@@ -397,6 +465,7 @@ def _register_defaults(
             {d: (4.0, 2.0, 1.0, 0.5, 0.1) for d in both},
             _krr,
             aware="krr_channel",
+            allowed_levels=_POSITIVE,
         )
     )
     register(
@@ -407,6 +476,7 @@ def _register_defaults(
             {d: (0.0, 1.0, 5.0, 20.0) for d in both},
             _imposter(imposter_epochs, imposter_hidden),
             keeps_records=False,
+            allowed_levels=_NON_NEGATIVE,
         )
     )
     register(
@@ -416,6 +486,7 @@ def _register_defaults(
             "delta",
             {"adult": (0.05, 0.1, 0.2, 0.3, 0.45), "movielens": (0.05, 0.1, 0.2, 0.3, 0.45)},
             _sppm,
+            allowed_levels=_NON_NEGATIVE,
         )
     )
     register(
@@ -425,6 +496,7 @@ def _register_defaults(
             "k",
             {d: (5, 10, 25, 50, 100) for d in both},
             _mondrian,
+            allowed_levels=(Interval(Integral, 1, None, closed="left"),),
         )
     )
     register(
@@ -436,6 +508,7 @@ def _register_defaults(
             {d: (0.95, 0.9, 0.85, 0.81) for d in both},
             _mutual_cover,
             aware="random_tables",
+            allowed_levels=(Interval(Real, 1 / MUTUAL_COVER_L, 1, closed="both"),),
         )
     )
     for method in ("tda", "fla"):
@@ -447,18 +520,20 @@ def _register_defaults(
                 {d: (0.2, 0.1, 0.05, 0.02, 0.01) for d in both},
                 _relay(method),
                 aware="nearest_class",
+                allowed_levels=(Interval(Real, 0, 1, closed="right"),),
             )
         )
     ml_only = {"adult": "needs a numeric private attribute (ages) and numeric features (ratings)"}
-    for name, paper, knob, levels in (
-        ("hyobscure", "HyObscure", "budget", (0.02, 0.05, 0.1, 0.2)),
-        ("xobf", "HyObscure (variant)", "budget", (0.02, 0.05, 0.1, 0.2)),
-        ("ygen", "HyObscure (variant)", "budget", (0.02, 0.05, 0.1, 0.2)),
-        ("privcheck", "HyObscure (baseline)", "budget", (0.02, 0.05, 0.1, 0.2)),
-        ("random_obf", "HyObscure (baseline)", "p_rand", (0.2, 0.5, 0.8, 1.0)),
-        ("frapp", "HyObscure (baseline)", "gamma", (100.0, 20.0, 5.0, 1.0)),
-        ("similarity", "HyObscure (baseline)", "p_obf", (0.2, 0.5, 0.8, 1.0)),
-        ("dp_obf", "HyObscure (baseline)", "beta", (20.0, 5.0, 1.0, 0.2)),
+    probability = (Interval(Real, 0, 1, closed="both"),)
+    for name, paper, knob, levels, allowed in (
+        ("hyobscure", "HyObscure", "budget", (0.02, 0.05, 0.1, 0.2), _NON_NEGATIVE),
+        ("xobf", "HyObscure (variant)", "budget", (0.02, 0.05, 0.1, 0.2), _NON_NEGATIVE),
+        ("ygen", "HyObscure (variant)", "budget", (0.02, 0.05, 0.1, 0.2), _NON_NEGATIVE),
+        ("privcheck", "HyObscure (baseline)", "budget", (0.02, 0.05, 0.1, 0.2), _NON_NEGATIVE),
+        ("random_obf", "HyObscure (baseline)", "p_rand", (0.2, 0.5, 0.8, 1.0), probability),
+        ("frapp", "HyObscure (baseline)", "gamma", (100.0, 20.0, 5.0, 1.0), _AT_LEAST_ONE),
+        ("similarity", "HyObscure (baseline)", "p_obf", (0.2, 0.5, 0.8, 1.0), probability),
+        ("dp_obf", "HyObscure (baseline)", "beta", (20.0, 5.0, 1.0, 0.2), _NON_NEGATIVE),
     ):
         register(
             Entry(
@@ -470,6 +545,7 @@ def _register_defaults(
                 not_applicable=ml_only,
                 protects="age",
                 aware="obfuscation_channel",
+                allowed_levels=allowed,
             )
         )
 

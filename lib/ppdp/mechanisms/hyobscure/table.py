@@ -255,6 +255,8 @@ class TableObfuscation(Mechanism):
         "alpha)-uniqueness, (l, beta)-variety and contiguous groups; PrivCheck its budget; the "
         "other baselines declare none."
     )
+    #: The private attribute is released as its group's label (text, e.g. ``"24-27"``).
+    recast_columns: ClassVar[tuple[str, ...]] = ("private",)
 
     _parameter_constraints: ClassVar[dict] = {
         **{
