@@ -464,13 +464,18 @@ def write_results(frame: pd.DataFrame, path: str | os.PathLike | None) -> Path |
 
 def read_results(path: str | os.PathLike) -> pd.DataFrame:
     """Read a tidy CSV written by :func:`write_results`: the same frame, parameter types included."""
+    return tidy_frame(read_raw_results(path))
+
+
+def read_raw_results(path: str | os.PathLike) -> pd.DataFrame:
+    """A tidy CSV's rows in file order before :func:`tidy_frame` types them: a missing cell is
+    missing, and only the measurement columns read ``nan`` as a number (a label stays text)."""
     header = pd.read_csv(path, nrows=0).columns
     numbers = ["", "nan", "NaN"]
     na_values = {c: numbers if c in ("value", "ci_low", "ci_high") else [""] for c in header}
     for col in ("experiment", "method", "metric"):
         na_values.pop(col, None)
-    frame = pd.read_csv(path, keep_default_na=False, na_values=na_values)
-    return tidy_frame(frame)
+    return pd.read_csv(path, keep_default_na=False, na_values=na_values)
 
 
 def summarize(

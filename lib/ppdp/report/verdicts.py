@@ -34,7 +34,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ppdp.experiments.common import mean_halfwidth, parameter_labels, tidy_frame
+from ppdp.experiments.common import (
+    mean_halfwidth,
+    parameter_labels,
+    read_raw_results,
+    tidy_frame,
+)
 from ppdp.report.claims import CAUSES, Claim, _fmt
 
 __all__ = [
@@ -356,12 +361,7 @@ def _read_rows(csv_path: Path, ids: list[str]) -> tuple[pd.DataFrame, list[tuple
     unreadable file names the file and its claims."""
     try:
         # read as read_results reads, keeping each row's line
-        header = pd.read_csv(csv_path, nrows=0).columns
-        numbers = ["", "nan", "NaN"]
-        na_values = {c: numbers if c in ("value", "ci_low", "ci_high") else [""] for c in header}
-        for col in ("experiment", "method", "metric"):
-            na_values.pop(col, None)
-        raw = pd.read_csv(csv_path, keep_default_na=False, na_values=na_values)
+        raw = read_raw_results(csv_path)
         raw[_LINE] = np.arange(len(raw)) + 2  # line 1 is the header
         seedless = []
         if {"experiment", "seed", "metric"} <= set(raw.columns):
