@@ -18,7 +18,7 @@ from ppdp.contract import (
     MechanismCase,
     check_fit_returns_self_and_keeps_the_table,
     check_guarantees_are_enforced,
-    check_release_keeps_dtypes,
+    check_release_schema,
     check_same_random_state_same_bytes,
     contract_checks,
 )
@@ -324,9 +324,9 @@ def test_a_release_of_object_columns_is_caught():
     with pytest.raises(
         AssertionError, match=r"dtype of undeclared columns .*'age': 'int64 -> object'"
     ):
-        check_release_keeps_dtypes(MechanismCase("stringly", Stringly, people, {}, column="age"))
+        check_release_schema(MechanismCase("stringly", Stringly, people, {}, column="age"))
 
     class Declared(Stringly):
         recast_columns = ("*",)
 
-    check_release_keeps_dtypes(MechanismCase("declared", Declared, people, {}, column="age"))
+    check_release_schema(MechanismCase("declared", Declared, people, {}, column="age"))
