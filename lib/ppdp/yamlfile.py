@@ -3,12 +3,14 @@ errors: a syntax error or a key given twice in one mapping names the file and th
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any
 
 __all__ = ["read_yaml"]
 
 
+@functools.cache
 def _unique_key_loader():
     """A SafeLoader that refuses a mapping with the same key twice.
 
