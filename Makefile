@@ -3,55 +3,100 @@
 #   make test        same set-up, then lint, unit/property tests, pipeline checks and nbval
 # Other targets: make install, make lab (JupyterLab on notebooks/), make notebooks (re-execute the
 # committed notebooks in place), make docs (the documentation site), make reproduce PROFILE=paper,
-# make benchmarks, make clean.
+# make cost PROFILE=paper (what a profile's runs will cost), make benchmarks, make clean. With conda
+# (environment.yml), ENV=conda installs into and runs from the active conda environment instead of
+# .venv: make test ENV=conda.
 
 PYTHON ?= python3
 VENV ?= .venv
-BIN := $(abspath $(VENV))/bin
-STAMP := $(VENV)/.installed
 PROFILE ?= default
 CORES ?= 2
 
-# The offline mirror of the datasets that live only in the authors' repositories.
-ifneq ($(wildcard ../shared/data/MANIFEST.md),)
-export PPDP_DATA_MIRROR ?= $(abspath ../shared/data)
+# ENV=conda on the command line: the active conda environment ($CONDA_PREFIX) is the environment.
+# (Only from the command line: many shells export a variable ENV of their own.)
+ifeq ($(origin ENV),command line)
+ifeq ($(ENV),conda)
+ifeq ($(CONDA_PREFIX),)
+$(error ENV=conda needs an active conda environment (conda activate ppdp); CONDA_PREFIX is not set)
 endif
+override VENV := $(CONDA_PREFIX)
+else ifneq ($(ENV),venv)
+$(error ENV must be venv (the default, .venv) or conda (the active conda environment); got '$(ENV)')
+endif
+endif
+BIN := $(abspath $(VENV))/bin
+STAMP := $(VENV)/.installed
+# a conda environment (ENV=conda, or VENV naming one) is never created here, and its own packages
+# (Python, pip, PyTorch from environment.yml) are left to conda
+CONDA := $(if $(wildcard $(VENV)/conda-meta),yes)
+ifeq ($(CONDA),yes)
+PYTHON := $(BIN)/python
+PIP_CONSTRAINTS := $(VENV)/.ppdp-constraints.txt
+else
+PIP_CONSTRAINTS := constraints.txt
+endif
+
 export PATH := $(BIN):$(PATH)
 export MPLBACKEND := Agg
 export PYTHONHASHSEED := 0
-# Kernels for AVX512 round differently from those for AVX2: with the same code and seeds, PyTorch's
-# trained other IMPOSTER networks, numpy's loops moved SPPM's Frank-Wolfe steps, and OpenBLAS picks
-# its kernel by the CPU too. Capped at AVX2, every x86-64 machine with AVX2 (Intel since 2013, AMD
-# since 2015) computes alike; the report records the kernels of each run. PyTorch's matrix products
-# run in the MKL it ships, which picks its kernels by the CPU's vendor as well as its instruction
-# set (AVX2 and MKL_CBWR=AVX2 still differ between Intel and AMD); its COMPATIBLE branch gives the
-# same bits on both.
-ifneq ($(shell grep -m1 -o -w avx2 /proc/cpuinfo 2>/dev/null),)
-export ATEN_CPU_CAPABILITY ?= avx2
-export NPY_DISABLE_CPU_FEATURES ?= X86_V4 AVX512_ICL AVX512_SPR
-export OPENBLAS_CORETYPE ?= Haswell
-export MKL_CBWR ?= COMPATIBLE
-endif
+# The CPU kernel caps on x86-64 machines with AVX2 (ATEN_CPU_CAPABILITY, NPY_DISABLE_CPU_FEATURES,
+# OPENBLAS_CORETYPE, MKL_CBWR; why: lib/ppdp/kernels.py, their one source), exported for every
+# recipe so that the tests' processes compute as the pipeline's. The Snakefile and the notebooks'
+# Jupyter kernel apply them too, so a route without make gets them as well. A variable already set
+# is kept; PPDP_NATIVE_KERNELS=1 applies none. The module runs as a plain script (standard library
+# only), before the environment is installed.
+define newline
 
-.PHONY: install reproduce test test-cluster lint unit doctest nbval notebooks lab docs benchmarks clean
+
+endef
+KERNELS_PYTHON := $(firstword $(wildcard $(BIN)/python) $(PYTHON))
+$(eval $(subst ;,$(newline),$(shell PPDP_NATIVE_KERNELS="$(PPDP_NATIVE_KERNELS)" $(KERNELS_PYTHON) lib/ppdp/kernels.py make)))
+# The offline data mirror (../shared/data beside the project) is found by the data layer itself
+# (lib/ppdp/datasets/fetch.py); PPDP_DATA_MIRROR, if set, overrides it.
+
+.PHONY: install reproduce cost test test-cluster lint unit doctest nbval notebooks lab docs benchmarks clean
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): pyproject.toml constraints.txt lib/ppdp/kernels.py
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else f"ppdp needs Python 3.11 or newer (numpy, pandas, scipy and matplotlib at the versions constraints.txt pins do); PYTHON=$(PYTHON) is {sys.version.split()[0]}: set PYTHON=/path/to/python3.11")'
+ifeq ($(CONDA),yes)
+	@test -x $(BIN)/python || { echo "$(VENV) is a conda environment without python: conda env create -f environment.yml" >&2; exit 1; }
+	# conda supplies Python, pip and PyTorch's CPU build (environment.yml); pip gets the pins of
+	# constraints.txt less those of the distributions conda installed, which it would fight over
+	$(BIN)/python -c "$$CONDA_CONSTRAINTS" constraints.txt > $(PIP_CONSTRAINTS)
+else
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# torch first, alone, at the version constraints.txt pins: resolved together with everything
 	# else, pip may prefer a CUDA build of the same version and its gigabytes of dependencies
 	$(BIN)/python -m pip install --quiet "$$(grep '^torch==' constraints.txt)"
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev]"
+endif
+	$(BIN)/python -m pip install --quiet -c $(PIP_CONSTRAINTS) -e ".[dev]"
 	# pycanon (an independent k-anonymity/l-diversity checker used only by tests) pins exact old
 	# numpy/pandas/scipy in every release; its own code runs on current ones.
-	$(BIN)/python -m pip install --quiet --no-deps -c constraints.txt pycanon
+	$(BIN)/python -m pip install --quiet --no-deps -c $(PIP_CONSTRAINTS) pycanon
 	# anonymeter (the benchmark's independent risk evaluator) pins numpy<1.27; its evaluators run
 	# on current numpy and pandas (tests/test_attack_suite.py); its dependencies come with ".[dev]"
-	$(BIN)/python -m pip install --quiet --no-deps -c constraints.txt anonymeter
+	$(BIN)/python -m pip install --quiet --no-deps -c $(PIP_CONSTRAINTS) anonymeter
+	# the notebooks' kernel "python3" of this environment starts through ppdp.kernels, which applies
+	# the CPU kernel caps first: papermill, nbval and JupyterLab compute as the pipeline does
+	$(BIN)/python -m ppdp.kernels install-kernelspec --prefix "$(abspath $(VENV))"
 	touch $(STAMP)
+
+# constraints.txt less the distributions installed by anything but pip (in a conda environment:
+# conda's Python packages, PyTorch and its dependencies among them)
+define CONDA_CONSTRAINTS
+import importlib.metadata as md, re, sys
+def norm(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+conda = {norm(d.metadata["Name"]) for d in md.distributions() if (d.read_text("INSTALLER") or "").strip() != "pip"}
+for line in open(sys.argv[1]):
+    name = re.split(r"[=<>!~\s\[;]", line.strip(), maxsplit=1)[0]
+    if not name or line.lstrip().startswith("#") or norm(name) not in conda:
+        sys.stdout.write(line)
+endef
+export CONDA_CONSTRAINTS
 
 reproduce: $(STAMP)
 	@# Snakemake reads the profile before the Snakefile and names no line for a YAML syntax
@@ -59,6 +104,13 @@ reproduce: $(STAMP)
 	@$(BIN)/python -m ppdp.yamlfile config/$(PROFILE).yaml
 	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete --configfile config/$(PROFILE).yaml
 	@echo "Report: reports/$(PROFILE)/reproduction.md; figures: figures/$(PROFILE)/"
+
+# what each run of a profile will cost on two cores, before it runs: the committed report's
+# measured CPU minutes (reports/costs.csv, generated with it) scaled by the ratio of each run's work
+# (ppdp.report.costs.WORK_FACTORS)
+cost: $(STAMP)
+	@$(BIN)/python -m ppdp.yamlfile config/$(PROFILE).yaml
+	$(BIN)/python -m ppdp.report cost --config config/$(PROFILE).yaml --measured reports/costs.csv
 
 test: lint unit doctest nbval
 
@@ -92,29 +144,35 @@ test-cluster: $(STAMP)
 nbval: $(STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --nbval-lax notebooks
 
-# progress bars go to stderr: useful in a run's log, noise in a committed notebook, so dropped
+# progress bars go to stderr: useful in a run's log, noise in a committed notebook, so dropped;
+# each notebook is stamped with the commit it ran from (tests/test_one_commit.py compares it with
+# the committed report's)
 notebooks: $(STAMP)
 	for nb in notebooks/*.ipynb; do $(BIN)/python -m papermill --no-progress-bar $$nb $$nb || exit 1; done
 	$(BIN)/python -c "$$STRIP_STDERR" notebooks/*.ipynb
 
 define STRIP_STDERR
 import sys, nbformat
+from ppdp.report.provenance import stamp_notebook
 for path in sys.argv[1:]:
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs = [o for o in cell.outputs if o.get("name") != "stderr"]
+    stamp_notebook(nb)
     nbformat.write(nb, path)
 endef
 export STRIP_STDERR
 
 # JupyterLab on this environment, browsing notebooks/. Its python3 kernel is this environment's
-# interpreter; MPLBACKEND is unset so that figures made by hand also show inline.
+# interpreter (started through ppdp.kernels, with the CPU kernel caps); MPLBACKEND is unset so that
+# figures made by hand also show inline. Jupyter refuses to run as root without --allow-root
+# (containers and CI runners often are root), so root gets it.
 # extra JupyterLab arguments, e.g. make lab LAB_ARGS="--no-browser --port 8890" for a headless server
 LAB_ARGS ?=
 
 lab: $(STAMP)
-	env -u MPLBACKEND $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks $(LAB_ARGS)
+	env -u MPLBACKEND $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root) $(LAB_ARGS)
 
 # The documentation site in docs/_build/html (open its index.html): docs/, the API reference from
 # the docstrings, the notebooks with their committed outputs (not executed) and the committed report.

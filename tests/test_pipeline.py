@@ -4,7 +4,6 @@ folder, clean failure, and byte-for-byte determinism of a notebook's tidy result
 import importlib
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from ppdp import kernels
 from ppdp.experiments.common import DERIVED_EXPERIMENTS, read_results, tidy_frame
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -200,25 +200,20 @@ def test_smoke_profile_end_to_end(smoke_run):
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
-#: The Makefile's caps on the CPU kernels of PyTorch, numpy, OpenBLAS and MKL (x86-64 with AVX2).
-KERNEL_CAPS = ("ATEN_CPU_CAPABILITY", "NPY_DISABLE_CPU_FEATURES", "OPENBLAS_CORETYPE", "MKL_CBWR")
-
-
 def _other_kernels() -> tuple[str, dict[str, str]]:
-    """An environment whose arithmetic differs from the tests' own: without the Makefile's kernel
-    caps when they are set (each library then takes the machine's widest kernels), with them when
-    they are not but apply, and otherwise with one thread for every library (other summation
-    orders in the BLAS and in PyTorch)."""
+    """An environment whose arithmetic differs from the tests' own. The Snakefile applies the
+    kernel caps of ppdp.kernels wherever they apply (x86-64 with AVX2) unless PPDP_NATIVE_KERNELS=1:
+    so the other run takes the machine's own kernels when the tests' run has the caps, the caps
+    when it has opted out, and, where no caps apply, one thread for every library (other
+    summation orders in the BLAS and in PyTorch)."""
     env = dict(os.environ)
-    if any(name in env for name in KERNEL_CAPS):
-        for name in KERNEL_CAPS:
+    if kernels.caps_apply():
+        for name in kernels.CAPS:
             env.pop(name, None)
+        if env.pop(kernels.NATIVE, "").strip().lower() in {"1", "true", "yes", "on"}:
+            return "the kernel caps", env
+        env[kernels.NATIVE] = "1"
         return "the machine's own kernels (no caps)", env
-    makefile = (ROOT / "Makefile").read_text()
-    caps = dict(re.findall(r"^export (\w+) \?= (.+)$", makefile, re.M))
-    if " avx2 " in f" {Path('/proc/cpuinfo').read_text()} ".replace("\n", " "):
-        env.update({name: caps[name] for name in KERNEL_CAPS})
-        return "the Makefile's kernel caps", env
     threads = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
     env.update(dict.fromkeys(threads, "1"))
     return "one thread per library", env
@@ -278,16 +273,28 @@ def _assert_claims_recompute(run: dict, csv: Path) -> None:
 
 
 def test_failed_notebook_leaves_no_complete_outputs(tmp_path):
-    """A notebook that fails while it runs (its parameters are valid, so the Snakefile's check lets
-    it start; its data folder is a file) leaves only its log and partial notebook."""
+    """A notebook that fails while it runs (its parameters are valid and its data files are in the
+    mirror, so the Snakefile's checks let it start; the mirror's bytes are damaged) leaves only its
+    log and partial notebook."""
+    from ppdp.datasets.registry import DATASETS
+
     broken = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
     broken["profile"] = "broken"
     config = tmp_path / "broken.yaml"
     config.write_text(yaml.safe_dump(broken))
     work = tmp_path / "work"
-    not_a_folder = tmp_path / "data-is-a-file"
-    not_a_folder.write_text("")
-    env = {**os.environ, "PPDP_DATA_DIR": str(not_a_folder), "PPDP_OFFLINE": "1"}
+    mirror = tmp_path / "damaged-mirror"
+    for dataset in DATASETS.values():
+        for file in dataset.files:
+            (src,) = [s for s in file.sources if s.kind == "mirror"]
+            (mirror / src.subdir).mkdir(parents=True, exist_ok=True)
+            (mirror / src.subdir / file.name).write_bytes(b"damaged\n")
+    env = {
+        **os.environ,
+        "PPDP_DATA_DIR": str(tmp_path / "empty-cache"),
+        "PPDP_DATA_MIRROR": str(mirror),
+        "PPDP_OFFLINE": "1",
+    }
     proc = _snakemake(
         "--cores",
         "1",
@@ -307,7 +314,7 @@ def test_failed_notebook_leaves_no_complete_outputs(tmp_path):
     assert not (work / "reports" / "broken" / "reproduction.md").exists()
     assert not (out / "provenance" / "datasets.json").exists()
     log = (out / "logs" / "datasets.log").read_text()
-    assert "PPDP_DATA_DIR" in log
+    assert "sha256 mismatch" in log and "PPDP_DATA_MIRROR" in log
 
 
 def test_same_seed_same_bytes(tmp_path):

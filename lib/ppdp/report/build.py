@@ -4,13 +4,15 @@ is complete, render it and write it (:func:`build_report`)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
 from ppdp.report.claims import CAUSES, load_claims, load_summaries
 from ppdp.report.figures import benchmark_figures, copy_figures
-from ppdp.report.markdown import render, render_benchmark
+from ppdp.report.markdown import PAPER_TITLES, render, render_benchmark
+from ppdp.report.overview import across_values, write_overview
 from ppdp.report.provenance import (
     _write_atomic,
     collect_provenance,
@@ -26,7 +28,10 @@ from ppdp.report.verdicts import (
     verdict_differences,
 )
 
-__all__ = ["build_report"]
+__all__ = ["REPORT_FIGURES", "build_report"]
+
+#: The folder, under the figures folder, of the report's own figures (its verdict figures).
+REPORT_FIGURES = "report"
 
 
 def build_report(
@@ -57,9 +62,15 @@ def build_report(
         :func:`check_complete` (every claim measured, every claims row of the results listed).
     expected_claims
         The number of claims the file must hold, checked besides its own ``n_claims``.
+    figures_dir
+        The folder of the runs' figures (``<run>/<figure>.png``), which claims link; the verdict
+        figures (:func:`ppdp.report.overview.write_overview`) are written to its
+        :data:`REPORT_FIGURES` folder and shown on top of the report and of each paper's section.
+        Without it the report links no figure.
     publish_figures
-        A folder that receives a copy of every linked figure, downscaled to at most
-        :data:`MAX_FIGURE_BYTES`; the report links the copies.
+        A folder that receives a copy of every linked figure (the verdict figures included, in its
+        :data:`REPORT_FIGURES` folder), downscaled to at most :data:`MAX_FIGURE_BYTES`; the report
+        links the copies.
     require_causes
         A claim that is not reproduced and has no ``cause`` is an error.
     compare
@@ -77,7 +88,8 @@ def build_report(
     ------
     ValueError, FileNotFoundError
         See :func:`load_claims`, :func:`evaluate` and :func:`check_complete`; also when the number
-        of claims differs from ``expected_claims``, a verdict differs between the runs
+        of claims differs from ``expected_claims``, a run is named :data:`REPORT_FIGURES` (with
+        ``figures_dir``), a verdict differs between the runs
         (``strict_compare``), a linked figure is missing while ``complete`` or publishing, or
         (``require_causes``) a claim not reproduced has no cause; no report is written then.
     """
@@ -125,6 +137,7 @@ def build_report(
                 f"({', '.join(CAUSES)}), why, and evidence"
             )
     run_names = list(runs) if runs is not None else list(dict.fromkeys(c.run for c in claims))
+    overview = None
     if figures_dir is not None:
         linked = sorted({(c.run, c.figure, c.id) for c in claims if c.figure})
         missing = [
@@ -144,11 +157,34 @@ def build_report(
             if run in RUNS_WITHOUT_CLAIMS
             for fig in benchmark_figures(results_dir, run)
         }
+        if REPORT_FIGURES in run_names:
+            raise ValueError(
+                f"a run named {REPORT_FIGURES!r} would share its figures folder with the report's "
+                f"verdict figures ({Path(figures_dir) / REPORT_FIGURES}); rename the run"
+            )
+        # the verdict figures go beside the runs' figures, in a folder of the report's own
+        overview = write_overview(
+            claims,
+            table,
+            Path(figures_dir) / REPORT_FIGURES,
+            across=across_values(claims, table, results_dir),
+            titles=PAPER_TITLES,
+        )
         if publish_figures is not None:
+            own = {(REPORT_FIGURES, path.stem) for path in overview.paths.values()}
             copy_figures(
-                {(run, fig) for run, fig, _ in linked} | extra_figures, figures_dir, publish_figures
+                {(run, fig) for run, fig, _ in linked} | extra_figures | own,
+                figures_dir,
+                publish_figures,
             )
             figures_dir = publish_figures
+            overview = replace(
+                overview,
+                paths={
+                    key: Path(publish_figures) / REPORT_FIGURES / path.name
+                    for key, path in overview.paths.items()
+                },
+            )
     text = render(
         claims,
         table,
@@ -168,6 +204,7 @@ def build_report(
             )
         ],
         summaries=summaries,
+        overview=overview,
     )
     _write_atomic(Path(output), text)
     return table

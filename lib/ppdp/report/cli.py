@@ -7,6 +7,10 @@ Run it as ``python -m ppdp.report --claims claims.yaml --results results/default
 (downscaled to at most 150 kB each) to ``DIR`` and links the copies, so that a committed report shows
 its figures. ``python -m ppdp.report provenance --output FILE --run RUN --profile PROFILE`` records
 the environment of a notebook run after it (:func:`ppdp.report.provenance.write_provenance`).
+``python -m ppdp.report costs --config config/default.yaml --results results/default --csv
+reports/costs.csv --markdown reports/costs.md`` writes the table of what the profile's runs cost
+(:mod:`ppdp.report.costs`); ``python -m ppdp.report cost --config config/paper.yaml --measured
+reports/costs.csv`` estimates, before anything runs, what another profile's runs will cost.
 
 Exit statuses (:data:`EXIT_STATUSES`, also in ``--help``): 0 when the report is written and judges
 every claim; 1 when no report is written (damaged results, which are never judged, or with
@@ -21,7 +25,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
+from ppdp.report import costs
 from ppdp.report.build import build_report
 from ppdp.report.provenance import write_provenance
 from ppdp.report.verdicts import AMBIGUOUS, UNSTABLE, VERDICTS
@@ -46,10 +52,15 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["provenance"]:
         return _main_provenance(argv[1:])
+    if argv[:1] == ["costs"]:
+        return _main_costs(argv[1:])
+    if argv[:1] == ["cost"]:
+        return _main_cost(argv[1:])
     parser = argparse.ArgumentParser(
         prog="python -m ppdp.report",
         description=__doc__.splitlines()[0]
-        + " (`python -m ppdp.report provenance --help`: record a run's environment)",
+        + " (`python -m ppdp.report provenance --help`: record a run's environment; `costs "
+        "--help`: the table of a profile's measured costs; `cost --help`: estimate a profile's)",
         epilog="exit status: "
         + "; ".join(f"{code}: {meaning}" for code, meaning in EXIT_STATUSES.items()),
     )
@@ -190,4 +201,76 @@ def _main_provenance(argv: list[str]) -> int:
     parser.add_argument("--repo", default=".", help="the compendium's folder (its git commit)")
     args = parser.parse_args(argv)
     write_provenance(args.output, run=args.run, profile=args.profile, repo=args.repo)
+    return 0
+
+
+def _main_costs(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m ppdp.report costs",
+        description="Write the table of a profile's measured costs: each run's wall time, CPU "
+        "minutes and peak memory (results/<profile>/benchmarks/<run>.tsv), the total and the "
+        "makespan on two cores, with the commit and CPU of the runs "
+        "(results/<profile>/provenance/<run>.json). Refused when a run lacks its files or the "
+        "runs come from different commits.",
+    )
+    parser.add_argument("--config", required=True, help="the profile's config: its runs")
+    parser.add_argument(
+        "--results", default=None, help="the profile's results folder (default: results/<profile>)"
+    )
+    parser.add_argument("--csv", default=None, help="tidy CSV to write (reports/costs.csv)")
+    parser.add_argument("--markdown", default=None, help="Markdown to write (reports/costs.md)")
+    args = parser.parse_args(argv)
+    if args.csv is None and args.markdown is None:
+        parser.error("give --csv FILE, --markdown FILE or both")
+    try:
+        config = _config(args.config)
+        profile = str(config.get("profile", Path(args.config).stem))
+        runs = costs.runs_of(config, f"--config {args.config}")
+        results = args.results if args.results is not None else f"results/{profile}"
+        rows = costs.cost_table(results, runs, profile)
+        costs.write_cost_table(rows, args.csv, args.markdown)
+    except (ValueError, FileNotFoundError) as error:
+        print(f"python -m ppdp.report costs: error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _main_cost(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m ppdp.report cost",
+        description="Estimate, before anything runs, what each run of a profile will cost: the "
+        "measured CPU minutes of the run (a table written by `python -m ppdp.report costs`) "
+        "times the ratio of its work at the two profiles' parameters "
+        "(ppdp.report.costs.WORK_FACTORS), with the total and the makespan on two cores.",
+    )
+    parser.add_argument("--config", required=True, help="the profile to estimate")
+    parser.add_argument("--measured", required=True, help="the measured table (reports/costs.csv)")
+    parser.add_argument(
+        "--measured-config",
+        default=None,
+        help="the config of the measured profile (default: <profile>.yaml beside --config)",
+    )
+    parser.add_argument(
+        "--notebooks",
+        default=None,
+        help="the notebooks' folder (default: notebooks/ of the compendium of --config)",
+    )
+    args = parser.parse_args(argv)
+    try:
+        config = _config(args.config)
+        runs = costs.runs_of(config, f"--config {args.config}")
+        measured = costs.read_cost_table(args.measured)
+        if not measured:
+            raise ValueError(f"--measured {args.measured}: the table has no runs")
+        base_path = args.measured_config or Path(args.config).parent / (
+            f"{measured[0]['profile']}.yaml"
+        )
+        base_runs = costs.runs_of(_config(base_path), f"--measured-config {base_path}")
+        notebooks = args.notebooks or Path(args.config).resolve().parent.parent / "notebooks"
+        estimates = costs.estimate_costs(runs, measured, base_runs, notebooks)
+    except (ValueError, FileNotFoundError) as error:
+        print(f"python -m ppdp.report cost: error: {error}", file=sys.stderr)
+        return 1
+    profile = str(config.get("profile", Path(args.config).stem))
+    sys.stdout.write(costs.render_estimate(estimates, profile, measured))
     return 0

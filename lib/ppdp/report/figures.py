@@ -1,9 +1,10 @@
 """The figures the report links, and their published copies.
 
 A claim may link a figure of its run; the benchmark's section links its privacy-utility planes
-(:func:`benchmark_figures`). ``--publish-figures DIR`` copies the linked figures (downscaled to at
-most :data:`MAX_FIGURE_BYTES` each) to ``DIR`` (:func:`copy_figures`), so that a committed report
-shows its figures.
+(:func:`benchmark_figures`); the report shows its verdict figures, which it draws into the
+``report`` folder beside the runs' (:mod:`ppdp.report.overview`). ``--publish-figures DIR`` copies
+the linked and shown figures (downscaled to at most :data:`MAX_FIGURE_BYTES` each) to ``DIR``
+(:func:`copy_figures`), so that a committed report shows its figures.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-"""The report's Markdown: one table per paper (:func:`render`) and the benchmark's section
-(:func:`render_benchmark`)."""
+"""The report's Markdown: the verdict figures, a narrow table per paper and each claim's details
+(:func:`render`), and the benchmark's section (:func:`render_benchmark`)."""
 
 from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -13,10 +14,16 @@ import pandas as pd
 from ppdp.experiments.common import read_results
 from ppdp.report.claims import CAUSES, Claim, _fmt, _is_interval, fill_summary
 from ppdp.report.figures import _benchmark_figure_names
+from ppdp.report.overview import MARGIN_LIMIT, OVERVIEW_NAME, SCALE_TEXT, Overview
 from ppdp.report.provenance import _cell
 from ppdp.report.verdicts import AMBIGUOUS, UNSTABLE, VERDICTS, cause_counts
 
-__all__ = ["PAPER_TITLES", "render", "render_benchmark"]
+__all__ = ["PAPER_TITLES", "TABLE_HEADER", "claim_anchor", "render", "render_benchmark"]
+
+#: The header of each paper's table: four narrow columns, the rest in each claim's details.
+TABLE_HEADER = "| claim | published | measured | verdict |"
+#: Beside the verdict of a claim that claims.yaml marks unstable.
+MARKED = "†"
 
 PAPER_TITLES = {
     "datasets": "Datasets",
@@ -38,23 +45,52 @@ def render(
     provenance: list[str] | None = None,
     extra: list[str] | None = None,
     summaries: dict[str, str] | None = None,
+    overview: Overview | None = None,
 ) -> str:
-    """Markdown report; figure links are relative to ``output``'s folder; ``provenance``: the
-    lines of :func:`render_provenance`; ``extra``: sections after the papers' (the benchmark's,
-    :func:`render_benchmark`); ``summaries``: per paper, the paragraph that opens its section
-    (:func:`load_summaries`)."""
+    """The report's Markdown.
+
+    The report opens with the verdict figure of every claim (``overview``), then per paper its
+    figure, a table of four narrow columns (claim, published, measured, verdict) whose claim links
+    to the claim's details, and the details: a heading per claim (:func:`claim_anchor`) with where,
+    statement, check, measured value with its number of values, verdict, the values over the
+    unstated settings, the cause, figure and note.
+
+    Parameters
+    ----------
+    claims, table
+        The claims and :func:`ppdp.report.verdicts.evaluate`'s table of them.
+    profile
+        The profile's name, in the title.
+    figures_dir
+        The folder of the runs' figures (``<run>/<figure>.png``) that claims link.
+    output
+        The report's path: links are relative to its folder.
+    provenance
+        The lines of :func:`ppdp.report.provenance.render_provenance`.
+    extra
+        Sections after the papers' (the benchmark's, :func:`render_benchmark`).
+    summaries
+        Per paper, the paragraph that opens its section
+        (:func:`ppdp.report.claims.load_summaries`).
+    overview
+        The verdict figures (:func:`ppdp.report.overview.write_overview`); none without it.
+    """
     by_id = {c.id: c for c in claims}
+    base = Path(output).parent if output else Path(".")
     counts = table["verdict"].value_counts().reindex([*VERDICTS, UNSTABLE, AMBIGUOUS], fill_value=0)
     lines = [
         f"# Reproduction report: profile `{profile}`",
         "",
-        "Each row sets a paper's published claim beside the value measured by this compendium's "
-        "pipeline for this profile. *Check* is the rule that decides the verdict; *measured* is the "
-        "mean over the run's seeds (*n* values) with its 95% interval in brackets: the experiment's "
-        "own (a bootstrap over seeds) or a t-interval over the *n* values. A check marked *whole "
-        "interval* holds only if the entire interval is on the claimed side, i.e. the ordering is "
-        "stable across seeds. Smaller profiles run fewer seeds on smaller data, so their verdicts "
-        "are indicative only.",
+        "Each paper's section sets its published claims beside the values measured by this "
+        "compendium's pipeline for this profile: a table (claim, published value, measured value, "
+        "verdict), then each claim's details under its own heading (the table's claim links "
+        "there): where the paper states it, the statement, the *check* (the rule that decides the "
+        "verdict), the number *n* of measured values, and why a claim is not reproduced. "
+        "*Measured* is the mean over the run's seeds with its 95% interval in brackets: the "
+        "experiment's own (a bootstrap over seeds) or a t-interval over the *n* values. A check "
+        "marked *whole interval* holds only if the entire interval is on the claimed side, i.e. the "
+        "ordering is stable across seeds. Smaller profiles run fewer seeds on smaller data, so "
+        "their verdicts are indicative only.",
         "",
         "Summary: "
         + ", ".join(
@@ -65,12 +101,24 @@ def render(
         + f" (of {len(table)} claims).",
         "",
     ]
+    if overview and OVERVIEW_NAME in overview.paths:
+        link = _relpath(overview.paths[OVERVIEW_NAME], base)
+        drawn = int(table["measured"].notna().sum())
+        lines += [
+            _image("Every claim's margin to its check, by paper, coloured by verdict", link),
+            "",
+            f"*Where the papers stand.* {SCALE_TEXT} Drawn: the {drawn} claims with a measured "
+            f"value; {overview.clipped} of them reach beyond ±{MARGIN_LIMIT:g} (mark, interval "
+            "or range) and are drawn to the edge. Each paper's section opens with the same figure of its claims, "
+            "a row each.",
+            "",
+        ]
     marked = [c.id for c in claims if c.cause and c.cause.kind == "unstable"]
     if marked:
         lines += [
             f"{len(marked)} claims are marked *unstable* in claims.yaml: their verdicts differed "
             "between kernel settings or clusterings of this profile, so this run's verdict on them "
-            "decides nothing; the *why* column gives the runs: "
+            "decides nothing; their details give the runs: "
             + ", ".join(f"`{cid}`" for cid in marked)
             + ".",
             "",
@@ -78,8 +126,8 @@ def render(
     if counts[AMBIGUOUS]:
         lines += [
             f"{counts[AMBIGUOUS]} claims are *ambiguous*: the paper leaves a setting unstated, and "
-            "the verdict differs over its plausible values (each value's measurement is shown "
-            "after *across*, and the *why* column says which setting and why that range).",
+            "the verdict differs over its plausible values (each claim's details give the value "
+            "measured at each of them, *across*, and say which setting and why that range).",
             "",
         ]
     if counts[UNSTABLE]:
@@ -94,7 +142,7 @@ def render(
         lines += [
             "Not reproduced, by cause: "
             + ", ".join(f"{by_cause[k]} {k}" for k in (*CAUSES, "no cause given") if by_cause[k])
-            + ". The *why* column gives each one's reason and the claims, notebook sections or "
+            + ". Each one's details give its reason (*why*) and the claims, notebook sections or "
             "benchmarks that show it: *protocol* (the authors ran something other than the "
             "paper says), *data* (our data or encoding differs), *budget* (fewer seeds, epochs or "
             "steps than the paper), *ambiguous* (the wording admits several readings, each judged), "
@@ -109,56 +157,37 @@ def render(
         ]
     lines += [f"**Warning:** {_cell(note)}" + "\n" for note in table.attrs.get("warnings", [])]
     lines += provenance or []
-    base = Path(output).parent if output else Path(".")
     for paper, block in table.groupby("paper", sort=False):
-        lines += [f"## {PAPER_TITLES.get(paper, paper)}", ""]
+        title = PAPER_TITLES.get(paper, paper)
+        lines += [f"## {title}", ""]
+        if overview and paper in overview.paths:
+            link = _relpath(overview.paths[paper], base)
+            alt = f"The claims of {_cell(title)}: the margin of each to its check"
+            lines += [_image(alt, link), ""]
         if summaries and paper in summaries:
             lines += [fill_summary(summaries[paper], claims, table), ""]
-        lines += [
-            "| claim | where | statement | published | check | measured | n | verdict | why | "
-            "figure |"
-        ]
-        lines += ["|---|---|---|---|---|---|---|---|---|---|"]
+        lines += [TABLE_HEADER, "|---|---|---|---|"]
+        marked_here = False
         for row in block.itertuples(index=False):
             claim = by_id[row.id]
-            unit = f" {claim.unit}" if claim.unit else ""
-            measured = "—" if math.isnan(row.measured) else f"{_fmt(row.measured)}{unit}"
-            if _is_interval(row.ci_low, row.ci_high):
-                measured += f" [{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]"
-            if getattr(row, "across", ""):
-                measured += f"; across {row.across}"
-            verdict = row.verdict if not row.detail else f"{row.verdict} ({row.detail})"
-            link = ""
-            if claim.figure and figures_dir is not None:
-                target = Path(figures_dir) / claim.run / f"{claim.figure}.png"
-                link = f"[{claim.figure}]({_relpath(target, base)})"
-            published = (
-                f"{claim.published}{unit}"
-                if isinstance(claim.published, int | float)
-                else str(claim.published)
-            )
+            marked = claim.cause is not None and claim.cause.kind == "unstable"
+            marked_here = marked_here or marked
             cells = [
-                f"`{row.id}`",
-                row.where,
-                _cell(row.statement),
-                _cell(published),
-                row.check,
-                measured,
-                str(row.n),
-                verdict,
-                # an unstable claim's cause stands beside whichever verdict this run gave it
-                _cell(claim.cause.describe())
-                if claim.cause
-                and (row.verdict in ("not reproduced", AMBIGUOUS) or claim.cause.kind == "unstable")
-                else "",
-                link,
+                f"[`{row.id}`](#{claim_anchor(row.id)})",
+                _cell(_published(claim)),
+                _measured(claim, row),
+                row.verdict + (f" {MARKED}" if marked else ""),
             ]
             lines.append("| " + " | ".join(cells) + " |")
-        notes = [(c.id, c.note) for c in claims if c.paper == paper and c.note]
-        if notes:
-            lines += ["", "Notes:"]
-            lines += [f"- `{cid}`: {_cell(note)}" for cid, note in notes]
-        lines.append("")
+        if marked_here:
+            lines += [
+                "",
+                f"{MARKED} marked *unstable* in claims.yaml: this run's verdict decides nothing "
+                "(its details give the runs).",
+            ]
+        lines += ["", f"### {title}: the claims in detail", ""]
+        for row in block.itertuples(index=False):
+            lines += _details(by_id[row.id], row, figures_dir, base)
     lines += extra or []
     return "\n".join(lines)
 
@@ -171,9 +200,10 @@ def render_benchmark(
     run: str = "benchmark",
     thresholds: Iterable[float] | None = None,
 ) -> list[str]:
-    """The report's *Benchmark* section: the threat models, the leaderboard per dataset, the
-    columns each mechanism leaves untouched, the time per mechanism and links to the
-    privacy-utility planes (no claims are judged). Empty if the run has no CSV."""
+    """The report's *Benchmark* section: the threat models, and per dataset the leaderboard of
+    each private attribute (in long form: a row per mechanism and best level, six narrow
+    columns), the columns each mechanism leaves untouched and links to the privacy-utility
+    planes; then the time per mechanism (no claims are judged). Empty if the run has no CSV."""
     from ppdp.experiments.benchmark.claims import (
         RISK_THRESHOLDS,
         coverage_table,
@@ -209,11 +239,12 @@ def render_benchmark(
             for name, model in load_threat_models().items()
         ),
         "",
-        "Each leaderboard cell is the best task AUC (trained on the release with the private "
-        "columns among its features, tested on held-out real rows) among a mechanism's levels "
-        "whose risk interval lies under the threshold (the upper end of its 95% interval over "
-        "seeds), with the utility's half-width, the level, that upper end and the attacker that "
-        "bound it; empty where no level qualifies. `none` is the unprotected table, `suppressed` "
+        "Each leaderboard row is a mechanism's best task AUC (trained on the release with the "
+        "private columns among its features, tested on held-out real rows) among its levels whose "
+        "risk interval lies under the threshold (*risk ≤*; the upper end of its 95% interval over "
+        "seeds), with the utility's half-width, the level, that upper end (*risk bound*) and the "
+        "attacker that bound it; one row stands for every threshold under which the same level is "
+        "the best, and a threshold missing from a mechanism's rows has no qualifying level. `none` is the unprotected table, `suppressed` "
         "the private columns suppressed, `nothing` nothing released. On MovieLens the HyObscure "
         "family protects age, the other mechanisms gender.",
         "",
@@ -226,13 +257,7 @@ def render_benchmark(
             if board.empty:
                 continue
             lines += [f"Attacker's target: `{private}`.", ""]
-            lines += ["| " + " | ".join(board.columns) + " |"]
-            lines += ["|" + "---|" * len(board.columns)]
-            lines += [
-                "| " + " | ".join(_cell(str(v)) for v in row) + " |"
-                for row in board.itertuples(index=False)
-            ]
-            lines.append("")
+            lines += _leaderboard_lines(board)
         coverage = coverage_table(frame)
         coverage = coverage[(coverage["dataset"] == dataset) & (coverage["untouched"] != "")]
         if len(coverage):
@@ -260,6 +285,115 @@ def render_benchmark(
     ]
     lines.append("")
     return lines
+
+
+#: A leaderboard cell of :func:`ppdp.experiments.benchmark.claims.leaderboard`.
+_CELL = re.compile(
+    r"^(?P<utility>\S+)(?: ± (?P<spread>\S+))? \(level (?P<level>[^;]+); "
+    r"risk <= (?P<bound>[^,)]+)(?:, (?P<attacker>[^)]+))?\)$"
+)
+
+
+def _leaderboard_lines(board: pd.DataFrame) -> list[str]:
+    """A leaderboard in long form, narrow enough for a page: a row per mechanism and best level,
+    with the thresholds under which that level is the best (the cells of one mechanism that are
+    the same at several thresholds make one row), and a sentence for the mechanisms without any
+    qualifying level."""
+    thresholds = [c for c in board.columns if c != "mechanism"]
+    rows, none = [], []
+    for record in board.to_dict("records"):
+        cells: dict[str, list[str]] = {}
+        for column in thresholds:
+            if record[column]:
+                cells.setdefault(str(record[column]), []).append(column.removeprefix("risk<="))
+        if not cells:
+            none.append(f"`{record['mechanism']}`")
+        for cell, under in cells.items():
+            match = _CELL.match(cell)
+            if match is None:  # a cell of another shape: shown whole
+                parts = [_cell(cell), "", "", ""]
+            else:
+                utility = match["utility"] + (f" ± {match['spread']}" if match["spread"] else "")
+                parts = [utility, match["level"], match["bound"], match["attacker"] or ""]
+            rows.append(
+                f"| {record['mechanism']} | {', '.join(under)} | " + " | ".join(parts) + " |"
+            )
+    lines = [
+        "| mechanism | risk ≤ | task AUC | level | risk bound | bound by |",
+        "|---|---|---|---|---|---|",
+        *rows,
+        "",
+    ]
+    if none:
+        lines += [
+            "No level qualifies under any threshold ("
+            + ", ".join(t.removeprefix("risk<=") for t in thresholds)
+            + "): "
+            + ", ".join(none)
+            + ".",
+            "",
+        ]
+    return lines
+
+
+def claim_anchor(claim_id: str) -> str:
+    """The anchor of a claim's details heading (``#### `<id>```), as GitHub and MyST
+    (``myst_heading_anchors``) both derive it from the heading's text: lower case, spaces as
+    hyphens, every character but letters, digits, ``_`` and ``-`` dropped.
+
+    Examples
+    --------
+    >>> claim_anchor("relay_chains.fig2_optionI_unit_cost")
+    'relay_chainsfig2_optioni_unit_cost'
+    """
+    return re.sub(r"[^\w\- ]", "", claim_id.lower().replace(" ", "-"))
+
+
+def _published(claim: Claim) -> str:
+    unit = f" {claim.unit}" if claim.unit else ""
+    if isinstance(claim.published, int | float):
+        return f"{claim.published}{unit}"
+    return str(claim.published)
+
+
+def _measured(claim: Claim, row) -> str:
+    """The measured mean with its unit and 95% interval (a dash when there is none)."""
+    unit = f" {claim.unit}" if claim.unit else ""
+    if math.isnan(row.measured):
+        return "—"
+    out = f"{_fmt(row.measured)}{unit}"
+    if _is_interval(row.ci_low, row.ci_high):
+        out += f" [{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]"
+    return out
+
+
+def _details(claim: Claim, row, figures_dir, base: Path) -> list[str]:
+    """A claim's details block: its heading (the table links to it) and a short list."""
+    lines = [f"#### `{claim.id}`", "", f"{_cell(row.where)}: {_cell(row.statement)}", ""]
+    items = [
+        f"**check**: {row.check}",
+        f"**measured**: {_measured(claim, row)} (n = {row.n})",
+        "**verdict**: "
+        + (row.verdict if not row.detail else f"{row.verdict} ({_cell(row.detail)})"),
+    ]
+    if getattr(row, "across", ""):
+        items.append(f"**across the unstated settings**: {_cell(row.across)}")
+    # an unstable claim's cause stands beside whichever verdict this run gave it
+    if claim.cause and (
+        row.verdict in ("not reproduced", AMBIGUOUS) or claim.cause.kind == "unstable"
+    ):
+        items.append(f"**why**: {_cell(claim.cause.describe())}")
+    if claim.figure and figures_dir is not None:
+        target = Path(figures_dir) / claim.run / f"{claim.figure}.png"
+        items.append(f"**figure**: [{claim.figure}]({_relpath(target, base)})")
+    if claim.note:
+        items.append(f"**note**: {_cell(claim.note)}")
+    return lines + [f"- {item}" for item in items] + [""]
+
+
+def _image(alt: str, link: str) -> str:
+    """An image that links to itself: shown at the page's width, opened at full size."""
+    return f"[![{alt}]({link})]({link})"
 
 
 def _relpath(target: Path, base: Path) -> str:

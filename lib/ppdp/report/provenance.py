@@ -30,6 +30,7 @@ __all__ = [
     "load_provenance",
     "numpy_simd_targets",
     "render_provenance",
+    "stamp_notebook",
     "torch_cpu_capability",
     "write_provenance",
 ]
@@ -123,7 +124,8 @@ def torch_cpu_capability() -> str:
     PyTorch picks its kernels by the best instruction set of the machine unless the environment
     variable ``ATEN_CPU_CAPABILITY`` caps it; the kernels round differently, so a network trained
     with the same seed differs between an AVX2 and an AVX512 machine (IMPOSTER's releases do).
-    The Makefile caps it at ``avx2`` on x86-64 machines with AVX2 so that they all train alike.
+    ``ppdp.kernels`` caps it at ``avx2`` on x86-64 machines with AVX2 (every route applies it) so
+    that they all train alike.
     """
     if importlib.util.find_spec("torch") is None:
         return "not installed"
@@ -147,12 +149,21 @@ def numpy_simd_targets() -> str:
     return " ".join(used) or "baseline only"
 
 
-#: git pathspecs of the published report, excluded from the provenance's "clean" check.
-PUBLISHED_OUTPUTS = (":(exclude)reports/reproduction.md", ":(exclude)reports/figures")
+#: git pathspecs of the published report (with its figures and cost table), excluded from the
+#: provenance's "clean" check.
+PUBLISHED_OUTPUTS = (
+    ":(exclude)reports/reproduction.md",
+    ":(exclude)reports/figures",
+    ":(exclude)reports/costs.csv",
+    ":(exclude)reports/costs.md",
+)
 
 
-def git_state(repo: str | os.PathLike | None) -> dict[str, Any]:
+def git_state(repo: str | os.PathLike | None, exclude: Iterable[str] = ()) -> dict[str, Any]:
+    """The commit of ``repo`` and whether its tracked files are unchanged, the published report
+    and ``exclude`` (git pathspecs, e.g. the notebooks a run rewrites) aside."""
     cmd = ["git", "-C", str(repo or ".")]
+    skipped = [*PUBLISHED_OUTPUTS, *(f":(exclude){path}" for path in exclude)]
     try:
         head = subprocess.run(
             [*cmd, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30
@@ -160,7 +171,7 @@ def git_state(repo: str | os.PathLike | None) -> dict[str, Any]:
         # the committed report and its figures are this pipeline's own outputs (Snakemake removes
         # them before it rewrites them): they never make the tree that produced them unclean
         status = subprocess.run(
-            [*cmd, "status", "--porcelain", "--untracked-files=no", "--", ".", *PUBLISHED_OUTPUTS],
+            [*cmd, "status", "--porcelain", "--untracked-files=no", "--", ".", *skipped],
             capture_output=True,
             text=True,
             timeout=30,
@@ -292,3 +303,16 @@ def _write_atomic(target: Path, text: str) -> None:
 
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def stamp_notebook(notebook: Any, repo: str | os.PathLike | None = None) -> dict[str, Any]:
+    """Record in an executed notebook's metadata (``metadata["ppdp"]``) the commit it ran from.
+
+    ``notebook`` is an nbformat node; ``make notebooks`` stamps every committed notebook after
+    executing it, so that a test can check that the committed notebooks and the committed report
+    come from one commit. The notebooks themselves are not counted as changes: the run rewrites
+    them.
+    """
+    state = git_state(repo, exclude=("notebooks/*.ipynb",))
+    notebook.metadata["ppdp"] = {"commit": state["commit"], "clean": state["clean"]}
+    return notebook.metadata["ppdp"]

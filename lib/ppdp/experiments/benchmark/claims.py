@@ -21,13 +21,17 @@ from ppdp.experiments.benchmark.registry import REGISTRY
 from ppdp.experiments.common import facet, is_metric, mean_halfwidth, tidy_frame, with_parameters
 
 __all__ = [
+    "attack_table",
     "binding_attackers",
     "claims",
     "coverage_table",
     "leaderboard",
+    "metric_rows",
     "metric_table",
+    "native_table",
     "pareto_front",
     "plane_points",
+    "release_table",
     "summary_table",
     "time_table",
 ]
@@ -294,6 +298,210 @@ def metric_table(results: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
         wide.index.levels[0].str.removeprefix("benchmark_"), level=0
     ).set_names("dataset", level=0)
     return wide
+
+
+def metric_rows(results: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """Every main metric of every (dataset, mechanism, level) as tidy rows, only where measured.
+
+    The long form of :func:`metric_table`: most of its cells are empty, as each dataset has its own
+    private attributes and each mechanism its own native losses and mechanism-aware attacker.
+
+    Parameters
+    ----------
+    results : DataFrame
+        The benchmark's tidy rows (experiments ``benchmark_<dataset>``).
+    digits : int
+        Decimals of the rounded means.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``dataset``, ``mechanism``, ``level``, ``attribute`` (the private attribute an
+        attacker targets; empty for a metric of the whole release), ``metric`` and ``value`` (the
+        mean over seeds). Metrics: those of :data:`MAIN_METRICS`, every attacker's
+        ``<attacker>_advantage`` and the native losses ``native_<loss>``.
+
+    Examples
+    --------
+    >>> from ppdp.experiments.common import tidy_frame, tidy_rows
+    >>> results = tidy_frame(
+    ...     tidy_rows("benchmark_adult", "krr", {"risk": 0.1, "krr_channel_advantage": 0.05},
+    ...               parameters={"level": 0.5}, facets={"attribute": "sex"})
+    ...     + tidy_rows("benchmark_adult", "krr", {"task_auc": 0.8, "seconds": 2.0},
+    ...                 parameters={"level": 0.5}))
+    >>> metric_rows(results)
+      dataset mechanism  level attribute                 metric  value
+    0   adult       krr    0.5       sex                   risk   0.10
+    1   adult       krr    0.5       sex  krr_channel_advantage   0.05
+    2   adult       krr    0.5                         task_auc   0.80
+    """
+    frame = with_parameters(results[results["experiment"].str.startswith("benchmark_")], ["level"])
+    attribute, statistic = facet(frame, "attribute"), facet(frame, "statistic")
+    label = frame["metric"].where(statistic.isna(), frame["metric"] + "_" + statistic.astype(str))
+    main = [name.removeprefix("{p}:") for name in MAIN_METRICS]
+    # the raw AUCs are read through their advantages; "changed" and "seconds" describe the run,
+    # not privacy or utility (coverage_table and time_table show them)
+    keep = label.isin(main) | label.str.endswith("_advantage") | label.str.startswith("native_")
+    frame = frame.assign(
+        dataset=frame["experiment"].str.removeprefix("benchmark_"),
+        mechanism=frame["method"],
+        attribute=attribute.fillna("").astype(str),
+        metric=label,
+    )[keep]
+    keys = ["dataset", "mechanism", "level", "attribute", "metric"]
+    out = frame.groupby(keys, sort=False)["value"].mean().round(digits).reset_index()
+    # one mechanism's rows together, attackers before the release-wide metrics, in a stable order
+    rank = {name: i for i, name in enumerate(main)}
+    order = out["metric"].map(lambda m: rank.get(m, len(rank) + m.startswith("native_")))
+    out = out.assign(_order=order, _wide=out["attribute"] == "")
+    out = out.sort_values(
+        ["dataset", "mechanism", "level", "_wide", "attribute", "_order"], kind="mergesort"
+    )
+    return out.drop(columns=["_order", "_wide"]).reset_index(drop=True)
+
+
+#: The columns of :func:`attack_table`: each attacker's advantage (``aware``: the mechanism-aware
+#: attacker of :data:`~ppdp.experiments.benchmark.attacks.AWARE_ATTACKERS`, if the mechanism has
+#: one), the worst of them (``risk``), the no-release baseline's AUC and anonymeter's risk.
+ATTACK_COLUMNS = (
+    "risk",
+    "baseline_auc",
+    "xgb_I",
+    "lr_I",
+    "xgb_II",
+    "class_matching",
+    "class_matching_aux",
+    "anonymeter_nn",
+    "aware",
+    "anonymeter_inference_risk",
+)
+
+
+def attack_table(results: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """The attackers' scores of every (dataset, mechanism, level, attacked attribute), narrow.
+
+    One row per private attribute an attacker targets, one column per attacker
+    (:data:`ATTACK_COLUMNS`, ``_advantage`` dropped from the names: each is the attacker's AUC on
+    released targets minus the no-release baseline's); a column no row measures is left out.
+
+    Parameters
+    ----------
+    results : DataFrame
+        The benchmark's tidy rows (experiments ``benchmark_<dataset>``).
+    digits : int
+        Decimals of the rounded means over seeds.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``dataset``, ``mechanism``, ``level`` and ``attribute``.
+
+    Examples
+    --------
+    >>> from ppdp.experiments.common import tidy_frame, tidy_rows
+    >>> results = tidy_frame(
+    ...     tidy_rows("benchmark_adult", "krr", {"risk": 0.1, "krr_channel_advantage": 0.05},
+    ...               parameters={"level": 0.5}, facets={"attribute": "sex"}))
+    >>> attack_table(results)
+                                   risk  aware
+    dataset mechanism level attribute
+    adult   krr       0.5   sex         0.1   0.05
+    """
+    rows = metric_rows(results, digits)
+    rows = rows[rows["attribute"] != ""]
+    name = rows["metric"].str.removesuffix("_advantage")
+    # a mechanism has at most one mechanism-aware attacker (its registry entry's ``aware``)
+    rows = rows.assign(metric=name.where(~name.isin(list(AWARE_ATTACKERS)), "aware"))
+    return _narrow(rows, ["dataset", "mechanism", "level", "attribute"], ATTACK_COLUMNS)
+
+
+#: The columns of :func:`release_table`: measures of the whole release (:data:`MAIN_METRICS`
+#: without an attribute).
+RELEASE_COLUMNS = tuple(name for name in MAIN_METRICS if "{p}" not in name)
+
+
+def release_table(results: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """The measures of the whole release at every (dataset, mechanism, level), narrow.
+
+    Utility, anonymeter's linkability and singling-out risks, re-identification and the measured k
+    and l (:data:`RELEASE_COLUMNS`); a column no row measures is left out. The mechanisms' own
+    losses are in :func:`native_table`.
+
+    Parameters
+    ----------
+    results : DataFrame
+        The benchmark's tidy rows (experiments ``benchmark_<dataset>``).
+    digits : int
+        Decimals of the rounded means over seeds.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``dataset``, ``mechanism`` and ``level``.
+
+    Examples
+    --------
+    >>> from ppdp.experiments.common import tidy_frame, tidy_rows
+    >>> results = tidy_frame(
+    ...     tidy_rows("benchmark_adult", "mondrian", {"task_auc": 0.8, "native_iloss": 12.5},
+    ...               parameters={"level": 5}))
+    >>> release_table(results)
+                             task_auc
+    dataset mechanism level
+    adult   mondrian  5           0.8
+    """
+    rows = metric_rows(results, digits)
+    rows = rows[(rows["attribute"] == "") & ~rows["metric"].str.startswith("native_")]
+    return _narrow(rows, ["dataset", "mechanism", "level"], RELEASE_COLUMNS)
+
+
+def native_table(results: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """Each mechanism's own losses at every (dataset, mechanism, level): one row per loss.
+
+    A mechanism reports the losses its paper measures (``native_<loss>`` rows: Mondrian's ILoss,
+    SPPM's distortion and leakage, MST's rho, ...), each its own, so they are listed rather than
+    tabulated side by side.
+
+    Parameters
+    ----------
+    results : DataFrame
+        The benchmark's tidy rows (experiments ``benchmark_<dataset>``).
+    digits : int
+        Decimals of the rounded means over seeds.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``dataset``, ``mechanism``, ``level`` and ``loss`` (the name without
+        ``native_``), with one column, ``value``.
+
+    Examples
+    --------
+    >>> from ppdp.experiments.common import tidy_frame, tidy_rows
+    >>> results = tidy_frame(
+    ...     tidy_rows("benchmark_adult", "sppm", {"native_distortion": 0.05,
+    ...               "native_leakage_bits": 0.5561, "task_auc": 0.8}, parameters={"level": 0.05}))
+    >>> native_table(results)
+                                          value
+    dataset mechanism level loss
+    adult   sppm      0.05  distortion    0.050
+                            leakage_bits  0.556
+    """
+    rows = metric_rows(results, digits)
+    rows = rows[rows["metric"].str.startswith("native_")]
+    rows = rows.assign(loss=rows["metric"].str.removeprefix("native_"))
+    return rows.set_index(["dataset", "mechanism", "level", "loss"])[["value"]]
+
+
+def _narrow(rows: pd.DataFrame, keys: list[str], columns: Sequence[str]) -> pd.DataFrame:
+    """Tidy rows pivoted to one row per ``keys`` and the ``columns`` that some row measures."""
+    if rows.empty:
+        return pd.DataFrame(index=pd.MultiIndex.from_tuples([], names=keys))
+    # ``first``: each cell holds one mean already (metric_rows averaged over seeds)
+    table = rows.pivot_table(index=keys, columns="metric", values="value", aggfunc="first")
+    table = table[[c for c in columns if c in table.columns]]
+    table.columns.name = None  # no stray "metric" header above the columns
+    return table
 
 
 def summary_table(results: pd.DataFrame, dataset: str, *, digits: int = 2) -> pd.DataFrame:
