@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REPORT = ROOT / "reports" / "reproduction.md"
 STATUS = ROOT / "docs" / "status.md"
 
-#: The causes of a miss (the report's *why* column) that the status page counts per paper.
+#: The causes of a miss (the *why* line of each claim's details in the report) that the status page counts per paper.
 CAUSES = ("protocol", "data", "budget", "ambiguous", "refuted", "unstable")
 SUMMARY = re.compile(
     r"^Summary: (?P<reproduced>\d+) reproduced, (?P<not_reproduced>\d+) not reproduced, "
@@ -49,26 +49,30 @@ def report_summary(text: str) -> dict[str, int]:
 
 def report_sections(text: str) -> dict[str, Counter]:
     """Per section (its heading) of the report: verdicts, causes of misses and reproduced claims
-    marked unstable."""
+    marked unstable. The verdict is the last cell of the claim's row in its paper's table, the
+    cause the ``- **why**: **<kind>**`` line of the claim's details (under ``#### `<id>```)."""
+    causes: dict[str, str] = {}
+    claim = None
+    for line in text.splitlines():
+        if line.startswith("#### `"):
+            claim = line.removeprefix("#### `").split("`")[0]
+        elif claim and (why := re.match(r"- \*\*why\*\*: \*\*(\w+)\*\*", line)):
+            causes[claim] = why.group(1)
     sections: dict[str, Counter] = {}
-    heading, columns = None, None
+    heading = None
     for line in text.splitlines():
         if line.startswith("## "):
-            heading, columns = line[3:].strip(), None
-        elif line.startswith("| claim |"):
-            columns = cells(line)
-        elif heading and columns and line.startswith("| `"):
-            row = dict(zip(columns, cells(line), strict=False))
-            verdict, why = row["verdict"], row["why"]
-            cause = re.match(r"\*\*(\w+)\*\*", why)
+            heading = line[3:].strip()
+        elif heading and (row := re.match(r"\| \[`([^`]+)`\]\(#", line)):
+            verdict, cause = cells(line)[-1], causes.get(row.group(1))
             counts = sections.setdefault(heading, Counter())
             counts["claims"] += 1
             if verdict.startswith("not reproduced"):
                 counts["not_reproduced"] += 1
-                counts[cause.group(1) if cause else "no cause"] += 1
+                counts[cause or "no cause"] += 1
             elif verdict.startswith("reproduced"):
                 counts["reproduced"] += 1
-                counts["reproduced_unstable"] += bool(cause and cause.group(1) == "unstable")
+                counts["reproduced_unstable"] += cause == "unstable"
             elif verdict.startswith("ambiguous"):
                 counts["ambiguous_verdicts"] += 1
             else:
