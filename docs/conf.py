@@ -95,6 +95,9 @@ html_theme = "furo"
 html_title = f"ppdp {release}"
 html_copy_source = False
 html_show_sourcelink = False
+html_static_path = ["_static"]
+# long claim ids wrap inside table cells (tests/test_docs_browser.py measures the tables)
+html_css_files = ["report-tables.css"]
 
 # ---- cross-references --------------------------------------------------------------------------
 # -n (nitpicky) reports every reference that resolves to nothing. Without intersphinx (which would
