@@ -99,7 +99,8 @@ def test_the_module_runs_as_a_script_on_the_standard_library_alone():
     ]
 
 
-def test_launch_applies_the_caps_then_becomes_ipykernel(monkeypatch):
+def test_launch_applies_the_caps_then_becomes_ipykernel(monkeypatch, tmp_path):
+    connection = str(tmp_path / "kernel-1.json")
     calls = []
     for name in ALL:
         monkeypatch.delenv(name, raising=False)
@@ -107,10 +108,10 @@ def test_launch_applies_the_caps_then_becomes_ipykernel(monkeypatch):
     monkeypatch.setattr(
         os, "execv", lambda path, argv: calls.append((path, argv, dict(os.environ)))
     )
-    kernels.main(["launch", "-f", "/tmp/kernel-1.json"])
+    kernels.main(["launch", "-f", connection])
     ((path, argv, env),) = calls
     assert path == sys.executable
-    assert argv == [sys.executable, "-m", "ipykernel_launcher", "-f", "/tmp/kernel-1.json"]
+    assert argv == [sys.executable, "-m", "ipykernel_launcher", "-f", connection]
     assert {name: env.get(name) for name in kernels.CAPS} == dict(kernels.CAPS)
     assert env["PYTHONHASHSEED"] == "0"
 

@@ -333,7 +333,7 @@ def test_report_header_lists_runs_and_flags_differing_environments(tmp_path):
     for run, env, seconds in [("nb", _env(), 65.4), ("other", _env("SkylakeX"), 3725.0)]:
         (results / "provenance" / f"{run}.json").write_text(json.dumps(env))
         (results / "benchmarks" / f"{run}.tsv").write_text(
-            "s\th:m:s\tmax_rss\n" + f"{seconds}\t0:01:05\t100.0\n"
+            "s\th:m:s\tmax_rss\tcpu_time\n" + f"{seconds}\t0:01:05\t100.0\t{seconds}\n"
         )
     out = tmp_path / "r.md"
     build_report(claims_path, results, out, profile="x", runs=["nb", "other"], complete=True)

@@ -72,6 +72,22 @@ def _makefile_environment(tmp_path: Path) -> dict[str, str]:
     return json.loads(proc.stdout.splitlines()[-1])
 
 
+def _smoke_snakemake(work: Path, *targets: str) -> list[str]:
+    """Snakemake on one core for the smoke profile, its outputs under ``work``."""
+    return [
+        str(BIN / "snakemake"),
+        "--snakefile",
+        str(ROOT / "Snakefile"),
+        "--cores",
+        "1",
+        "--configfile",
+        str(ROOT / "config" / "smoke.yaml"),
+        "--directory",
+        str(work),
+        *targets,
+    ]
+
+
 def _expected_caps() -> dict[str, str]:
     """The caps this machine gets from ppdp.kernels (none off x86-64 with AVX2)."""
     return kernels.environment({}, hash_seed=False)
@@ -105,18 +121,7 @@ def test_plain_snakemake_and_make_compute_alike(tmp_path):
     for route, env in routes.items():
         work = tmp_path / route
         work.mkdir()
-        cmd = [
-            str(BIN / "snakemake"),
-            "--snakefile",
-            str(ROOT / "Snakefile"),
-            "--cores",
-            "1",
-            "--configfile",
-            str(ROOT / "config" / "smoke.yaml"),
-            "--directory",
-            str(work),
-            f"results/smoke/{RUN}.csv",
-        ]
+        cmd = _smoke_snakemake(work, f"results/smoke/{RUN}.csv")
         log = (tmp_path / f"{route}.log").open("w")
         procs[route] = (subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT), log)
     for route, (proc, log) in procs.items():
@@ -180,17 +185,7 @@ def test_snakemake_without_data_stops_before_any_job(tmp_path):
         "PPDP_OFFLINE": "1",
     }
     proc = subprocess.run(
-        [
-            str(BIN / "snakemake"),
-            "--snakefile",
-            str(ROOT / "Snakefile"),
-            "--cores",
-            "1",
-            "--configfile",
-            str(ROOT / "config" / "smoke.yaml"),
-            "--directory",
-            str(tmp_path / "work"),
-        ],
+        _smoke_snakemake(tmp_path / "work"),
         env=env,
         capture_output=True,
         text=True,

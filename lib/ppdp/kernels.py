@@ -4,11 +4,15 @@ numpy, PyTorch and OpenBLAS each dispatch to code for the machine's widest instr
 their AVX512 code rounds differently from their AVX2 code: with the same code and seeds, PyTorch's
 kernels trained other IMPOSTER networks, numpy's loops moved SPPM's Frank-Wolfe steps, and OpenBLAS
 picks its kernel by the CPU too. Capped at AVX2, every x86-64 machine with AVX2 (Intel since 2013,
-AMD since 2015) computes alike. PyTorch's matrix products run in the MKL it ships, which picks its
-kernels by the CPU's vendor as well as its instruction set (AVX2 and ``MKL_CBWR=AVX2`` still differ
-between Intel and AMD); its COMPATIBLE branch gives the same bits on both. The libraries read these
-variables once, when they load, so they must be in the environment before the computing process
-starts: setting them in a Python process that has imported numpy changes nothing for that process.
+AMD since 2015) computes alike, with one exception below. PyTorch's matrix products run in the MKL
+it ships, which picks its kernels by the CPU's vendor as well as its instruction set (AVX2 and
+``MKL_CBWR=AVX2`` still differ between Intel and AMD); its COMPATIBLE branch is meant to give the
+same bits on both. Under all four caps every result of the default profile is equal on an Intel
+AVX-512 and an AMD AVX2 machine except IMPOSTER's trained networks, whose cause
+``benchmarks/imposter_vendor_probe.py`` narrows down (run it on both CPUs and compare). The
+libraries read these variables once, when they load, so they must be in the environment before the
+computing process starts: setting them in a Python process that has imported numpy changes nothing
+for that process.
 
 Every route to a result applies them itself:
 

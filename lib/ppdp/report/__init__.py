@@ -76,7 +76,6 @@ from ppdp.report.markdown import PAPER_TITLES, TABLE_HEADER, claim_anchor, rende
 from ppdp.report.overview import (
     MARGIN_LIMIT,
     Overview,
-    across_values,
     claim_margins,
     margin,
     margin_interval,
@@ -136,7 +135,6 @@ __all__ = [
     "Claim",
     "Overview",
     "ResultsError",
-    "across_values",
     "benchmark_figures",
     "build_report",
     "cause_counts",

@@ -12,7 +12,7 @@ import pandas as pd
 from ppdp.report.claims import CAUSES, load_claims, load_summaries
 from ppdp.report.figures import benchmark_figures, copy_figures
 from ppdp.report.markdown import PAPER_TITLES, render, render_benchmark
-from ppdp.report.overview import across_values, write_overview
+from ppdp.report.overview import write_overview
 from ppdp.report.provenance import (
     _write_atomic,
     collect_provenance,
@@ -167,7 +167,6 @@ def build_report(
             claims,
             table,
             Path(figures_dir) / REPORT_FIGURES,
-            across=across_values(claims, table, results_dir),
             titles=PAPER_TITLES,
         )
         if publish_figures is not None:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 # one duration format and one atomic write for the report's tables
-from ppdp.report.provenance import _duration, _write_atomic
+from ppdp.report.provenance import _duration, _write_atomic, load_provenance
 
 __all__ = [
     "COLUMNS",
@@ -424,23 +424,19 @@ def cost_table(
             f"profile {profile!r}: no cost table without every run's benchmark and provenance; "
             f"missing {', '.join(missing)}"
         )
+    records = load_provenance(results_dir, runs)
     rows = []
     for run, spec in runs.items():
-        bench = _benchmark(results_dir / "benchmarks" / f"{run}.tsv")
-        path = results_dir / "provenance" / f"{run}.json"
-        try:
-            env = json.loads(path.read_text())
-        except json.JSONDecodeError as error:
-            raise ValueError(f"run {run!r}: {path} is not valid JSON: {error}") from error
+        env = records[run]
         git = env.get("git", {})
         rows.append(
             {
                 "profile": profile,
                 "run": run,
                 "notebook": spec["notebook"],
-                "wall_s": bench["s"],
-                "cpu_minutes": bench["cpu_time"] / 60,
-                "max_rss_mb": bench["max_rss"],
+                "wall_s": env["wall_s"],
+                "cpu_minutes": env["cpu_s"] / 60,
+                "max_rss_mb": env["max_rss_mb"],
                 "commit": str(git.get("commit", "unknown")),
                 "clean": git.get("clean", "unknown"),
                 "cpu_model": str(env.get("cpu_model", "unknown")),
@@ -457,22 +453,6 @@ def cost_table(
             + "); one table measures one commit: rerun the profile"
         )
     return rows
-
-
-def _benchmark(path: Path) -> dict[str, float]:
-    with open(path, newline="") as handle:
-        records = list(csv.DictReader(handle, delimiter="\t"))
-    if len(records) != 1:
-        raise ValueError(f"{path}: expected one benchmark row, found {len(records)}")
-    out = {}
-    for column in ("s", "max_rss", "cpu_time"):
-        try:
-            out[column] = float(records[0][column])
-        except (KeyError, TypeError, ValueError) as error:
-            raise ValueError(f"{path}: no number in column {column!r}: {error}") from error
-        if not math.isfinite(out[column]) or out[column] < 0:
-            raise ValueError(f"{path}: column {column!r} is {out[column]}, not a duration")
-    return out
 
 
 def makespan(

@@ -31,10 +31,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ppdp.experiments.common import parameter_labels, read_results
 from ppdp.plotting import PALETTE
 from ppdp.report.claims import Check, Claim
-from ppdp.report.verdicts import ACROSS_SUFFIX, AMBIGUOUS, UNSTABLE
+from ppdp.report.verdicts import AMBIGUOUS, UNSTABLE
 
 __all__ = [
     "MARGIN_LIMIT",
@@ -42,7 +41,6 @@ __all__ = [
     "SCALE_TEXT",
     "VERDICT_STYLES",
     "Overview",
-    "across_values",
     "claim_margins",
     "margin",
     "margin_interval",
@@ -134,36 +132,7 @@ def margin_interval(check: Check, low: float, high: float) -> tuple[float, float
     return min(ends), max(*ends, peak)
 
 
-def across_values(
-    claims: Iterable[Claim], table: pd.DataFrame, results_dir: str | os.PathLike
-) -> dict[str, list[float]]:
-    """The values of each *ambiguous* claim of ``table`` at the other plausible values of its
-    unstated settings: the mean of its ``<id>.across`` rows per setting, as the report's *across*
-    text gives them (read from ``results_dir/<run>.csv``)."""
-    ambiguous = set(table.loc[table["verdict"] == AMBIGUOUS, "id"])
-    by_run: dict[str, list[str]] = {}
-    for claim in claims:
-        if claim.id in ambiguous:
-            by_run.setdefault(claim.run, []).append(claim.id)
-    out: dict[str, list[float]] = {}
-    for run, ids in by_run.items():
-        path = Path(results_dir) / f"{run}.csv"
-        if not path.exists():
-            continue
-        frame = read_results(path)
-        metrics = [cid + ACROSS_SUFFIX for cid in ids]
-        rows = frame[(frame["experiment"] == "claims") & frame["metric"].isin(metrics)]
-        for metric, block in rows.groupby("metric", sort=False):
-            means = block.groupby(parameter_labels(block), sort=True)["value"].mean().dropna()
-            out[str(metric).removesuffix(ACROSS_SUFFIX)] = [float(v) for v in means]
-    return out
-
-
-def claim_margins(
-    claims: Iterable[Claim],
-    table: pd.DataFrame,
-    across: Mapping[str, Iterable[float]] | None = None,
-) -> pd.DataFrame:
+def claim_margins(claims: Iterable[Claim], table: pd.DataFrame) -> pd.DataFrame:
     """Every claim's margin, with its interval's and (ambiguous claims) its across range's.
 
     Parameters
@@ -172,9 +141,8 @@ def claim_margins(
         The claims of ``table``, in the report's order.
     table : pandas.DataFrame
         :func:`ppdp.report.verdicts.evaluate`'s table (``id``, ``verdict``, ``measured``,
-        ``ci_low``, ``ci_high``).
-    across : mapping, optional
-        Claim id to its values over the unstated settings (:func:`across_values`).
+        ``ci_low``, ``ci_high`` and, optionally, ``across_values``: the claim's values over its
+        unstated settings).
 
     Returns
     -------
@@ -183,7 +151,6 @@ def claim_margins(
         unstable), ``margin``, ``low`` and ``high`` (its interval's margins), ``across_low`` and
         ``across_high`` (nan unless ambiguous).
     """
-    across = across or {}
     rows = table.set_index("id")
     out = []
     for claim in claims:
@@ -191,7 +158,7 @@ def claim_margins(
         measured = float(row["measured"])
         low, high = margin_interval(claim.check, float(row["ci_low"]), float(row["ci_high"]))
         a_low = a_high = math.nan
-        values = [v for v in across.get(claim.id, ()) if math.isfinite(v)]
+        values = [v for v in row.get("across_values", ()) or () if math.isfinite(v)]
         if row["verdict"] == AMBIGUOUS and values and math.isfinite(measured):
             a_low, a_high = margin_interval(
                 claim.check, min(*values, measured), max(*values, measured)
@@ -473,14 +440,13 @@ def write_overview(
     table: pd.DataFrame,
     folder: str | os.PathLike,
     *,
-    across: Mapping[str, Iterable[float]] | None = None,
     titles: Mapping[str, str] | None = None,
 ) -> Overview:
     """Write ``overview.png`` and ``<paper>.png`` for each paper of ``table`` into ``folder``.
 
     Parameters
     ----------
-    claims, table, across
+    claims, table
         As in :func:`claim_margins`.
     folder : str or path
         Where the PNGs go (the report's figures folder, ``<figures>/report``); created if need be.
@@ -495,7 +461,7 @@ def write_overview(
     """
     import matplotlib
 
-    frame = claim_margins(claims, table, across)
+    frame = claim_margins(claims, table)
     if OVERVIEW_NAME in set(frame["paper"]):
         raise ValueError(
             f"a paper named {OVERVIEW_NAME!r} would overwrite the overview figure; rename it in "

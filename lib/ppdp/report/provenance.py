@@ -13,6 +13,7 @@ import csv
 import importlib.metadata
 import importlib.util
 import json
+import math
 import os
 import platform
 import subprocess
@@ -29,6 +30,7 @@ __all__ = [
     "git_state",
     "load_provenance",
     "numpy_simd_targets",
+    "read_benchmark",
     "render_provenance",
     "stamp_notebook",
     "torch_cpu_capability",
@@ -193,9 +195,29 @@ def write_provenance(
     return record
 
 
+def read_benchmark(path: str | os.PathLike) -> dict[str, float]:
+    """The one row of a Snakemake benchmark file: wall seconds ``s``, peak resident memory
+    ``max_rss`` (MB) and ``cpu_time`` (seconds), each a finite number >= 0, or ValueError."""
+    path = Path(path)
+    with open(path, newline="") as handle:
+        records = list(csv.DictReader(handle, delimiter="\t"))
+    if len(records) != 1:
+        raise ValueError(f"{path}: expected one benchmark row, found {len(records)}")
+    out = {}
+    for column in ("s", "max_rss", "cpu_time"):
+        try:
+            out[column] = float(records[0][column])
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"{path}: no number in column {column!r}: {error}") from error
+        if not math.isfinite(out[column]) or out[column] < 0:
+            raise ValueError(f"{path}: column {column!r} is {out[column]}, not a duration")
+    return out
+
+
 def load_provenance(results_dir: str | os.PathLike, runs: Iterable[str]) -> dict[str, dict]:
-    """Each run's provenance (``provenance/<run>.json``) with its wall time in seconds
-    (``benchmarks/<run>.tsv``, column ``s``); ``{}`` for a run that recorded none."""
+    """Each run's provenance (``provenance/<run>.json``) with its wall time ``wall_s``, CPU time
+    ``cpu_s`` and peak memory ``max_rss_mb`` (``benchmarks/<run>.tsv``, :func:`read_benchmark`);
+    ``{}`` for a run that recorded none."""
     results_dir = Path(results_dir)
     out = {}
     for run in runs:
@@ -208,12 +230,13 @@ def load_provenance(results_dir: str | os.PathLike, runs: Iterable[str]) -> dict
                 raise ValueError(f"run {run!r}: {path} is not valid JSON: {error}") from error
         bench = results_dir / "benchmarks" / f"{run}.tsv"
         if bench.exists():
-            with open(bench, newline="") as handle:
-                rows = list(csv.DictReader(handle, delimiter="\t"))
             try:
-                record["wall_s"] = float(rows[0]["s"])
-            except (IndexError, KeyError, ValueError) as error:
-                raise ValueError(f"run {run!r}: {bench} has no wall time 's': {error}") from error
+                measured = read_benchmark(bench)
+            except ValueError as error:
+                raise ValueError(f"run {run!r}: {error}") from error
+            record.update(
+                wall_s=measured["s"], cpu_s=measured["cpu_time"], max_rss_mb=measured["max_rss"]
+            )
         out[run] = record
     return out
 

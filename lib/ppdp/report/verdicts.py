@@ -269,7 +269,7 @@ def evaluate(
     gaps: dict[str, str] = {}
     for claim in claims:
         frame = frames[claim.run]
-        measured, count, detail, across = math.nan, 0, "", ""
+        measured, count, detail, across, across_values = math.nan, 0, "", "", ()
         low = high = math.nan
         csv_path = files.get(claim.run, "")
         if frame is None:
@@ -298,7 +298,7 @@ def evaluate(
                 holds = claim.check.holds_interval(measured, low, high)
                 verdict = "reproduced" if holds else "not reproduced"
                 if len(others):
-                    across, flips = _across(claim, holds, others.drop(columns=_LINE))
+                    across, flips, across_values = _across(claim, holds, others.drop(columns=_LINE))
                     if flips:
                         verdict, detail = AMBIGUOUS, flips
                 elif claim.across:
@@ -330,6 +330,7 @@ def evaluate(
                 "verdict": verdict,
                 "detail": detail,
                 "across": across,
+                "across_values": across_values,
                 "cause": claim.cause.kind if claim.cause else "",
             }
         )
@@ -469,10 +470,10 @@ def _lines(lines: pd.Series) -> str:
     return ", ".join(str(int(n)) for n in sorted(lines))
 
 
-def _across(claim: Claim, holds: bool, others: pd.DataFrame) -> tuple[str, str]:
+def _across(claim: Claim, holds: bool, others: pd.DataFrame) -> tuple[str, str, tuple[float, ...]]:
     """A claim's values at the other plausible values of an unstated setting (``others``: its
-    ``<id>.across`` rows, with their interval where the run gives one), as text, and where the
-    verdict differs ("" if it never does).
+    ``<id>.across`` rows, with their interval where the run gives one), as text, where the
+    verdict differs ("" if it never does), and the values themselves (one per setting).
 
     The verdict at another value is the claim's check on that value, on its interval where the
     check's basis is the interval: a run that gives no interval there fails such a check, as the
@@ -493,12 +494,14 @@ def _across(claim: Claim, holds: bool, others: pd.DataFrame) -> tuple[str, str]:
         if claim.check.holds_interval(value, low, high) != holds:
             differ.append(label)
     shown = "; ".join(parts)
+    values = tuple(float(v) for v in wide["value"])
     if not differ:
-        return shown, ""
+        return shown, "", values
     here = "holds" if holds else "fails"
     return (
         shown,
         f"{here} at this profile's value, {'fails' if holds else 'holds'} at " + ", ".join(differ),
+        values,
     )
 
 

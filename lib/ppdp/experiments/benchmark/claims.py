@@ -279,31 +279,24 @@ def metric_table(results: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
 
     A column is labelled by its metric and facets (:data:`MAIN_METRICS`): ``sex:risk`` is the
     metric ``risk`` of the attribute ``sex``, ``anonymeter_linkability_risk`` the statistic
-    ``risk`` of the metric ``anonymeter_linkability``."""
-    frame = results[results["experiment"].str.startswith("benchmark_")]
-    frame = with_parameters(frame, ["level"])
-    attribute, statistic = facet(frame, "attribute"), facet(frame, "statistic")
-    privates = set(attribute[frame["metric"] != "changed"].dropna())
+    ``risk`` of the metric ``anonymeter_linkability``. The wide form of :func:`metric_rows`."""
+    rows = metric_rows(results, digits)
+    attributes = sorted(set(rows["attribute"]) - {""})
     order = []
     for name in MAIN_METRICS:
-        order += [name.format(p=p) for p in sorted(privates)] if "{p}" in name else [name]
-    order += sorted(m for m in frame["metric"].unique() if m.startswith("native_"))
-    label = frame["metric"].where(statistic.isna(), frame["metric"] + "_" + statistic.astype(str))
-    frame = frame.assign(metric=label.where(attribute.isna(), attribute.astype(str) + ":" + label))
-    wide = frame.pivot_table(
-        index=["experiment", "method", "level"], columns="metric", values="value", aggfunc="mean"
+        order += [name.format(p=p) for p in attributes] if "{p}" in name else [name]
+    order += sorted(m for m in rows["metric"].unique() if m.startswith("native_"))
+    label = rows["metric"].where(rows["attribute"] == "", rows["attribute"] + ":" + rows["metric"])
+    wide = rows.assign(metric=label).pivot_table(
+        index=["dataset", "mechanism", "level"], columns="metric", values="value", aggfunc="first"
     )
-    wide = wide[[m for m in order if m in wide.columns]].round(digits)
-    wide.index = wide.index.set_levels(
-        wide.index.levels[0].str.removeprefix("benchmark_"), level=0
-    ).set_names("dataset", level=0)
-    return wide
+    return wide[[m for m in order if m in wide.columns]]
 
 
 def metric_rows(results: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
     """Every main metric of every (dataset, mechanism, level) as tidy rows, only where measured.
 
-    The long form of :func:`metric_table`: most of its cells are empty, as each dataset has its own
+    The long form of :func:`metric_table`, whose cells are mostly empty, as each dataset has its own
     private attributes and each mechanism its own native losses and mechanism-aware attacker.
 
     Parameters
