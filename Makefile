@@ -101,7 +101,7 @@ export CONDA_CONSTRAINTS
 reproduce: $(STAMP)
 	@# Snakemake reads the profile before the Snakefile and names no line for a YAML syntax
 	@# error (nor a key given twice): this check names the file, line and column first
-	@$(BIN)/python -m ppdp.yamlfile config/$(PROFILE).yaml
+	@$(BIN)/python -m ppdp.compendium.yamlfile config/$(PROFILE).yaml
 	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete --configfile config/$(PROFILE).yaml
 	@echo "Report: reports/$(PROFILE)/reproduction.md; figures: figures/$(PROFILE)/"
 
@@ -109,7 +109,7 @@ reproduce: $(STAMP)
 # measured CPU minutes (reports/costs.csv, generated with it) scaled by the ratio of each run's work
 # (ppdp.report.costs.WORK_FACTORS)
 cost: $(STAMP)
-	@$(BIN)/python -m ppdp.yamlfile config/$(PROFILE).yaml
+	@$(BIN)/python -m ppdp.compendium.yamlfile config/$(PROFILE).yaml
 	$(BIN)/python -m ppdp.report cost --config config/$(PROFILE).yaml --measured reports/costs.csv
 
 test: lint unit doctest nbval

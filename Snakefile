@@ -37,7 +37,7 @@ from pathlib import Path
 from ppdp import kernels
 from ppdp.datasets.__main__ import unavailable
 from ppdp.experiments.parameter_schema import schema_error
-from ppdp.yamlfile import read_yaml
+from ppdp.compendium.yamlfile import read_yaml
 
 # Every job (papermill, the notebook's kernel, the provenance, the report) inherits this process's
 # environment: the CPU kernel caps of ppdp.kernels on x86-64 machines with AVX2 and PYTHONHASHSEED,
@@ -45,6 +45,8 @@ from ppdp.yamlfile import read_yaml
 # PPDP_NATIVE_KERNELS=1 applies no cap), and the Makefile's non-interactive matplotlib backend.
 kernels.apply(os.environ)
 os.environ.setdefault("MPLBACKEND", "Agg")
+# each notebook run's log shows the library's long steps (ppdp.compendium.logs)
+os.environ.setdefault("PPDP_LOG_LEVEL", "INFO")
 
 BASE = Path(workflow.basedir)
 # the interpreter that runs Snakemake, so jobs use the same environment without activating it

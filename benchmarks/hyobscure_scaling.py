@@ -69,7 +69,7 @@ def run_one(dataset: str, n: int, variant: str, budget: float, seed: int) -> dic
     )
     mech.fit(X, y, random_state=rng, clusters=clusters, generalization=gen0)
     t3 = time.perf_counter()
-    mech.sample(rng)
+    mech.release(random_state=rng)
     t4 = time.perf_counter()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {

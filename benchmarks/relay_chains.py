@@ -143,12 +143,12 @@ def main(quick: bool = False) -> None:
         _, _, _, units, _ = relay._prepare(table, "label", None, None)
         every = np.arange(units.m)
         fast, a = timed(relay._tda_phase1, units, every, 0.01)
-        original = relay._best_cut
-        relay._best_cut = naive_best_cut
+        original = relay.top_down._best_cut
+        relay.top_down._best_cut = naive_best_cut
         try:
             slow, b = timed(relay._tda_phase1, units, every, 0.01)
         finally:
-            relay._best_cut = original
+            relay.top_down._best_cut = original
         same = sorted(map(tuple, map(np.sort, a))) == sorted(map(tuple, map(np.sort, b)))
         records.append({"part": "cut_search", "method": "vectorized", "rows": n, "seconds": fast})
         records.append(

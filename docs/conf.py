@@ -35,6 +35,7 @@ extensions = [
     "sphinx.ext.napoleon",
     "api_docstrings",
     "mechanism_guarantees",
+    "public_surface",
     "ppdp_site",
 ]
 

@@ -211,7 +211,9 @@ def test_sklearn_auc_agrees_with_mann_whitney(pairs):
 def test_attribute_inference_is_reproducible(data):
     train, test, _, domains = data
     released = generalize(train)
-    kwargs = dict(domains=domains, features=FEATURES, private="sick", seed=3, n_estimators=20)
+    kwargs = dict(
+        domains=domains, features=FEATURES, private="sick", random_state=3, n_estimators=20
+    )
     a = attribute_inference(test, test, released, released_truth=train["sick"], **kwargs)
     b = attribute_inference(test, test, released, released_truth=train["sick"], **kwargs)
     pd.testing.assert_frame_equal(a, b)
@@ -292,7 +294,7 @@ def risks(data):
     rng = np.random.default_rng(5)
     # an independent table: every column drawn uniformly from its domain
     independent = pd.DataFrame({c: rng.choice(domains[c].values, size=len(train)) for c in COLUMNS})
-    kwargs = dict(domains=domains, columns=COLUMNS, secret="sick", n_attacks=200, seed=7)
+    kwargs = dict(domains=domains, columns=COLUMNS, secret="sick", n_attacks=200, random_state=7)
     state = np.random.get_state()  # noqa: NPY002 (checked to be left as it was)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no warning may escape
@@ -346,7 +348,7 @@ def test_anonymeter_evaluators_have_their_own_streams(data, risks):
             columns=COLUMNS,
             secret="sick",
             n_attacks=200,
-            seed=7,
+            random_state=7,
             evaluators=("linkability",),
         )
     full = risks["real"]
@@ -370,12 +372,20 @@ def test_anonymeter_singling_out_is_reproducible_with_unique_values():
     domains = table_domains(df, ["x", "g", "s"], numeric=["x"])
     train, control = df.iloc[:500], df.iloc[500:]
     kwargs = dict(
-        domains=domains, columns=["x", "g", "s"], secret="s", seed=1, evaluators=["singling_out"]
+        domains=domains,
+        columns=["x", "g", "s"],
+        secret="s",
+        random_state=1,
+        evaluators=["singling_out"],
     )
     a = anonymeter_risks(train, control, train, **kwargs)
     b = anonymeter_risks(train, control, train, **kwargs)
     pd.testing.assert_frame_equal(a, b)
     assert value(a, "singling_out", "attack_rate") > 0.5
+    # a fresh Generator seeded with the int gives the int's frame (random_state's one contract)
+    generator = np.random.default_rng(1)
+    c = anonymeter_risks(train, control, train, **{**kwargs, "random_state": generator})
+    pd.testing.assert_frame_equal(a, c)
 
 
 # --------------------------------------------------------------------------------------------
@@ -390,8 +400,8 @@ def _bad_calls(train, test, domains):
     return [
         ("models", lambda: attribute_inference(train, test, train, **ai, models=("rf",))),
         ("models", lambda: attribute_inference(train, test, train, **ai, models="xgb")),
-        ("seed", lambda: attribute_inference(train, test, train, **ai, seed=-1)),
-        ("seed", lambda: attribute_inference(train, test, train, **ai, seed=1.5)),
+        ("random_state", lambda: attribute_inference(train, test, train, **ai, random_state=-1)),
+        ("random_state", lambda: attribute_inference(train, test, train, **ai, random_state=1.5)),
         ("n_estimators", lambda: attribute_inference(train, test, train, **ai, n_estimators=0)),
         ("real_train", lambda: attribute_inference(train.values, test, train, **ai)),
         ("released", lambda: attribute_inference(train, test, train.iloc[:0], **ai)),
@@ -424,7 +434,8 @@ def _bad_calls(train, test, domains):
             lambda: attribute_inference(train, test, train, **ai, released_truth=[0, 1]),
         ),
         ("n_attacks", lambda: anonymeter_risks(train, test, train, **an, n_attacks=0)),
-        ("seed", lambda: anonymeter_risks(train, test, train, **an, seed="0")),
+        ("random_state", lambda: anonymeter_risks(train, test, train, **an, random_state="0")),
+        ("random_state", lambda: anonymeter_risks(train, test, train, **an, random_state=-1)),
         (
             "evaluators",
             lambda: anonymeter_risks(train, test, train, **an, evaluators=("membership",)),

@@ -165,7 +165,7 @@ def test_nearest_record_guesses_are_anonymeters_knn_inference(seed):
     )
     aux = ["age", "hours", "flat", "edu", "sex"]
     got = nearest_record_guesses(
-        released, people, domains=domains, aux=aux, secret="secret", seed=seed
+        released, people, domains=domains, aux=aux, secret="secret", random_state=seed
     )
     drawn = sample_cells(released, domains, [*aux, "secret"], np.random.default_rng(seed))
     syn = _anonymeter_frame(drawn, domains, [*aux, "secret"])
@@ -175,9 +175,19 @@ def test_nearest_record_guesses_are_anonymeters_knn_inference(seed):
         .kneighbors(_anonymeter_frame(people, domains, aux), return_distance=False)
     )
     assert got.tolist() == drawn["secret"].to_numpy()[idx.ravel()].tolist()
+    # a Generator seeded with the int draws the same cells
+    again = nearest_record_guesses(
+        released,
+        people,
+        domains=domains,
+        aux=aux,
+        secret="secret",
+        random_state=np.random.default_rng(seed),
+    )
+    assert again.tolist() == got.tolist()
     # on the release itself, every released person's own secret (distance 0, first of its ties)
     own = nearest_record_guesses(
-        released, released, domains=domains, aux=aux, secret="secret", seed=seed
+        released, released, domains=domains, aux=aux, secret="secret", random_state=seed
     )
     exact = released[aux].astype(str).agg("|".join, axis=1)
     unique = ~exact.duplicated(keep=False).to_numpy()

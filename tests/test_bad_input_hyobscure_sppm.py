@@ -17,6 +17,11 @@ X, Y, CLUSTERS = hyobscure_population(0)
 GEN = hy.HyObscure(**SMALL)._initial_generalization(Y, np.random.default_rng(0))
 
 
+def _fit_sppm(mech):
+    """Fit one of SPPM's solvers on the eight-point synthetic problem (where it checks)."""
+    return mech.fit(*S.synthetic_problem(3))
+
+
 def _good_mappings():
     return np.broadcast_to(np.eye(3), (GEN.n_groups, 3, 3)).copy()
 
@@ -145,48 +150,89 @@ def test_nullable_y_without_missing_values_is_accepted():
 # hyper-parameters
 
 
+def _fit_params(mech):
+    """Fit a HyObscure-family mechanism, whose constructor stores its parameters as given and
+    whose ``fit`` checks them."""
+    if isinstance(mech, hy.HyObscure):
+        return mech.fit(X, Y, random_state=np.random.default_rng(0), clusters=CLUSTERS)
+    return mech.fit(X, Y, generalization=GEN, clusters=CLUSTERS)
+
+
 @pytest.mark.parametrize(
     ("make", "exc", "match"),
     [
         (
-            lambda: hy.HyObscure(budget=-0.1),
+            lambda: _fit_params(hy.HyObscure(budget=-0.1)),
             ValueError,
             r"'budget' parameter of HyObscure must be a float in the range \[0\.0, inf\)\. "
             r"Got -0\.1",
         ),
-        (lambda: hy.HyObscure(budget=math.nan), ValueError, r"'budget'.*Got nan"),
-        (lambda: hy.HyObscure(budget=math.inf), ValueError, r"'budget'.*Got inf"),
-        (lambda: hy.HyObscure(budget="0.1"), TypeError, r"'budget' parameter .*Got '0\.1'"),
-        (lambda: hy.HyObscure(k=0), ValueError, r"'k' parameter .*an int in the range \[1, inf\)"),
-        (lambda: hy.HyObscure(k=True), TypeError, r"'k' parameter .*Got True"),
-        (lambda: hy.HyObscure(k=10, alpha=5), ValueError, "alpha must be >= k"),
-        (lambda: hy.HyObscure(l=5, beta=4), ValueError, "beta must be >= l"),
+        (lambda: _fit_params(hy.HyObscure(budget=math.nan)), ValueError, r"'budget'.*Got nan"),
+        (lambda: _fit_params(hy.HyObscure(budget=math.inf)), ValueError, r"'budget'.*Got inf"),
         (
-            lambda: hy.HyObscure(solver="MOSEK"),
+            lambda: _fit_params(hy.HyObscure(budget="0.1")),
+            TypeError,
+            r"'budget' parameter .*Got '0\.1'",
+        ),
+        (
+            lambda: _fit_params(hy.HyObscure(k=0)),
+            ValueError,
+            r"'k' parameter .*an int in the range \[1, inf\)",
+        ),
+        (lambda: _fit_params(hy.HyObscure(k=True)), TypeError, r"'k' parameter .*Got True"),
+        (lambda: _fit_params(hy.HyObscure(k=10, alpha=5)), ValueError, "alpha must be >= k"),
+        (lambda: _fit_params(hy.HyObscure(l=5, beta=4)), ValueError, "beta must be >= l"),
+        (
+            lambda: _fit_params(hy.HyObscure(solver="MOSEK")),
             ValueError,
             r"'solver' parameter of HyObscure must be a str among \{'CLARABEL', 'SCS'\}",
         ),
-        (lambda: hy.HyObscure(budget_scope="user"), ValueError, "'budget_scope'"),
-        (lambda: PrivCheck(budget=-1.0), ValueError, "'budget' parameter of PrivCheck"),
-        (lambda: PrivCheck(solver="ECOS"), ValueError, "'solver' parameter of PrivCheck"),
-        (lambda: PrivCheck(n_clusters=0), ValueError, r"'n_clusters' .*\[1, inf\)\. Got 0"),
+        (lambda: _fit_params(hy.HyObscure(budget_scope="user")), ValueError, "'budget_scope'"),
         (
-            lambda: PrivCheck(distance="euclid"),
+            lambda: _fit_params(PrivCheck(budget=-1.0)),
+            ValueError,
+            "'budget' parameter of PrivCheck",
+        ),
+        (
+            lambda: _fit_params(PrivCheck(solver="ECOS")),
+            ValueError,
+            "'solver' parameter of PrivCheck",
+        ),
+        (
+            lambda: _fit_params(PrivCheck(n_clusters=0)),
+            ValueError,
+            r"'n_clusters' .*\[1, inf\)\. Got 0",
+        ),
+        (
+            lambda: _fit_params(PrivCheck(distance="euclid")),
             ValueError,
             r"'distance' .* among \{'centroid_js', 'mean_pairwise_js'\} or a callable",
         ),
         (
-            lambda: RandomObfuscation(p_rand=1.5),
+            lambda: _fit_params(RandomObfuscation(p_rand=1.5)),
             ValueError,
             r"'p_rand' .*in the range \[0\.0, 1\.0\]\. Got 1\.5",
         ),
-        (lambda: S.SPPM(math.nan), ValueError, r"'delta' parameter of SPPM .*\[0\.0, inf\)"),
-        (lambda: S.SPPM(-1.0), ValueError, r"'delta' parameter of SPPM .*Got -1\.0"),
-        (lambda: S.SPPM(1.0, floor=1.5), ValueError, r"'floor' .*\(0\.0, 1\.0\)\. Got 1\.5"),
-        (lambda: S.ExactMapping(1.0, solver="MOSEK"), ValueError, "'solver' parameter"),
-        (lambda: S.ExponentialMechanism(delta=math.inf), ValueError, r"'delta' .*Got inf"),
+        # SPPM's solvers store their parameters as given and check them in fit
         (
-            lambda: S.ExponentialMechanism(delta=1.0, rtol=0.0),
+            lambda: _fit_sppm(S.SPPM(math.nan)),
+            ValueError,
+            r"'delta' parameter of SPPM .*\[0\.0, inf\)",
+        ),
+        (lambda: _fit_sppm(S.SPPM(-1.0)), ValueError, r"'delta' parameter of SPPM .*Got -1\.0"),
+        (
+            lambda: _fit_sppm(S.SPPM(1.0, floor=1.5)),
+            ValueError,
+            r"'floor' .*\(0\.0, 1\.0\)\. Got 1\.5",
+        ),
+        (lambda: _fit_sppm(S.ExactMapping(1.0, solver="MOSEK")), ValueError, "'solver' parameter"),
+        (
+            lambda: _fit_sppm(S.ExponentialMechanism(delta=math.inf)),
+            ValueError,
+            r"'delta' .*Got inf",
+        ),
+        (
+            lambda: _fit_sppm(S.ExponentialMechanism(delta=1.0, rtol=0.0)),
             ValueError,
             r"'rtol' .*\(0\.0, 1\.0\)",
         ),
@@ -241,16 +287,18 @@ def test_numpy_scalars_are_accepted_wherever_numbers_are():
     ],
     ids=["fractional", "above", "negative", "strings", "booleans"],
 )
-def test_sppm_sample_rejects_bad_profile_ids(b, exc, match):
+def test_sppm_release_rejects_bad_profile_ids(b, exc, match):
     p, d = S.synthetic_problem(3)
     model = S.SPPM(0.5, n_steps=3).fit(p, d)
     with pytest.raises(exc, match=match):
-        model.sample(b, np.random.default_rng(0))
+        model.release(b, random_state=np.random.default_rng(0))
 
 
-def test_sppm_sample_takes_integral_floats_as_indices():
+# two releases of one fit on purpose: they must agree draw for draw
+@pytest.mark.filterwarnings("ignore::ppdp.base.RepeatedReleaseWarning")
+def test_sppm_release_takes_integral_floats_as_indices():
     p, d = S.synthetic_problem(3)
     model = S.SPPM(0.5, n_steps=3).fit(p, d)
-    a = model.sample(np.array([0.0, 3.0, 7.0]), np.random.default_rng(1))
-    b = model.sample(np.array([0, 3, 7]), np.random.default_rng(1))
+    a = model.release(np.array([0.0, 3.0, 7.0]), random_state=np.random.default_rng(1))
+    b = model.release(np.array([0, 3, 7]), random_state=np.random.default_rng(1))
     np.testing.assert_array_equal(a, b)

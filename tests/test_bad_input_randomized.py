@@ -100,7 +100,7 @@ KRR_CASES = {
     "columns repeated": (
         lambda: KaryRandomizedResponse(1.0, columns=["a", "a"]).fit(krr_frame()),
         ValueError,
-        r"columns lists \['a'\] more than once",
+        r"columns lists a column twice: \['a'\]",
     ),
     "unknown column": (
         lambda: KaryRandomizedResponse(1.0, columns=["zz"]).fit(krr_frame()),
@@ -247,7 +247,7 @@ RELAY_CASES = {
     "unknown quasi-identifier": (
         lambda: sanitize(relay_frame(), 0.05, sensitive="s", quasi_identifiers=["q0", "zz"]),
         ValueError,
-        r"quasi_identifiers \['zz'\] are not in the table",
+        r"quasi_identifiers columns \['zz'\] are not in the table",
     ),
     "unknown sensitive": (
         lambda: RelayChain("fla", hops=2, delta=0.05, sensitive="label").fit(relay_frame()),

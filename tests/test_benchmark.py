@@ -245,7 +245,7 @@ def test_registry_rejects_bad_entries_and_runs_a_new_one():
     with pytest.raises(ValueError, match="datasets"):
         bm.run.run_benchmark(["census"])
 
-    def identity(data, train, level, rng):
+    def identity(data, train, level, random_state):
         return train.copy(), {"level": float(level)}
 
     bm.registry.register(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from ppdp.compendium.yamlfile import read_yaml
 from ppdp.datasets.fetch import data_dir
-from ppdp.yamlfile import read_yaml
 
 BROKEN = "claims:\n  - id: a\n    value: [1, 2\n  - id: b\n"
 

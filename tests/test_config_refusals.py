@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ppdp.yamlfile import read_yaml
+from ppdp.compendium.yamlfile import read_yaml
 from test_bad_input_pipeline import _config, _snakemake
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -147,14 +147,14 @@ def test_the_runs_a_profile_may_name_are_the_runs_with_claims():
 # ---- a YAML syntax error --------------------------------------------------------------------------
 def test_a_profile_with_a_syntax_error_is_named_with_file_and_line(tmp_path):
     """Snakemake reads a --configfile before the Snakefile and reports a syntax error in it without
-    file or line (`Config file is not valid JSON or YAML`); `python -m ppdp.yamlfile` names both."""
+    file or line (`Config file is not valid JSON or YAML`); `python -m ppdp.compendium.yamlfile` names both."""
     text = _smoke_replacing("    notebook: datasets\n", "    notebook: datasets\n   bins: 3\n")
     line = text.splitlines().index("   bins: 3") + 1
     path = tmp_path / "profile.yaml"
     path.write_text(text)
     good = ROOT / "config" / "smoke.yaml"
     proc = subprocess.run(
-        [sys.executable, "-m", "ppdp.yamlfile", str(good), str(path)],
+        [sys.executable, "-m", "ppdp.compendium.yamlfile", str(good), str(path)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -164,7 +164,9 @@ def test_a_profile_with_a_syntax_error_is_named_with_file_and_line(tmp_path):
         f"{path}:{line}:4: YAML syntax error: expected <block end>, but found '<block mapping start>'"
     ]
     ok = subprocess.run(
-        [sys.executable, "-m", "ppdp.yamlfile", str(good)], capture_output=True, timeout=60
+        [sys.executable, "-m", "ppdp.compendium.yamlfile", str(good)],
+        capture_output=True,
+        timeout=60,
     )
     assert ok.returncode == 0
 

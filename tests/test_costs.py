@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from ppdp.compendium.yamlfile import read_yaml
 from ppdp.report import costs
 from ppdp.report.cli import main
-from ppdp.yamlfile import read_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"

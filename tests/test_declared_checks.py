@@ -23,7 +23,7 @@ from ppdp.experiments.benchmark import registry as reg
 from ppdp.guarantees import enforce
 
 
-def _copy(data, train, level, rng):
+def _copy(data, train, level, random_state):
     return train.copy(), {}
 
 

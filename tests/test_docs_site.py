@@ -209,7 +209,8 @@ def test_the_docstring_check_catches_an_undocumented_name(tmp_path, monkeypatch)
 
 
 def test_the_api_index_lists_every_mechanism_with_its_guarantee(docs_site, monkeypatch):
-    """One row per concrete Mechanism: a link to its class and its ``guarantee`` sentence."""
+    """One row per concrete mechanism: a link to its class, its ``guarantee`` sentence and its
+    ``repetition``."""
     monkeypatch.syspath_prepend(str(ROOT / "docs" / "_ext"))
     from mechanism_guarantees import mechanisms
 
@@ -224,3 +225,4 @@ def test_the_api_index_lists_every_mechanism_with_its_guarantee(docs_site, monke
         text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", row)).split())
         stated = " ".join(cls.guarantee.replace("``", "").split())
         assert stated.replace("'", "\u2019") in text.replace("'", "\u2019"), cls.__name__
+        assert text.endswith(cls.repetition), f"{cls.__name__}: no repetition in its row"

@@ -62,7 +62,7 @@ def _fit(cls=hy.HyObscure, seed=0, **kw):
 @pytest.mark.parametrize("cls", [hy.HyObscure, hy.XObf])
 def test_hyobscure_report_holds_and_matches_an_independent_computation(cls, scope):
     mech, X, y, clusters = _fit(cls, seed=1, budget_scope=scope)
-    mech.sample(np.random.default_rng(0))
+    mech.release(random_state=np.random.default_rng(0))
     report = guarantee_report(mech)
     assert report["holds"].all()
     assert list(report["guarantee"]) == [
@@ -88,12 +88,12 @@ def test_hyobscure_report_holds_and_matches_an_independent_computation(cls, scop
 
 def test_ygen_and_privcheck_reports_hold_on_their_group_blind_budget():
     ygen, X, y, clusters = _fit(hy.YGen, seed=2, budget=0.01)
-    ygen.sample(np.random.default_rng(0))
+    ygen.release(random_state=np.random.default_rng(0))
     assert guarantee_report(ygen)["holds"].all()
     assert ygen.budget_excess_ >= 0
     gen = ygen.initial_generalization_
     pc = PrivCheck(budget=0.01).fit(X, y, generalization=gen, clusters=clusters)
-    pc.sample(np.random.default_rng(0))
+    pc.release(random_state=np.random.default_rng(0))
     report = guarantee_report(pc)
     assert list(report["guarantee"]) == ["utility budget"]
     assert report["holds"].all()
@@ -143,7 +143,7 @@ def test_tampered_mappings_withhold_the_release(cls):
     mech.mappings_ = far
     result = None
     with pytest.raises(GuaranteeViolation, match="utility budget"):
-        result = mech.sample(np.random.default_rng(0))
+        result = mech.release(random_state=np.random.default_rng(0))
     assert result is None
 
 
@@ -155,7 +155,7 @@ def test_tampered_generalization_withholds_the_release():
     mech.mappings_ = mech.mappings_[:2]
     mech.groups_ = merged[gen.domain.index(mech.y_)]
     with pytest.raises(GuaranteeViolation, match=r"(alpha|beta)"):
-        mech.sample(np.random.default_rng(0))
+        mech.release(random_state=np.random.default_rng(0))
 
 
 def test_privcheck_tampered_mappings_withhold_the_release():
@@ -166,7 +166,7 @@ def test_privcheck_tampered_mappings_withhold_the_release():
     far[:, :, 0] = 1.0
     pc.mappings_ = far
     with pytest.raises(GuaranteeViolation, match="PrivCheck: utility budget"):
-        pc.sample(np.random.default_rng(0))
+        pc.release(random_state=np.random.default_rng(0))
 
 
 def _instance(rng, C=4, V=6, K=2):
@@ -225,7 +225,7 @@ def test_sppm_family_reports_hold_and_are_measured_on_the_sampled_mapping():
         S.ExactMapping(delta).fit(p, d),
         S.ExponentialMechanism(delta=delta).fit(p, d),
     ):
-        mech.sample(np.arange(16), np.random.default_rng(0))
+        mech.release(np.arange(16), random_state=np.random.default_rng(0))
         report = guarantee_report(mech)
         assert report["holds"].all() and list(report["guarantee"]) == ["distortion budget"]
         M = mech.mapping_.toarray() if sp.issparse(mech.mapping_) else mech.mapping_
@@ -273,5 +273,5 @@ def test_sppm_tampered_mapping_withholds_the_release(make):
     mech.mapping_ = sp.csr_matrix(far) if sp.issparse(mech.mapping_) else far
     out = None
     with pytest.raises(GuaranteeViolation, match="distortion budget"):
-        out = mech.sample(np.arange(8), np.random.default_rng(0))
+        out = mech.release(np.arange(8), random_state=np.random.default_rng(0))
     assert out is None

@@ -193,7 +193,7 @@ def test_injected_violation_withholds_every_chain_table(monkeypatch):
     frame = random_table(6, n=80, d=2, levels=10)
     assert reference_disclosure(frame, "s") > 0.04
     chain = RelayChain("fla", hops=2, delta=0.02, sensitive="s").fit(frame)
-    monkeypatch.setattr(relay, "_step", _no_sanitization)
+    monkeypatch.setattr(relay.partition, "_step", _no_sanitization)
     with pytest.raises(GuaranteeViolation, match=r"T_2"):
         chain.fit(frame)
     assert not hasattr(chain, "tables_")
@@ -202,7 +202,7 @@ def test_injected_violation_withholds_every_chain_table(monkeypatch):
 
 def test_injected_violation_withholds_the_sanitized_table(monkeypatch):
     frame = random_table(7, n=80, d=2, levels=10)
-    monkeypatch.setattr(relay, "_step", _no_sanitization)
+    monkeypatch.setattr(relay.partition, "_step", _no_sanitization)
     with pytest.raises(GuaranteeViolation, match="privacy disclosure"):
         sanitize(frame, 0.01, method="bua", sensitive="s")
 
@@ -233,7 +233,7 @@ def test_classes_with_equal_means_count_once(monkeypatch):
     def pairs(u, method, delta, next_delta):
         return [np.array([0, 1]), np.array([2, 3]), np.array([4, 5])]
 
-    monkeypatch.setattr(relay, "_step", pairs)
+    monkeypatch.setattr(relay.partition, "_step", pairs)
     chain = RelayChain("tda", hops=1, delta=0.5, sensitive="s").fit(frame)
     published = chain.tables_[0]
     assert published["q"].tolist() == [2.0, 2.0, 2.0, 2.0, 10.5, 10.5]

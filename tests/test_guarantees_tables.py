@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from sklearn.exceptions import NotFittedError
 
 import ppdp.mechanisms.anatomy as anatomy_module
-import ppdp.mechanisms.mutual_cover as mc_module
+import ppdp.mechanisms.mutual_cover.lp as mc_lp
 from ppdp.guarantees import GuaranteeViolation, guarantee_report
 from ppdp.mechanisms.anatomy import Anatomy
 from ppdp.mechanisms.mondrian import Mondrian
@@ -144,7 +144,7 @@ def test_repair_at_delta_one_over_m_gives_equal_rows():
 
 def _solver_with_residue(mass, *, keep_row_sum):
     """HiGHS as used by Mutual Cover, with ``mass`` added to the first row's last column."""
-    real = mc_module._run_highs
+    real = mc_lp._run_highs
 
     def with_residue(model, solver):
         x, failure = real(model, solver)
@@ -163,7 +163,7 @@ def _solver_with_residue(mass, *, keep_row_sum):
 def test_residue_injected_into_the_solver_is_repaired_before_sampling(monkeypatch):
     """The LP solution carries residue on a far column; the sampled tables still meet delta."""
     # one record carries a near-empty column
-    monkeypatch.setattr(mc_module, "_run_highs", _solver_with_residue(5e-9, keep_row_sum=True))
+    monkeypatch.setattr(mc_lp, "_run_highs", _solver_with_residue(5e-9, keep_row_sum=True))
     table = census_like(1)
     mc = MutualCover(QI, "INCWAGE", delta=1 / 5, l=5).fit(table)
     released = mc.sample(None, np.random.default_rng(0))
@@ -235,8 +235,8 @@ def test_mutual_cover_withholds_a_table_that_breaks_delta(monkeypatch):
         q = np.maximum(q, 0.0)
         return q / q.sum(axis=1, keepdims=True)
 
-    monkeypatch.setattr(mc_module, "_repair", no_repair)
-    monkeypatch.setattr(mc_module, "_run_highs", _solver_with_residue(1e-8, keep_row_sum=False))
+    monkeypatch.setattr(mc_lp, "_repair", no_repair)
+    monkeypatch.setattr(mc_lp, "_run_highs", _solver_with_residue(1e-8, keep_row_sum=False))
     table = census_like(5)
     mc = MutualCover(QI, "INCWAGE", delta=1 / 5, l=5).fit(table)
     released = None

@@ -352,10 +352,11 @@ def test_every_g_move_keeps_constraints_and_improves_both():
     assert np.array_equal(labels, new.labels)
 
 
+@pytest.mark.filterwarnings("ignore::ppdp.base.RepeatedReleaseWarning")  # twice on purpose
 def test_release_rows_exist_groups_valid_and_reproducible():
     m, X, y = _fit(3)
-    r1 = m.sample(np.random.default_rng(11))
-    r2 = m.sample(np.random.default_rng(11))
+    r1 = m.release(random_state=np.random.default_rng(11))
+    r2 = m.release(random_state=np.random.default_rng(11))
     assert np.array_equal(r1.features, r2.features) and np.array_equal(r1.source, r2.source)
     assert np.array_equal(r1.features, X[r1.source])
     assert set(np.unique(r1.groups)) <= set(range(m.generalization_.n_groups))
@@ -376,19 +377,21 @@ def test_xobf_and_ygen_variants():
     g = hy.YGen(**params).fit(X, y, random_state=np.random.default_rng(0), clusters=clusters)
     assert all(h["phase"] != "O" or h["iteration"] == 0 for h in g.history_)
     assert g.leakage_ <= g.history_[0]["leakage"] + 1e-12
-    g.sample(np.random.default_rng(0))
+    g.release(random_state=np.random.default_rng(0))
 
 
 def test_bad_inputs_raise_clear_errors():
     X, y, clusters = _population(0, n=50)
+    # the constructor stores the hyper-parameters as given; fit checks them
+    rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="alpha must be >= k"):
-        hy.HyObscure(k=10, alpha=5)
+        hy.HyObscure(k=10, alpha=5).fit(X, y, random_state=rng, clusters=clusters)
     with pytest.raises(ValueError, match="budget"):
-        hy.HyObscure(budget=-1.0)
+        hy.HyObscure(budget=-1.0).fit(X, y, random_state=rng, clusters=clusters)
     with pytest.raises(TypeError, match=r"'k' parameter of HyObscure must be an int"):
-        hy.HyObscure(k=2.5)
+        hy.HyObscure(k=2.5).fit(X, y, random_state=rng, clusters=clusters)
     with pytest.raises(ValueError, match="distance"):
-        hy.HyObscure(distance="euclid")
+        hy.HyObscure(distance="euclid").fit(X, y, random_state=rng, clusters=clusters)
     with pytest.raises(ValueError, match="k=100 exceeds"):
         hy.HyObscure(k=100, alpha=200, n_groups=1).fit(
             X, y, random_state=np.random.default_rng(0), clusters=clusters
@@ -400,7 +403,7 @@ def test_bad_inputs_raise_clear_errors():
     with pytest.raises(ValueError, match="non-negative"):
         hy.HyObscure().fit(-X, y, random_state=np.random.default_rng(0))
     with pytest.raises(NotFittedError, match="not fitted"):
-        hy.HyObscure().sample(np.random.default_rng(0))
+        hy.HyObscure().release(random_state=np.random.default_rng(0))
     domain = hy.private_domain(y)
     labels = np.zeros(len(domain.values), dtype=np.int64)
     labels[-1] = 2  # group 1 is empty

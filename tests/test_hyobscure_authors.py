@@ -180,7 +180,7 @@ def test_greedy_fit_keeps_k_and_contiguity_and_meets_the_budget():
     last = mech.history_[-1]
     assert last["phase"] in ("O", "undo") or (last["phase"] == "G" and last["moves"] == 0)
     assert any(rec["phase"] == "G" and rec["moves"] for rec in mech.history_)
-    release = mech.sample(np.random.default_rng(1))
+    release = mech.release(random_state=np.random.default_rng(1))
     assert release.features.shape == X.shape
 
 
@@ -216,7 +216,7 @@ def _xobf(seed=0):
 
 def test_pp_one_publishes_the_unobscured_data_exactly():
     mech, X = _xobf()
-    release = mech.sample(np.random.default_rng(5), keep=1.0)
+    release = mech.release(random_state=np.random.default_rng(5), keep=1.0)
     np.testing.assert_array_equal(release.features, X)
     np.testing.assert_array_equal(release.source, np.arange(len(X)))
     np.testing.assert_array_equal(release.groups, mech.groups_)
@@ -227,14 +227,14 @@ def test_pp_zero_is_the_plain_release_byte_for_byte():
     plain = hy.sample_cluster_release(
         X, mech.clusters_, mech.groups_, mech.mappings_, np.random.default_rng(5)
     )
-    kept = mech.sample(np.random.default_rng(5), keep=0.0)
+    kept = mech.release(random_state=np.random.default_rng(5), keep=0.0)
     assert kept.features.tobytes() == plain.features.tobytes()
     assert kept.source.tobytes() == plain.source.tobytes()
 
 
 def test_pp_keeps_about_that_share_and_only_changes_sources():
     mech, X = _xobf()
-    plain = mech.sample(np.random.default_rng(9))
+    plain = mech.release(random_state=np.random.default_rng(9))
     mixed = hy.keep_own(plain, X, 0.6, np.random.default_rng(10))
     own = mixed.source == np.arange(len(X))
     changed = mixed.source != plain.source
@@ -247,7 +247,7 @@ def test_pp_keeps_about_that_share_and_only_changes_sources():
 def test_pp_rejects_non_probabilities(keep):
     mech, _ = _xobf()
     with pytest.raises((ValueError, TypeError), match="keep"):
-        mech.sample(np.random.default_rng(0), keep=keep)
+        mech.release(random_state=np.random.default_rng(0), keep=keep)
 
 
 def test_baselines_take_pp_too():
@@ -255,7 +255,7 @@ def test_baselines_take_pp_too():
     gen = hy.band_generalization(hy.private_domain(y), [24, 28, 32])
     for mech in (hy.RandomObfuscation(p_rand=0.5), hy.PrivCheck(budget=0.3)):
         mech.fit(X, y, generalization=gen, clusters=clusters)
-        release = mech.sample(np.random.default_rng(0), keep=1.0)
+        release = mech.release(random_state=np.random.default_rng(0), keep=1.0)
         np.testing.assert_array_equal(release.features, X)
 
 
@@ -500,7 +500,7 @@ def test_scenario_one_attack_is_shared_by_points_with_the_same_groups():
     )
     cfg = ctx.cfg
     gen0 = ctx.gen0(cfg["n_groups"], cfg["k"], cfg["alpha"], cfg["l"], cfg["beta"])
-    kw = {"model": "rf", "task": pop.task, "seed": 0, "n_estimators": 5}
+    kw = {"model": "rf", "task": pop.task, "random_state": 0, "n_estimators": 5}
     groups = gen0.transform_nearest(ctx.ya)
     shared = ctx.scenario_one_attack(kw, groups)
     assert ctx.scenario_one_attack(kw, groups.copy()) is shared

@@ -37,7 +37,7 @@ def _per_draw_attack_rows(
         kw = {
             "model": model,
             "task": ctx.pop.task,
-            "seed": ctx.seed,
+            "random_state": ctx.seed,
             "n_estimators": ctx.cfg.get("n_estimators", 100),
         }
         if "I" in scenarios:
@@ -81,7 +81,7 @@ def test_a_prediction_depends_on_its_row_alone(model, task):
     X, y, _ = hyobscure_population(5, n=200, m=30)
     y = y if task == "regression" else y % 4
     groups = (y > np.median(y)).astype(np.int64)
-    attack = InferenceAttack(model, task, seed=1, n_estimators=8).fit(
+    attack = InferenceAttack(model, task, random_state=1, n_estimators=8).fit(
         X[:120], groups[:120], y[:120]
     )
     own = attack.predict(X[120:], groups[120:])

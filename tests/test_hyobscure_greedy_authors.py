@@ -476,14 +476,15 @@ def test_bad_population_is_named(population, match):
 
 
 def test_greedy_score_is_validated():
+    X, y, clusters = hyobscure_population(1, n=160)
+    # the constructor stores the value as given; fit checks it
     with pytest.raises(ValueError, match=r"'greedy_score'.*HyObscure.*'leakage'.*'kl'"):
-        hy.HyObscure(greedy_score="kl")
+        hy.HyObscure(greedy_score="kl").fit(X, y, random_state=0, clusters=clusters)
     with pytest.raises(ValueError, match="'greedy_score'"):
-        hy.YGen(greedy_score=None)
+        hy.YGen(greedy_score=None).fit(X, y, random_state=0, clusters=clusters)
     mech = hy.HyObscure(g_step="greedy")
     assert mech.greedy_score == "transposed"
     mech.greedy_score = "kl"
-    X, y, clusters = hyobscure_population(1, n=160)
     with pytest.raises(ValueError, match="'greedy_score'"):
         mech.fit(X, y, random_state=np.random.default_rng(0), clusters=clusters)
 

@@ -29,13 +29,17 @@ def test_inference_attack_learns_and_is_deterministic(model, task):
     X[:, 0] += (y == 205) * 5
     X[:, 1] += (y == 309) * 5
     groups = (y > 150).astype(int)
-    att = InferenceAttack(model, task, seed=0, n_estimators=30).fit(X[:150], groups[:150], y[:150])
+    att = InferenceAttack(model, task, random_state=0, n_estimators=30).fit(
+        X[:150], groups[:150], y[:150]
+    )
     s = att.score(X[150:], groups[150:], y[150:])
     blind = attack_score(
         y[150:], np.full(50, 205 if task == "classification" else y[:150].mean()), task
     )
     assert s < blind
-    att2 = InferenceAttack(model, task, seed=0, n_estimators=30).fit(X[:150], groups[:150], y[:150])
+    att2 = InferenceAttack(model, task, random_state=0, n_estimators=30).fit(
+        X[:150], groups[:150], y[:150]
+    )
     assert np.array_equal(att.predict(X[150:], groups[150:]), att2.predict(X[150:], groups[150:]))
     if task == "classification":
         assert set(att.predict(X, groups)) <= {101, 205, 309}
@@ -46,8 +50,8 @@ def test_inference_attack_rejects_unknown_models_and_tasks():
         InferenceAttack("XGBoost", "classification")
     with pytest.raises(ValueError, match="task"):
         InferenceAttack("rf", "ranking")
-    with pytest.raises(TypeError, match="seed"):
-        InferenceAttack("rf", "regression", seed=1.5)
+    with pytest.raises(TypeError, match="random_state"):
+        InferenceAttack("rf", "regression", random_state=1.5)
 
 
 def _cf_loop(kt, ke, ht, he):

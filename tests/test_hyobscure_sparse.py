@@ -99,7 +99,7 @@ def test_a_fit_and_release_on_sparse_features_equal_the_dense_ones(seed, method)
     outs = []
     for features in (X, sp.csr_matrix(X)):
         mech = make(**SMALL, n_init=2).fit(features, y, random_state=seed, clusters=clusters)
-        release = mech.sample(random_state=seed + 10, keep=0.3)
+        release = mech.release(random_state=seed + 10, keep=0.3)
         outs.append((mech, release))
     (dense, r_dense), (sparse, r_sparse) = outs
     np.testing.assert_array_equal(sparse.mappings_, dense.mappings_)

@@ -13,15 +13,50 @@ import pytest
 
 LIB = Path(__file__).resolve().parents[1] / "lib"
 
-# Lower layers never import higher ones (ARCHITECTURE.md): the table core and information theory,
-# then the mechanisms, then attacks and utility measures, then the paper experiments and the report.
+#: The library's layers, lowest first: a name, the packages it holds (the core holds every module
+#: no other layer claims) and what it is. Each layer imports only from the layers below it. This
+#: list is the one place the layers are written down: CONTRIBUTING.md and docs/pipeline.md hold
+#: its rendering (render_layers), which a test keeps equal.
+LAYER_LIST = [
+    (
+        "core",
+        (),
+        "the protocol and its contract (`base`, `contract`, `guarantees`, `_validation`), the "
+        "table core (`tabular`, `cells`), information theory, classifiers, caches, plotting, "
+        "datasets",
+    ),
+    ("mechanisms", ("ppdp.mechanisms",), "one module or package per mechanism family"),
+    ("attacks and utility", ("ppdp.attacks", "ppdp.utility"), "what a release leaks and keeps"),
+    (
+        "compendium",
+        ("ppdp.compendium",),
+        "what only the experiments and the report share: measured anonymity, the papers' "
+        "numbers, the YAML reader",
+    ),
+    (
+        "experiments and report",
+        ("ppdp.experiments", "ppdp.report"),
+        "the papers' runs and the report",
+    ),
+]
+
 LAYERS = {
-    "ppdp.experiments": 3,
-    "ppdp.report": 3,
-    "ppdp.attacks": 2,
-    "ppdp.utility": 2,
-    "ppdp.mechanisms": 1,
+    package: level for level, (_, packages, _) in enumerate(LAYER_LIST) for package in packages
 }
+
+#: The markers around the rendered list in the pages that show it.
+LAYER_MARKERS = ("<!-- layers: generated from tests/test_import_graph.py -->", "<!-- /layers -->")
+LAYER_PAGES = ("CONTRIBUTING.md", "docs/pipeline.md")
+
+
+def render_layers() -> str:
+    """The layer list as the Markdown the pages hold between :data:`LAYER_MARKERS`."""
+    lines = [LAYER_MARKERS[0]]
+    for level, (name, packages, what) in enumerate(LAYER_LIST):
+        where = ", ".join(f"`{p.removeprefix('ppdp.')}/`" for p in packages) or "the rest"
+        lines.append(f"{level}. **{name}** ({where}): {what}")
+    lines.append(LAYER_MARKERS[1])
+    return "\n".join(lines)
 
 
 def module_name(path: Path, root: Path = LIB) -> str:
@@ -97,6 +132,18 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         if v not in index:
             visit(v)
     return found
+
+
+@pytest.mark.parametrize("page", LAYER_PAGES)
+def test_the_pages_show_the_layers_as_listed_here(page):
+    text = (LIB.parent / page).read_text()
+    start, end = text.find(LAYER_MARKERS[0]), text.find(LAYER_MARKERS[1])
+    assert 0 <= start < end, f"{page} lacks the generated layer list between {LAYER_MARKERS}"
+    shown = text[start : end + len(LAYER_MARKERS[1])]
+    assert shown == render_layers(), (
+        f"{page}'s layer list differs from tests/test_import_graph.py's; replace it with:\n"
+        + render_layers()
+    )
 
 
 def layer(module: str) -> int:

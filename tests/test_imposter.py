@@ -226,7 +226,7 @@ def test_conditioning_on_s_and_prior(fitted):
 
 def _attack_accuracy(model, n=2000, seed=5):
     syn = model.sample(n, np.random.default_rng(seed))
-    train, test = split_frame(syn, seed=0, stratify="sex")
+    train, test = split_frame(syn, random_state=0, stratify="sex")
     res = evaluate_setting(
         train, test, features=["copy", "noise", "shift", "age"], target="sex", classifier="LR"
     )
@@ -234,7 +234,7 @@ def _attack_accuracy(model, n=2000, seed=5):
 
 
 def test_privacy_discriminator_removes_the_planted_correlation(planted, fitted):
-    real_train, real_test = split_frame(planted, seed=0, stratify="sex")
+    real_train, real_test = split_frame(planted, random_state=0, stratify="sex")
     real = evaluate_setting(
         real_train,
         real_test,

@@ -20,6 +20,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from ppdp.classifiers import CLASSIFIERS
+from ppdp.compendium.published import published_value
 from ppdp.experiments import imposter as ex
 from ppdp.experiments.common import (
     concat_tidy,
@@ -30,7 +31,6 @@ from ppdp.experiments.common import (
     tidy_rows,
     write_results,
 )
-from ppdp.published import published_value
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAIM_IDS = (

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ppdp.measured import MeasuredAnonymity, measured_anonymity
+from ppdp.compendium.measured import MeasuredAnonymity, measured_anonymity
 from ppdp.tabular import AttributeDomain
 
 DISEASES = ["cold", "flu", "hiv", "ulcer"]
@@ -168,7 +168,7 @@ def good_frame() -> pd.DataFrame:
     [
         ({"released": [[1, 2]]}, TypeError, "released must be a pandas DataFrame"),
         ({"released": pd.DataFrame(columns=["age", "dis"])}, ValueError, "released has no rows"),
-        ({"qi": "age"}, TypeError, "qi must be a sequence"),
+        ({"qi": "age"}, TypeError, "qi must be a non-empty sequence"),
         ({"qi": []}, ValueError, "qi is empty"),
         ({"qi": ["age", "age"]}, ValueError, "lists a column twice"),
         ({"qi": ["age", "height"]}, ValueError, r"qi columns \['height'\] are not in released"),

@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ppdp.attacks import suite
+from ppdp.compendium.published import CLAIMS_FILES, published_value
 from ppdp.experiments.hyobscure import data as hydata
 from ppdp.experiments.imposter import run as imposter_run
 from ppdp.experiments.sppm import run as sppm_run
@@ -27,7 +28,6 @@ from ppdp.experiments.sppm.data import Problem
 from ppdp.guarantees import GuaranteeViolation
 from ppdp.mechanisms import mutual_cover, relay
 from ppdp.mechanisms import sppm as S
-from ppdp.published import CLAIMS_FILES, published_value
 
 PROPERTY = settings(max_examples=25, deadline=None)
 

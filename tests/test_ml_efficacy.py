@@ -61,7 +61,7 @@ def test_single_class_training_target_predicts_that_class():
 def test_settings_pair_the_right_frames():
     real_train, real_test = toy(400, 8), toy(200, 9)
     released = toy(400, 10, flip=0.5)  # label unrelated to x
-    rel_train, rel_test = split_frame(released, seed=0)
+    rel_train, rel_test = split_frame(released, random_state=0)
     out = ml_efficacy(
         real_train,
         real_test,
@@ -85,10 +85,10 @@ def test_deterministic_for_a_seed():
     train, test = toy(300, 11, flip=0.2), toy(200, 12, flip=0.2)
     for name in ("XGBoost", "RF", "MLP"):
         a = evaluate_setting(
-            train, test, features=["x", "num"], target="y", classifier=name, seed=3
+            train, test, features=["x", "num"], target="y", classifier=name, random_state=3
         )
         b = evaluate_setting(
-            train, test, features=["x", "num"], target="y", classifier=name, seed=3
+            train, test, features=["x", "num"], target="y", classifier=name, random_state=3
         )
         assert a == b
 
@@ -111,6 +111,13 @@ def test_bad_input():
         ml_efficacy(df, df, features=["x"], targets=["y"], settings=["D"])
     with pytest.raises(ValueError, match="test_size"):
         split_frame(df, test_size=1.5)
+    # the models and the split seed themselves from an int: a Generator is refused, not drawn from
+    with pytest.raises(TypeError, match="random_state must be an int"):
+        split_frame(df, random_state=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="random_state must be an int >= 0"):
+        evaluate_setting(df, df, features=["x"], target="y", random_state=-1)
+    with pytest.raises(TypeError, match="random_state"):
+        ml_efficacy(df, df, features=["x"], targets=["y"], settings=["A"], random_state=1.5)
 
 
 @pytest.mark.parametrize("name", MODELS)
@@ -118,7 +125,7 @@ def test_the_one_factory_builds_every_model_unfitted_and_seeded(name):
     """Every model of the library comes from make_model; a regressor only for rf and xgb."""
     from sklearn.base import clone
 
-    model = make_model(name, seed=7, n_categories=3)
+    model = make_model(name, random_state=7, n_categories=3)
     assert clone(model).get_params().keys() == model.get_params().keys()
     if "random_state" in model.get_params():
         assert model.get_params()["random_state"] in (7, None)
@@ -127,5 +134,7 @@ def test_the_one_factory_builds_every_model_unfitted_and_seeded(name):
     else:
         with pytest.raises(ValueError, match="regression"):
             make_model(name, task="regression")
-    with pytest.raises(TypeError, match="seed"):
-        make_model(name, seed="7")
+    with pytest.raises(TypeError, match="random_state"):
+        make_model(name, random_state="7")
+    with pytest.raises(ValueError, match="random_state"):
+        make_model(name, random_state=-1)

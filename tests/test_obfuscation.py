@@ -41,16 +41,17 @@ USER_LEVEL = [
 ]
 
 
+@pytest.mark.filterwarnings("ignore::ppdp.base.RepeatedReleaseWarning")  # twice on purpose
 @pytest.mark.parametrize("make", USER_LEVEL)
 def test_user_level_matrices_are_stochastic_and_stay_in_group(make):
     X, y, gen = _data()
     m = make().fit(X, y, generalization=gen)
     for M in m.matrices_:
         assert (M >= 0).all() and np.allclose(M.sum(axis=1), 1)
-    r = m.sample(np.random.default_rng(0))
+    r = m.release(random_state=np.random.default_rng(0))
     assert np.array_equal(r.features, X[r.source])
     assert np.array_equal(r.groups[r.source], r.groups)
-    r2 = m.sample(np.random.default_rng(0))
+    r2 = m.release(random_state=np.random.default_rng(0))
     assert np.array_equal(r.source, r2.source)
 
 
@@ -67,11 +68,13 @@ def test_random_and_frapp_closed_forms():
     assert np.allclose(np.diag(M), 5 * e) and np.allclose(M[~np.eye(n, dtype=bool)], e)
 
 
+@pytest.mark.filterwarnings("ignore::ppdp.base.RepeatedReleaseWarning")  # 200 draws on purpose
 def test_random_empirical_keep_rate():
     X, y, gen = _data(n=300)
     m = RandomObfuscation(p_rand=0.25).fit(X, y, generalization=gen)
     rng = np.random.default_rng(1)
-    kept = np.mean([np.mean(m.sample(rng).source == np.arange(len(y))) for _ in range(200)])
+    own = np.arange(len(y))
+    kept = np.mean([np.mean(m.release(random_state=rng).source == own) for _ in range(200)])
     assert kept == pytest.approx(0.75, abs=0.01)
 
 
@@ -107,7 +110,7 @@ def test_privcheck_optimizes_ignoring_groups_and_releases_in_group():
     pc = PrivCheck(budget=0.05).fit(X, y, generalization=gen, clusters=clusters)
     assert np.allclose(pc.mapping_.sum(axis=1), 1) and (pc.mapping_ >= 0).all()
     assert np.allclose(pc.mappings_.sum(axis=2), 1)
-    r = pc.sample(np.random.default_rng(3))
+    r = pc.release(random_state=np.random.default_rng(3))
     assert np.array_equal(r.groups[r.source], r.groups)
     # XObf solves min I(Y; C^, Y~) under the in-group expected distance; PrivCheck's in-group
     # mappings are one feasible point of that program at their own cost, so they cannot leak less.
@@ -122,18 +125,19 @@ def test_privcheck_optimizes_ignoring_groups_and_releases_in_group():
 
 def test_baseline_bad_inputs():
     X, y, gen = _data()
+    # the constructors store the hyper-parameters as given; fit checks them
     with pytest.raises(ValueError, match="p_rand"):
-        RandomObfuscation(p_rand=1.5)
+        RandomObfuscation(p_rand=1.5).fit(X, y, generalization=gen)
     with pytest.raises(ValueError, match="gamma"):
-        Frapp(gamma=0.5)
+        Frapp(gamma=0.5).fit(X, y, generalization=gen)
     with pytest.raises(ValueError, match="beta"):
-        DPObfuscation(beta=-1)
+        DPObfuscation(beta=-1).fit(X, y, generalization=gen)
     with pytest.raises(ValueError, match="budget"):
-        PrivCheck(budget=-0.1)
+        PrivCheck(budget=-0.1).fit(X, y, generalization=gen)
     with pytest.raises(TypeError, match="generalization"):
         Frapp().fit(X, y, generalization=None)
     with pytest.raises(NotFittedError, match="not fitted"):
-        Frapp().sample(np.random.default_rng(0))
+        Frapp().release(random_state=np.random.default_rng(0))
     empty = hy.Generalization(gen.domain, np.r_[np.zeros(8, dtype=np.int64), 2])
     with pytest.raises(ValueError, match="no user"):
         Frapp().fit(X, y, generalization=empty)

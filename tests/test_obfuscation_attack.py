@@ -38,7 +38,7 @@ def test_member_weights_are_the_rows_of_the_baselines_own_matrix(kind, seed):
     matrix = cls(**{name: value})
     if kind == "DPObfuscation":
         matrix.distances_ = []
-    M = matrix._group_matrix(Xg)
+    M = matrix._group_matrix(Xg, value)
     for i in range(len(Xg)):
         others = np.delete(np.arange(len(Xg)), i)
         own, weights = member_weights(kind, value, Xg[[i]], Xg[others])

@@ -1,7 +1,7 @@
 """The examples of the README and the user guide run exactly as printed.
 
-Every ``python`` block of the user guide runs here: those of "Protecting your own table" and of
-"Guarantees", each after the guide's toy table.
+Every ``python`` block of the user guide runs here: those of "Protecting your own table", of
+"Guarantees" and of "Releasing more than once", each after the guide's toy table.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ USER_GUIDE = ROOT / "docs" / "user-guide.md"
 NOTEBOOKS = ROOT / "docs" / "notebooks.md"
 SECTION = "## Protecting your own table"
 GUARANTEES = "## Guarantees"
+REPETITION = "## Releasing more than once"
 PYTHON_BLOCK = r"```python\n(.*?)```"
 
 
@@ -80,9 +81,24 @@ def test_the_guides_guarantee_example_reports_every_check_held(capsys):
     assert "delta-probability" in capsys.readouterr().out
 
 
+def test_the_guides_repetition_example_spends_one_release():
+    blocks = section_blocks(USER_GUIDE, REPETITION)
+    assert len(blocks) == 1, "the repetition section shows one example"
+    namespace: dict = {}
+    exec(section_blocks(USER_GUIDE)[0], namespace)  # the toy table
+    exec(blocks[0], namespace)
+    assert namespace["spent"] == {"sex": 1.0}
+    assert namespace["mech"].n_releases_ == 1
+    assert "{'sex': 1.0}" in blocks[0], "the comment shows what spent() returns"
+
+
 def test_every_python_block_of_the_guide_is_run_by_a_test():
     every = re.findall(PYTHON_BLOCK, USER_GUIDE.read_text(), flags=re.S)
-    run = section_blocks(USER_GUIDE) + section_blocks(USER_GUIDE, GUARANTEES)
+    run = (
+        section_blocks(USER_GUIDE)
+        + section_blocks(USER_GUIDE, GUARANTEES)
+        + section_blocks(USER_GUIDE, REPETITION)
+    )
     assert every == run, "a python block of docs/user-guide.md outside the sections tested here"
 
 

@@ -503,29 +503,29 @@ def test_bad_inputs_raise_clear_errors():
     with pytest.raises(ValueError, match="distortion must be non-negative"):
         S.SPPM(1.0).fit(p, -np.ones((4, 4)))
     with pytest.raises(ValueError, match="delta"):
-        S.SPPM(-0.1)
+        S.SPPM(-0.1).fit(p, d)
     with pytest.raises(ValueError, match="delta"):
-        S.ExactMapping(-1.0)
+        S.ExactMapping(-1.0).fit(p, d)
     with pytest.raises(ValueError, match="n_steps"):
-        S.SPPM(1.0, n_steps=-1)
+        S.SPPM(1.0, n_steps=-1).fit(p, d)
     with pytest.raises(ValueError, match="variant"):
-        S.SPPM(1.0, variant="fast")
+        S.SPPM(1.0, variant="fast").fit(p, d)
     with pytest.raises(ValueError, match="active_set"):
-        S.SPPM(1.0, active_set="all")
+        S.SPPM(1.0, active_set="all").fit(p, d)
     for bad in (0, -2, 2.5, True, "3"):
         with pytest.raises(ValueError, match=r"'columns_per_row' .*an int in the range \[1, inf\)"):
-            S.SPPM(1.0, columns_per_row=bad)
+            S.SPPM(1.0, columns_per_row=bad).fit(p, d)
     for bad in (0, -1, 1.5, False):
         with pytest.raises(ValueError, match=r"'drop_after' .*\[1, inf\) or None"):
-            S.SPPM(1.0, drop_after=bad)
+            S.SPPM(1.0, drop_after=bad).fit(p, d)
     with pytest.raises(ValueError, match="columns_per_row"):
         S.solve_linear_step(np.zeros((4, 4)), p, d, 1.0, columns_per_row=0)
     with pytest.raises(TypeError, match="distortion"):
         S.SPPM(1.0).fit(p, sp.identity(4))
     with pytest.raises(ValueError, match="delta"):
-        S.ExponentialMechanism(delta=-1.0)
+        S.ExponentialMechanism(delta=-1.0).fit(p, d)
     with pytest.raises(ValueError, match="exactly one"):
-        S.ExponentialMechanism()
+        S.ExponentialMechanism().fit(p, d)
     with pytest.raises(ValueError, match="p_ab"):
         S.SPPM(1.0).fit(np.ones(4) / 4, d)
     with pytest.raises(TypeError, match="random_state"):

@@ -80,7 +80,7 @@ def test_the_certificate_is_reported_per_round_and_checked_on_release():
     report = guarantee_report(cert)
     assert report["holds"].all()
     b = np.arange(32)
-    released = cert.sample(b, np.random.default_rng(0))
+    released = cert.release(b, random_state=np.random.default_rng(0))
     assert released.shape == b.shape
 
 
@@ -122,8 +122,10 @@ def test_a_start_mapping_seeds_the_active_set():
     ],
 )
 def test_bad_hyperparameters_name_the_parameter(kwargs, name):
+    p, d = S.synthetic_problem(2)
+    mech = S.CertifiedMapping(0.1, **kwargs)  # stored as given, checked by fit
     with pytest.raises(ValueError, match=name):
-        S.CertifiedMapping(0.1, **kwargs)
+        mech.fit(p, d)
 
 
 def test_an_infeasible_budget_is_refused():

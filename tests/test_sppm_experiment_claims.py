@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import mutual_info_score
 
+from ppdp.compendium.published import published_value
 from ppdp.experiments import sppm as E
 from ppdp.experiments.common import (
     DERIVED_EXPERIMENTS,
@@ -30,7 +31,6 @@ from ppdp.experiments.common import (
 )
 from ppdp.mechanisms import sppm as S
 from ppdp.mechanisms.sppm.table import empirical_joint, profile_alphabet
-from ppdp.published import published_value
 
 
 def stand_in_problem(name: str, features, n_categories, *, n_users: int, top: int, seed: int):

@@ -284,7 +284,7 @@ def bad_call(**overrides):
         ({"order": 2, "columns": ["age"]}, ValueError, "order=2 marginals need at least 2"),
         ({"columns": []}, ValueError, "columns is empty"),
         ({"columns": ["age", "age"]}, ValueError, "lists a column twice"),
-        ({"columns": "age"}, TypeError, "columns must be a sequence"),
+        ({"columns": "age"}, TypeError, "columns must be a non-empty sequence"),
         ({"real": pd.DataFrame(columns=COLUMNS)}, ValueError, "real has no rows"),
         ({"released": pd.DataFrame(columns=COLUMNS)}, ValueError, "released has no rows"),
         ({"released": [[1, "a", "F"]]}, TypeError, "released must be a pandas DataFrame"),

@@ -417,15 +417,15 @@ def test_bad_task_arguments_name_the_parameter(toy):
         task_scores(train, test, **{**kw, "model": "svm"})
     with pytest.raises(ValueError, match="n_estimators"):
         task_scores(train, test, **{**kw, "n_estimators": 0})
-    with pytest.raises(ValueError, match="seed"):
-        task_scores(train, test, **{**kw, "seed": -1})
+    with pytest.raises(ValueError, match="random_state"):
+        task_scores(train, test, **{**kw, "random_state": -1})
     with pytest.raises(ValueError, match="target 'y' must not be among the features"):
         task_scores(train, test, **{**kw, "features": ["x", "y"]})
     with pytest.raises(ValueError, match="target 'z' is not a column of released"):
         task_scores(train, test, **{**kw, "target": "z"})
     with pytest.raises(ValueError, match=r"positive='yes' is not a class of real_test\['y'\]"):
         task_scores(train, test, positive="yes", **kw)
-    with pytest.raises(TypeError, match="features must be a non-empty sequence"):
+    with pytest.raises(ValueError, match="features is empty; name at least one column"):
         task_scores(train, test, **{**kw, "features": []})
     with pytest.raises(ValueError, match=r"features \['w'\] have no domain"):
         task_scores(train, test, **{**kw, "features": ["x", "w"]})

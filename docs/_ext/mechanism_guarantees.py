@@ -1,9 +1,10 @@
 """The ``mechanism-guarantees`` directive: every mechanism of the library with its guarantee.
 
-It lists each concrete subclass of :class:`ppdp.base.Mechanism` defined under
-``ppdp.mechanisms``, linked to the API page that documents it, with the sentence of its
-``guarantee`` attribute, the bound its releases are checked against. A mechanism without that
-sentence, or on no API page, is a warning, which ``make docs`` (``-W``) turns into a failed build.
+It lists each concrete subclass of :class:`ppdp.base.Mechanism` and
+:class:`ppdp.base.ArrayMechanism` defined under ``ppdp.mechanisms``, linked to the API page that
+documents it, with the sentence of its ``guarantee`` attribute, the bound its releases are checked
+against, and its ``repetition``, what a second release from one fit adds. A mechanism without
+either, or on no API page, is a warning, which ``make docs`` (``-W``) turns into a failed build.
 """
 
 from __future__ import annotations
@@ -24,13 +25,13 @@ logger = logging.getLogger(__name__)
 
 
 def mechanisms() -> list[type]:
-    """The concrete :class:`ppdp.base.Mechanism` subclasses of ``ppdp.mechanisms``, by name."""
+    """The concrete mechanism classes (table- and array-level) of ``ppdp.mechanisms``, by name."""
     import ppdp.mechanisms
-    from ppdp.base import Mechanism
+    from ppdp.base import ArrayMechanism, Mechanism
 
     for info in pkgutil.walk_packages(ppdp.mechanisms.__path__, "ppdp.mechanisms."):
         importlib.import_module(info.name)
-    found, todo = set(), [Mechanism]
+    found, todo = set(), [Mechanism, ArrayMechanism]
     while todo:
         for sub in todo.pop().__subclasses__():
             todo.append(sub)
@@ -48,8 +49,10 @@ def documented_as(cls: type, modules: list[str]) -> str | None:
     return None
 
 
-def guarantee_rows(pages: Path) -> tuple[list[tuple[str, str]], list[str]]:
-    """(documented name, guarantee) per mechanism, and the problems found on the way."""
+def guarantee_rows(pages: Path) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """(documented name, guarantee, repetition) per mechanism, and the problems found."""
+    from ppdp.base import REPETITION
+
     modules = api_modules(pages)
     rows, problems = [], []
     for cls in mechanisms():
@@ -61,7 +64,11 @@ def guarantee_rows(pages: Path) -> tuple[list[tuple[str, str]], list[str]]:
         if not isinstance(stated, str) or not stated.strip():
             problems.append(f"{name} states no guarantee (its class attribute 'guarantee')")
             continue
-        rows.append((name, " ".join(stated.split())))
+        repetition = getattr(cls, "repetition", None)
+        if repetition not in REPETITION:
+            problems.append(f"{name} declares no repetition (one of {sorted(REPETITION)})")
+            continue
+        rows.append((name, " ".join(stated.split()), repetition))
     return rows, problems
 
 
@@ -91,20 +98,25 @@ class MechanismGuarantees(SphinxDirective):
         rows, problems = guarantee_rows(pages)
         for problem in problems:
             logger.warning(problem, location=self.get_location(), type="mechanism_guarantees")
-        group = nodes.tgroup(cols=2)
-        group += nodes.colspec(colwidth=25)
-        group += nodes.colspec(colwidth=75)
+        group = nodes.tgroup(cols=3)
+        group += nodes.colspec(colwidth=22)
+        group += nodes.colspec(colwidth=63)
+        group += nodes.colspec(colwidth=15)
         head = nodes.thead()
-        head += _row([nodes.Text("Mechanism")], [nodes.Text("Guarantee checked on every release")])
+        head += _row(
+            [nodes.Text("Mechanism")],
+            [nodes.Text("Guarantee checked on every release")],
+            [nodes.Text("A second release")],
+        )
         group += head
         body = nodes.tbody()
-        for name, stated in rows:
+        for name, stated, repetition in rows:
             short = name.rsplit(".", 1)[1]
             link = addnodes.pending_xref(
                 "", refdomain="py", reftype="class", reftarget=name, refexplicit=True
             )
             link += nodes.literal(short, short)
-            body += _row([link], _inline(stated))
+            body += _row([link], _inline(stated), [nodes.Text(repetition)])
         group += body
         table = nodes.table(classes=["mechanism-guarantees"])
         table += group

@@ -17,8 +17,10 @@ used as is and advanced, as in scikit-learn. The same int gives the same bytes.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import numbers
+import warnings
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
@@ -27,10 +29,16 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
+from ppdp.guarantees import enforce
+
 __all__ = [
+    "REPETITION",
+    "ArrayMechanism",
     "InfeasibleError",
     "Mechanism",
     "NotFittedError",
+    "ReleaseLedger",
+    "RepeatedReleaseWarning",
     "check_fitted",
     "check_frame",
     "check_random_state",
@@ -202,7 +210,197 @@ def check_fitted(mechanism: Any, attributes: str | list[str] | None = None) -> N
         )
 
 
-class Mechanism(BaseEstimator, ABC):
+#: What a second release from one fit adds to the first, for each kind a mechanism declares in
+#: its ``repetition`` class attribute. The release ledger (:class:`ReleaseLedger`) acts on it.
+REPETITION: dict[str, str] = {
+    "deterministic": "every release is the same table, so a repeated release tells nothing new",
+    "post-processing": (
+        "every release is a fresh draw from what the fit already makes public, so a repeated "
+        "release reveals nothing more (post-processing)"
+    ),
+    "composes": (
+        "every release spends the budget again: n releases give n times the per-release "
+        "epsilon (sequential composition)"
+    ),
+    "leaks": (
+        "every release is another independent draw for the same people, and their guarantee is "
+        "that of one release: an attacker who holds several can average the draws"
+    ),
+}
+
+
+class RepeatedReleaseWarning(UserWarning):
+    """A fitted mechanism whose guarantee covers one release released a second table.
+
+    Issued once per fit, on the second release, by mechanisms whose ``repetition`` is
+    ``"leaks"``. Release once and reuse the table, or refit, when the guarantee must hold for
+    what an attacker sees; silence it (``warnings.catch_warnings``) where many draws are
+    the point, as in a Monte Carlo estimate over releases.
+
+    Parameters
+    ----------
+    *args : object
+        As for ``UserWarning``: the message, which names the mechanism and what repetition leaks.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import pandas as pd
+    >>> from ppdp.base import RepeatedReleaseWarning
+    >>> from ppdp.mechanisms.mutual_cover import MutualCover
+    >>> df = pd.DataFrame({"age": [23, 25, 31, 35, 41, 47, 52, 58], "disease": list("abab" * 2)})
+    >>> mech = MutualCover(["age"], "disease", delta=0.5, l=2).fit(df)
+    >>> first = mech.release(random_state=0)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     second = mech.release(random_state=1)
+    >>> [w.category.__name__ for w in caught], mech.n_releases_
+    (['RepeatedReleaseWarning'], 2)
+    """
+
+
+def _ledger_wrapped(method, counts_release: bool):
+    """``method`` with the ledger's bookkeeping around it (see :class:`ReleaseLedger`).
+
+    The bookkeeping runs only in the outermost call, so a subclass's ``release`` that calls its
+    parent's counts one release, not two.
+    """
+
+    @functools.wraps(method)
+    def wrapped(self, *args, **kwargs):
+        if self.__dict__.get("_ledger_busy"):
+            return method(self, *args, **kwargs)
+        self.__dict__["_ledger_busy"] = True
+        try:
+            if not counts_release:
+                self.__dict__["_n_releases"] = 0
+                fitted = method(self, *args, **kwargs)
+                self.__dict__["_n_releases"] = 0
+                return fitted
+            self._before_release()
+            out = method(self, *args, **kwargs)
+            self.__dict__["_n_releases"] = self.n_releases_ + 1
+            self._after_release()
+            return out
+        finally:
+            self.__dict__.pop("_ledger_busy", None)
+
+    wrapped._ledger = True
+    return wrapped
+
+
+class ReleaseLedger:
+    """Every release of a fitted mechanism is counted, and its repetition accounted for.
+
+    A subclass declares in ``repetition`` (a key of :data:`REPETITION`) what a second release from
+    one fit adds to the first. The ledger wraps the subclass's own ``fit`` and ``release`` (and
+    ``sample``, where a table mechanism draws under that name too) once, when the class is
+    created, so no mechanism can forget to count: ``fit`` resets the count, each successful
+    release adds one (:attr:`n_releases_`), and then
+
+    * ``"composes"``: :meth:`spent` reports the composed guarantee of the releases so far, and
+      a release that would take it past the mechanism's cap (``_release_cap()``) is refused
+      with :class:`~ppdp.guarantees.GuaranteeViolation` before anything is drawn;
+    * ``"leaks"``: the second release issues one :class:`RepeatedReleaseWarning` naming what
+      repetition leaks;
+    * ``"deterministic"`` and ``"post-processing"``: nothing to account for.
+
+    Why a wrapper rather than a call in each ``release``: the count is part of the guarantee, and
+    a mechanism that forgot the call would silently promise one release's bound for many.
+
+    Attributes
+    ----------
+    repetition : str
+        Class attribute: a key of :data:`REPETITION`.
+    n_releases_ : int
+        Releases since the last ``fit``.
+
+    Examples
+    --------
+    k-ary randomized response composes: two releases of one fit spend twice its epsilon.
+
+    >>> import pandas as pd
+    >>> from ppdp.mechanisms.randomized_response import KaryRandomizedResponse
+    >>> mech = KaryRandomizedResponse(0.5, columns=["sex"]).fit(pd.DataFrame({"sex": list("FMF")}))
+    >>> mech.repetition, mech.n_releases_
+    ('composes', 0)
+    >>> _ = mech.release(random_state=0), mech.release(random_state=1)
+    >>> mech.n_releases_, mech.spent()
+    (2, {'sex': 1.0})
+    """
+
+    #: What a repeated release adds (a key of :data:`REPETITION`). Every concrete mechanism
+    #: declares its own, and the contract checks that it does (:mod:`ppdp.contract`); the
+    #: default assumes the worst.
+    repetition: ClassVar[str] = "leaks"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # ``sample``: the table mechanisms whose draws have a second name (Mutual Cover's
+        # ``sample(table)``, IMPOSTER's ``sample(n)``) release the fitted people through it too
+        for name, counts_release in (("fit", False), ("release", True), ("sample", True)):
+            method = cls.__dict__.get(name)
+            wrappable = method is not None and not getattr(method, "__isabstractmethod__", False)
+            if wrappable and not getattr(method, "_ledger", False):
+                setattr(cls, name, _ledger_wrapped(method, counts_release))
+
+    @property
+    def n_releases_(self) -> int:
+        """Tables released since the last ``fit`` (0 before the first release)."""
+        return int(self.__dict__.get("_n_releases", 0))
+
+    def spent(self):
+        """The guarantee of every release since the last ``fit`` together.
+
+        For ``repetition == "composes"`` the composed budget (``_composed(n)``); for
+        ``"post-processing"`` and ``"deterministic"`` the budget of one release, which repetition
+        leaves unchanged (None for a mechanism without a budget, such as Mondrian); None for
+        ``"leaks"``, whose repetition no theorem bounds.
+
+        Returns
+        -------
+        object or None
+            The mechanism's budget over its releases (k-RR: column -> epsilon; MST:
+            ``{"epsilon": ..., "delta": ...}``), or None.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+        """
+        check_fitted(self)
+        if self.repetition == "composes":
+            return self._composed(self.n_releases_)
+        if self.repetition == "leaks":
+            return None
+        return self._composed(min(self.n_releases_, 1))
+
+    def _composed(self, n_releases: int):
+        """The guarantee of ``n_releases`` releases (a mechanism with a budget overrides it)."""
+        return None
+
+    def _release_cap(self) -> list:
+        """Checks that the next release keeps the composed budget within the user's cap.
+
+        A list of :class:`~ppdp.guarantees.GuaranteeCheck` measured as if the next release had
+        happened; empty when no cap is set (the default). Read only for ``"composes"``.
+        """
+        return []
+
+    def _before_release(self) -> None:
+        if self.repetition == "composes":
+            enforce(self._release_cap())
+
+    def _after_release(self) -> None:
+        if self.repetition == "leaks" and self.n_releases_ == 2:
+            warnings.warn(
+                f"a second release from one fit of {type(self).__name__}: {REPETITION['leaks']}",
+                RepeatedReleaseWarning,
+                stacklevel=3,
+            )
+
+
+class Mechanism(ReleaseLedger, BaseEstimator, ABC):
     """The protocol every DataFrame-level mechanism follows.
 
     A subclass
@@ -216,7 +414,9 @@ class Mechanism(BaseEstimator, ABC):
     * draws a protected table in :meth:`release`, after enforcing :meth:`guarantee_checks` on
       what it is about to release (:func:`ppdp.guarantees.enforce`);
     * declares its guarantees in :meth:`guarantee_checks` (an empty list when it promises no
-      measurable bound), so that :func:`ppdp.guarantees.guarantee_report` works on it.
+      measurable bound), so that :func:`ppdp.guarantees.guarantee_report` works on it;
+    * declares in ``repetition`` what a second release from one fit adds (:class:`ReleaseLedger`
+      counts the releases and acts on it).
 
     ``tests/test_mechanism_contract.py`` runs every registered mechanism through the same checks.
 
@@ -224,6 +424,10 @@ class Mechanism(BaseEstimator, ABC):
     ----------
     guarantee : str
         Class attribute: the bound every release is checked against, in a sentence.
+    repetition : str
+        Class attribute: a key of :data:`REPETITION`.
+    n_releases_ : int
+        Tables released since the last ``fit``.
     recast_columns : tuple of str
         Class attribute: the attributes naming the columns whose dtype a release changes on
         purpose (``"*"``: every column); empty by default, every column keeping its dtype.
@@ -238,6 +442,7 @@ class Mechanism(BaseEstimator, ABC):
     >>> from ppdp.guarantees import enforce, guarantee_report
     >>> class Mode(Mechanism):
     ...     guarantee = "none declared: an illustration"
+    ...     repetition = "deterministic"
     ...     def __init__(self, column="sex"):
     ...         self.column = column
     ...     def fit(self, df):
@@ -312,3 +517,75 @@ class Mechanism(BaseEstimator, ABC):
         if "random_state" in inspect.signature(self.fit).parameters:
             fit_params = {**fit_params, "random_state": rng}
         return self.fit(df, **fit_params).release(random_state=rng)
+
+
+class ArrayMechanism(ReleaseLedger, BaseEstimator, ABC):
+    """The protocol of the array-level mechanisms: the same habits on arrays instead of tables.
+
+    HyObscure's estimators (users by features with one private value each), SPPM's mappings
+    (a joint distribution ``p(a, b)`` and a distortion) and the exponential mechanism work on
+    arrays; :class:`Mechanism`'s table adapters sit on top of some of them. A subclass
+
+    * stores its constructor's arguments as given and checks nothing there, so that
+      ``get_params``, ``set_params``, :func:`sklearn.base.clone` and pickling work;
+    * checks its hyper-parameters and inputs in ``fit(*arrays, **options)``, learns, and returns
+      ``self``; learned state ends in ``_``; a random fit takes ``random_state``;
+    * draws its output in ``release(*inputs, random_state=None, **options)`` (the one output
+      verb, as for tables), after enforcing :meth:`guarantee_checks`;
+    * declares ``guarantee`` and ``repetition`` as :class:`Mechanism` does.
+
+    :func:`ppdp.contract.array_contract_checks` runs every public one through the same checks
+    (``tests/test_contract_cases_*.py``; ``tests/test_every_mechanism_has_a_case.py`` fails on a
+    public one without a case).
+
+    Attributes
+    ----------
+    guarantee : str
+        Class attribute: the bound every release is checked against, in a sentence.
+    repetition : str
+        Class attribute: a key of :data:`REPETITION`.
+    n_releases_ : int
+        Releases since the last ``fit``.
+
+    Examples
+    --------
+    A mechanism that releases, for each input value, the fitted mapping's most likely output:
+
+    >>> import numpy as np
+    >>> from ppdp.base import ArrayMechanism, check_fitted, check_random_state
+    >>> from ppdp.guarantees import enforce
+    >>> class Mode(ArrayMechanism):
+    ...     guarantee = "none declared: an illustration"
+    ...     repetition = "deterministic"
+    ...     def __init__(self, shift=1):
+    ...         self.shift = shift
+    ...     def fit(self, counts):
+    ...         self.mapping_ = (np.arange(len(counts)) + self.shift) % len(counts)
+    ...         return self
+    ...     def guarantee_checks(self):
+    ...         check_fitted(self, "mapping_")
+    ...         return []
+    ...     def release(self, b, random_state=None):
+    ...         check_random_state(random_state)
+    ...         enforce(self.guarantee_checks())
+    ...         return self.mapping_[np.asarray(b)]
+    >>> Mode().fit([3, 1, 2]).release([0, 2, 2]).tolist()
+    [1, 0, 0]
+    >>> Mode(shift=2).get_params()
+    {'shift': 2}
+    """
+
+    #: The bound every release is checked against, in a sentence with the paper's definition.
+    guarantee: ClassVar[str]
+
+    @abstractmethod
+    def fit(self, *args: Any, **kwargs: Any):
+        """Check the hyper-parameters and inputs, learn, and return ``self``."""
+
+    @abstractmethod
+    def release(self, *args: Any, random_state: Any = None, **kwargs: Any):
+        """One protected output, the declared guarantee checked first."""
+
+    @abstractmethod
+    def guarantee_checks(self) -> list:
+        """The fitted mechanism's declared bounds (an empty list when it promises none)."""

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ppdp._validation import check_columns
 from ppdp.base import check_random_state
 from ppdp.tabular import AttributeDomain, build_domains
 
@@ -63,9 +64,11 @@ def table_domains(
 
     Raises
     ------
+    TypeError
+        If ``columns`` is not a sequence of column names.
     ValueError
-        If a column of ``columns`` is not in ``table``, or a column of ``numeric`` is not among
-        ``columns``.
+        If ``columns`` lists a column twice or one that is not in ``table``, or a column of
+        ``numeric`` is not among ``columns``.
 
     Examples
     --------
@@ -75,9 +78,7 @@ def table_domains(
     >>> [(d.kind, d.values.tolist()) for d in domains.values()]
     [('numeric', [23, 25, 27, 31]), ('categorical', ['BA', 'HS', 'MS'])]
     """
-    missing = [c for c in columns if c not in table.columns]
-    if missing:
-        raise ValueError(f"columns {missing} are not in the table; it has {list(table.columns)}")
+    columns = check_columns(columns, name="columns", table=table, allow_empty=True)
     bad = [c for c in numeric if c not in columns]
     if bad:
         raise ValueError(f"numeric columns {bad} must be among columns {list(columns)}")
@@ -304,9 +305,11 @@ def design_matrix(
 
     Raises
     ------
+    TypeError
+        If ``columns`` is not a sequence of column names.
     ValueError
-        If a column of ``columns`` is not in ``frame``, or a cell cannot be read as a region of its
-        domain (see :func:`cell_membership`).
+        If ``columns`` lists a column twice or one that is not in ``frame``, or a cell cannot be
+        read as a region of its domain (see :func:`cell_membership`).
 
     Examples
     --------
@@ -323,9 +326,7 @@ def design_matrix(
            [25. ,  0. ,  1. ,  0. ],
            [31. ,  0. ,  1. ,  0. ]])
     """
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"columns {missing} are not in the table; it has {list(frame.columns)}")
+    columns = check_columns(columns, name="columns", table=frame, allow_empty=True)
     blocks = []
     for c in columns:
         d = domains[c]

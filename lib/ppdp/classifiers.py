@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -37,11 +38,26 @@ _TASKS = ("classification", "regression")
 _REGRESSORS = ("rf", "xgb")
 
 
+def _check_seed(random_state: Any) -> int:
+    """``random_state`` as the int seed the models and the split take.
+
+    scikit-learn and XGBoost seed themselves from an int; a Generator is refused rather than
+    turned into an int, which would draw from it and change what a given int has always built.
+    """
+    if isinstance(random_state, bool) or not isinstance(random_state, Integral):
+        raise TypeError(
+            f"random_state must be an int >= 0 (the models' seed); got {random_state!r}"
+        )
+    if random_state < 0:
+        raise ValueError(f"random_state must be an int >= 0; got {random_state!r}")
+    return int(random_state)
+
+
 def make_model(
     name: str,
     *,
     task: str = "classification",
-    seed: int = 0,
+    random_state: int = 0,
     n_estimators: int = 100,
     n_jobs: int = 1,
     n_categories: Any = None,
@@ -69,9 +85,11 @@ def make_model(
           ``min_categories=n_categories``.
     task : {"classification", "regression"}, default "classification"
         Regression is available for ``"rf"`` and ``"xgb"`` (HyObscure's age attackers).
-    seed : int, default 0
-        The model's ``random_state``; the logistic regressions and naive Bayes are deterministic
-        and do not use it.
+    random_state : int >= 0, default 0
+        The seed handed to the model's own ``random_state`` (scikit-learn, XGBoost): the same int
+        builds the same model. An int only, not a Generator, since the models seed themselves
+        from an int. The logistic regressions and naive Bayes are deterministic and do not use
+        it.
     n_estimators : int, default 100
         Trees of ``"rf"`` and ``"xgb"``.
     n_jobs : int, default 1
@@ -87,15 +105,15 @@ def make_model(
     Raises
     ------
     ValueError
-        If ``name`` is not one of :data:`MODELS`, or ``task`` is not one of the two tasks or is
-        ``"regression"`` for a model without a regressor.
+        If ``name`` is not one of :data:`MODELS`, ``task`` is not one of the two tasks or is
+        ``"regression"`` for a model without a regressor, or ``random_state`` is a negative int.
     TypeError
-        If ``seed`` is not an integer.
+        If ``random_state`` is not an int.
 
     Examples
     --------
     >>> from ppdp.classifiers import make_model
-    >>> model = make_model("RF", seed=1)
+    >>> model = make_model("RF", random_state=1)
     >>> type(model).__name__, model.random_state, model.min_samples_leaf
     ('RandomForestClassifier', 1, 2)
     >>> type(make_model("xgb", task="regression", n_estimators=10)).__name__
@@ -113,9 +131,7 @@ def make_model(
         raise ValueError(f"task must be one of {_TASKS}, got {task!r}")
     if task == "regression" and name not in _REGRESSORS:
         raise ValueError(f"task='regression' needs one of {_REGRESSORS}, got {name!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"seed must be an int; got {seed!r}")
-    seed = int(seed)
+    seed = _check_seed(random_state)
     if name == "XGBoost":
         from xgboost import XGBClassifier
 
@@ -182,7 +198,11 @@ def make_model(
 
 
 def split_frame(
-    df: pd.DataFrame, *, test_size: float = 0.3, seed: int = 0, stratify: str | None = None
+    df: pd.DataFrame,
+    *,
+    test_size: float = 0.3,
+    random_state: int = 0,
+    stratify: str | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Random train/test split (stratified on a column if given), indices reset.
 
@@ -192,8 +212,9 @@ def split_frame(
         The table to split, at least 4 rows.
     test_size : float, default 0.3
         The share of rows in the test part, in ``(0, 1)``.
-    seed : int, default 0
-        The ``random_state`` of ``sklearn.model_selection.train_test_split``.
+    random_state : int >= 0, default 0
+        The ``random_state`` of ``sklearn.model_selection.train_test_split``, an int seed: the
+        same int gives the same split.
     stratify : str, optional
         A column whose class shares both parts keep; ignored (plain random split) when one of its
         classes has fewer than 2 rows.
@@ -206,16 +227,16 @@ def split_frame(
     Raises
     ------
     TypeError
-        If ``df`` is not a DataFrame.
+        If ``df`` is not a DataFrame, or ``random_state`` is not an int.
     ValueError
-        If ``df`` has fewer than 4 rows, ``test_size`` is outside ``(0, 1)`` or ``stratify`` is not
-        a column of ``df``.
+        If ``df`` has fewer than 4 rows, ``test_size`` is outside ``(0, 1)``, ``random_state`` is
+        negative or ``stratify`` is not a column of ``df``.
 
     Examples
     --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"age": range(22, 82, 3), "income": ["low"] * 10 + ["high"] * 10})
-    >>> train, test = split_frame(df, test_size=0.25, seed=0, stratify="income")
+    >>> train, test = split_frame(df, test_size=0.25, random_state=0, stratify="income")
     >>> len(train), len(test), test["income"].value_counts().to_dict()
     (15, 5, {'high': 3, 'low': 2})
     >>> test.index.tolist()
@@ -229,6 +250,7 @@ def split_frame(
         raise ValueError(f"df needs at least 4 rows to split, got {len(df)}")
     if not 0.0 < test_size < 1.0:
         raise ValueError(f"test_size must lie in (0, 1), got {test_size!r}")
+    seed = _check_seed(random_state)
     strat = None
     if stratify is not None:
         if stratify not in df.columns:
@@ -272,7 +294,7 @@ def evaluate_setting(
     features: Sequence[str],
     target: str,
     classifier: str = "GBDT",
-    seed: int = 0,
+    random_state: int = 0,
     positive: Any = None,
 ) -> dict[str, float]:
     """Train ``classifier`` on ``train[features] -> train[target]``; accuracy and F1 on ``test``.
@@ -294,8 +316,8 @@ def evaluate_setting(
         rest.
     classifier : {"XGBoost", "GBDT", "RF", "MLP", "LR"}, default "GBDT"
         The model, built by :func:`make_model`.
-    seed : int, default 0
-        The model's seed.
+    random_state : int >= 0, default 0
+        The model's int seed (:func:`make_model`): the same int gives the same scores.
     positive : object, optional
         The class scored as positive (Eq. 18); by default the least frequent class of
         ``train[target]`` (the first in sorted order on a tie).
@@ -309,11 +331,11 @@ def evaluate_setting(
     Raises
     ------
     TypeError
-        If ``train`` or ``test`` is not a DataFrame.
+        If ``train`` or ``test`` is not a DataFrame, or ``random_state`` is not an int.
     ValueError
         If ``train`` or ``test`` is empty or lacks a column of ``features`` or ``target``, if
-        ``features`` is empty or holds ``target``, or if ``classifier`` is not one of
-        :data:`CLASSIFIERS`.
+        ``features`` is empty or holds ``target``, if ``classifier`` is not one of
+        :data:`CLASSIFIERS`, or if ``random_state`` is negative.
 
     Examples
     --------
@@ -321,7 +343,7 @@ def evaluate_setting(
     >>> import pandas as pd
     >>> df = pd.DataFrame({"age": range(22, 82, 3), "job": ["clerk", "nurse"] * 10})
     >>> df["income"] = np.where(df["age"] >= 50, "high", "low")
-    >>> train, test = split_frame(df, test_size=0.25, seed=0, stratify="income")
+    >>> train, test = split_frame(df, test_size=0.25, random_state=0, stratify="income")
     >>> evaluate_setting(train, test, features=["age", "job"], target="income", classifier="LR")
     {'accuracy': 1.0, 'f1': 1.0}
     >>> evaluate_setting(train, test, features=["job"], target="income", classifier="LR")
@@ -345,6 +367,7 @@ def evaluate_setting(
         raise ValueError(f"target {target!r} must not be among the features")
     if classifier not in CLASSIFIERS:
         raise ValueError(f"classifier must be one of {CLASSIFIERS}, got {classifier!r}")
+    seed = _check_seed(random_state)
     if positive is None:
         counts = train[target].value_counts(sort=False).sort_index()
         positive = counts.idxmin()
@@ -356,7 +379,7 @@ def evaluate_setting(
         x_train, x_test = _design(train, test, list(features))
         if classifier not in CLASSIFIERS:
             raise ValueError(f"classifier must be one of {CLASSIFIERS}, got {classifier!r}")
-        model = make_model(classifier, seed=seed)
+        model = make_model(classifier, random_state=seed)
         if classifier == "MLP":
             # early stopping holds out 10% for validation; the batch must fit in the rest
             model.set_params(batch_size=min(512, max(1, int(0.8 * len(x_train)))))

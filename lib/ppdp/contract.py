@@ -40,9 +40,11 @@ The checks:
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 import pickle
 import re
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,7 +52,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["MechanismCase", "contract_checks"]
+from ppdp.base import REPETITION, RepeatedReleaseWarning
+
+__all__ = ["ArrayCase", "MechanismCase", "array_contract_checks", "contract_checks"]
 
 
 @dataclass(frozen=True)
@@ -119,7 +123,10 @@ def _fit(mech, table: pd.DataFrame, random_state: Any = 0):
 
 
 def _release(case: MechanismCase, mech, random_state: Any) -> pd.DataFrame:
-    return mech.release(random_state=random_state, **case.release_params)
+    # the checks release many times from one fit on purpose; check_repetition watches the warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RepeatedReleaseWarning)
+        return mech.release(random_state=random_state, **case.release_params)
 
 
 def _fitted(case: MechanismCase):
@@ -419,6 +426,59 @@ def check_column_of_one_value(case: MechanismCase) -> None:
     _released_or_refused(case, table, case.column, "a column of one value")
 
 
+def _declared_repetition(mech) -> str | None:
+    """The ``repetition`` a class below the protocol's ABCs declares itself, or None."""
+    from ppdp.base import ArrayMechanism, Mechanism, ReleaseLedger
+
+    protocol = {Mechanism, ArrayMechanism, ReleaseLedger}
+    for klass in type(mech).__mro__:
+        if klass in protocol:
+            return None
+        if "repetition" in vars(klass):
+            return vars(klass)["repetition"]
+    return None
+
+
+def _check_repetition(name: str, make_fitted: Callable[[], Any], release: Callable) -> None:
+    """The ledger counts releases, resets on fit, and acts on the declared ``repetition``."""
+    mech = make_fitted()
+    kind = _declared_repetition(mech)
+    assert kind in REPETITION, (
+        f"{name}: {type(mech).__name__} declares no repetition (one of {sorted(REPETITION)}): "
+        "what does a second release from one fit add?"
+    )
+    assert mech.n_releases_ == 0, f"{name}: a new fit counts {mech.n_releases_} releases"
+    warned = []
+    for n in (1, 2, 3):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            release(mech, n)
+        warned.append(sum(issubclass(w.category, RepeatedReleaseWarning) for w in caught))
+        assert mech.n_releases_ == n, f"{name}: {n} releases counted as {mech.n_releases_}"
+    expected = [0, 1, 0] if kind == "leaks" else [0, 0, 0]
+    assert warned == expected, (
+        f"{name}: repetition {kind!r} issued {warned} RepeatedReleaseWarnings on releases 1-3, "
+        f"expected {expected}"
+    )
+    if kind == "composes":
+        assert mech.spent() != mech._composed(1), f"{name}: spent() does not grow with releases"
+    elif kind == "leaks":
+        assert mech.spent() is None, f"{name}: spent() claims a bound repetition does not keep"
+
+
+def check_repetition(case: MechanismCase) -> None:
+    """The mechanism declares what a repeated release adds, and its releases are counted."""
+    _check_repetition(
+        case.name,
+        lambda: _fitted(case),
+        lambda mech, n: mech.release(random_state=n, **case.release_params),
+    )
+    refit = _fitted(case)
+    _release(case, refit, 0)
+    _fit(refit, case.table())
+    assert refit.n_releases_ == 0, f"{case.name}: fit does not reset the release count"
+
+
 _CHECKS = (
     check_is_a_mechanism,
     check_constructor_stores_parameters_and_clones,
@@ -437,6 +497,7 @@ _CHECKS = (
     check_infinite_value,
     check_categorical_dtype,
     check_column_of_one_value,
+    check_repetition,
 )
 
 
@@ -468,7 +529,7 @@ def contract_checks() -> Iterator[Callable[[MechanismCase], None]]:
     ...     check(case)
     ...     passed += 1
     >>> passed
-    17
+    18
     >>> lax = dataclasses.replace(case, bad_params={"epsilon": 2.0})
     >>> for check in contract_checks():
     ...     try:
@@ -478,3 +539,269 @@ def contract_checks() -> Iterator[Callable[[MechanismCase], None]]:
     check_bad_parameters_raise_at_fit - krr: fit accepted epsilon=2.0
     """
     yield from _CHECKS
+
+
+# ------------------------------------------------------------------------------------------------
+# the array-level mechanisms (ppdp.base.ArrayMechanism)
+
+
+@dataclass(frozen=True)
+class ArrayCase:
+    """How the contract checks build and feed one array-level mechanism.
+
+    Attributes
+    ----------
+    name : str
+        A short name for test ids.
+    make : callable
+        ``make()`` returns a new, unfitted mechanism with good parameters.
+    fit_inputs : callable
+        ``fit_inputs()`` returns ``(args, kwargs)`` of a good ``fit`` call, new each time; a
+        ``random_state`` is added when ``fit`` takes one.
+    bad_params : dict
+        Parameter name -> a value ``fit`` must reject with an error naming the parameter.
+    release_inputs : callable
+        ``release_inputs()`` returns ``(args, kwargs)`` of ``release`` besides ``random_state``.
+    random : bool
+        Whether the release depends on ``random_state``.
+
+    Examples
+    --------
+    The exponential mechanism on a three-value distribution with a Hamming distortion:
+
+    >>> import numpy as np
+    >>> from ppdp.contract import ArrayCase
+    >>> from ppdp.mechanisms.sppm import ExponentialMechanism, HammingDistortion
+    >>> def inputs():
+    ...     p_ab = np.array([[0.2, 0.1, 0.2], [0.1, 0.3, 0.1]])
+    ...     return (p_ab, HammingDistortion(np.arange(3)[:, None])), {}
+    >>> case = ArrayCase("exponential", lambda: ExponentialMechanism(beta=1.0), inputs,
+    ...                  {"beta": -1.0}, release_inputs=lambda: ((np.array([0, 1, 2]),), {}))
+    >>> args, kwargs = case.fit_inputs()
+    >>> case.make().fit(*args, **kwargs).release(np.array([0, 1, 2]), random_state=0).shape
+    (3,)
+    """
+
+    name: str
+    make: Callable[[], Any]
+    fit_inputs: Callable[[], tuple[tuple, dict]]
+    bad_params: Mapping[str, Any]
+    release_inputs: Callable[[], tuple[tuple, dict]] = lambda: ((), {})
+    random: bool = True
+
+
+def _array_fit(case: ArrayCase, mech, random_state: Any = 0, inputs=None):
+    args, kwargs = case.fit_inputs() if inputs is None else inputs
+    if "random_state" in inspect.signature(mech.fit).parameters:
+        kwargs = {**kwargs, "random_state": random_state}
+    return mech.fit(*args, **kwargs)
+
+
+def _array_release(case: ArrayCase, mech, random_state: Any):
+    args, kwargs = case.release_inputs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RepeatedReleaseWarning)
+        return mech.release(*args, random_state=random_state, **kwargs)
+
+
+def _same_output(a, b) -> bool:
+    """Equal outputs, to the byte: arrays, frames, dataclasses of them, sequences, scalars."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    if isinstance(a, pd.DataFrame | pd.Series):
+        return a.equals(b)
+    if dataclasses.is_dataclass(a):
+        return all(
+            _same_output(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a)
+        )
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(_same_output(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_output(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+def check_is_an_array_mechanism(case: ArrayCase) -> None:
+    from ppdp.base import ArrayMechanism
+
+    mech = case.make()
+    assert isinstance(mech, ArrayMechanism), f"{case.name}: not a ppdp.base.ArrayMechanism"
+    for verb in ("fit", "release", "guarantee_checks", "get_params", "set_params"):
+        assert callable(getattr(mech, verb, None)), f"{case.name}: no {verb}()"
+    assert not hasattr(mech, "sample"), f"{case.name}: release is the one output verb, not sample"
+    stated = getattr(type(mech), "guarantee", None)
+    assert isinstance(stated, str) and stated.strip(), (
+        f"{case.name}: {type(mech).__name__}.guarantee does not state the bound its releases keep"
+    )
+    assert "random_state" in inspect.signature(mech.release).parameters, (
+        f"{case.name}: release takes no random_state"
+    )
+
+
+def check_array_not_fitted(case: ArrayCase) -> None:
+    from sklearn.exceptions import NotFittedError
+
+    mech = case.make()
+    for call in (lambda: _array_release(case, mech, 0), mech.guarantee_checks):
+        try:
+            call()
+        except NotFittedError:
+            continue
+        raise AssertionError(f"{case.name}: an unfitted mechanism did not raise NotFittedError")
+
+
+def check_fit_returns_self_and_keeps_the_inputs(case: ArrayCase) -> None:
+    mech = case.make()
+    inputs = case.fit_inputs()
+    before = copy.deepcopy(inputs)
+    assert _array_fit(case, mech, inputs=inputs) is mech, f"{case.name}: fit did not return self"
+    for position, (now, then) in enumerate(zip(inputs[0], before[0], strict=True)):
+        if isinstance(now, np.ndarray):
+            assert _same_output(now, then), f"{case.name}: fit changed its input #{position}"
+    for key, now in inputs[1].items():
+        if isinstance(now, np.ndarray):
+            assert _same_output(now, before[1][key]), f"{case.name}: fit changed {key}"
+
+
+def check_array_same_random_state_same_output(case: ArrayCase) -> None:
+    mech = _array_fit(case, case.make())
+    first = _array_release(case, mech, 3)
+    assert _same_output(first, _array_release(case, mech, 3)), f"{case.name}: release(3) twice"
+    again = _array_fit(case, case.make())
+    assert _same_output(first, _array_release(case, again, 3)), (
+        f"{case.name}: a second fit's release(3)"
+    )
+    assert _same_output(first, _array_release(case, mech, np.random.default_rng(3))), (
+        f"{case.name}: release(default_rng(3)) differs from release(3)"
+    )
+    if "random_state" in inspect.signature(mech.fit).parameters:
+        twice = [_array_fit(case, case.make(), np.random.default_rng(0)) for _ in range(2)]
+        assert _same_output(_array_release(case, twice[0], 3), _array_release(case, twice[1], 3)), (
+            f"{case.name}: two fits from default_rng(0)"
+        )
+    stream = np.random.default_rng(3)
+    before = stream.bit_generator.state
+    _array_release(case, mech, stream)
+    moved = stream.bit_generator.state != before
+    assert moved == case.random, (
+        f"{case.name}: release {'did not advance' if case.random else 'advanced'} its Generator"
+    )
+    if case.random:
+        assert not _same_output(first, _array_release(case, mech, 4)), (
+            f"{case.name}: release(3) equals release(4)"
+        )
+
+
+def check_array_bad_random_state(case: ArrayCase) -> None:
+    mech = _array_fit(case, case.make())
+    calls = {"release": lambda bad: _array_release(case, mech, bad)}
+    if "random_state" in inspect.signature(mech.fit).parameters:
+        calls["fit"] = lambda bad: _array_fit(case, case.make(), bad)
+    bads = (("seed", TypeError), (1.5, TypeError), (True, TypeError), (-1, ValueError))
+    for verb, call in calls.items():
+        for bad, error in bads:
+            try:
+                call(bad)
+            except error as err:
+                assert "random_state" in str(err), (
+                    f"{case.name}: {verb}(random_state={bad!r}) did not name random_state: {err}"
+                )
+                continue
+            raise AssertionError(f"{case.name}: {verb}(random_state={bad!r}) did not raise {error}")
+
+
+def check_array_guarantees_are_enforced(case: ArrayCase) -> None:
+    from ppdp.guarantees import GuaranteeCheck, GuaranteeViolation
+
+    mech = _array_fit(case, case.make())
+    checks = mech.guarantee_checks()
+    assert all(c.holds for c in checks), f"{case.name}: a fitted mechanism breaks its guarantee"
+    broken = GuaranteeCheck(case.name, "contract check", 1.0, 2.0, "at_most", "test")
+    mech.guarantee_checks = lambda: [broken]  # an instance attribute shadows the method
+    try:
+        _array_release(case, mech, 0)
+    except GuaranteeViolation:
+        return
+    raise AssertionError(f"{case.name}: release did not consult guarantee_checks()")
+
+
+def check_array_pickle_round_trip(case: ArrayCase) -> None:
+    mech = _array_fit(case, case.make())
+    loaded = pickle.loads(pickle.dumps(mech))
+    assert _same_output(_array_release(case, mech, 5), _array_release(case, loaded, 5)), (
+        f"{case.name}: a release after pickling differs"
+    )
+
+
+def check_array_bad_parameters_raise_at_fit(case: ArrayCase) -> None:
+    for name, value in case.bad_params.items():
+        mech = case.make().set_params(**{name: value})  # the constructor path stores it too
+        try:
+            _array_fit(case, mech)
+        except (TypeError, ValueError) as err:
+            assert re.search(rf"\b{re.escape(name)}\b", str(err)), (
+                f"{case.name}: {name}={value!r} raised without naming it: {err}"
+            )
+            continue
+        raise AssertionError(f"{case.name}: fit accepted {name}={value!r}")
+
+
+def check_array_repetition(case: ArrayCase) -> None:
+    def release(mech, n):
+        args, kwargs = case.release_inputs()
+        return mech.release(*args, random_state=n, **kwargs)
+
+    _check_repetition(case.name, lambda: _array_fit(case, case.make()), release)
+    refit = _array_fit(case, case.make())
+    _array_release(case, refit, 0)
+    _array_fit(case, refit)
+    assert refit.n_releases_ == 0, f"{case.name}: fit does not reset the release count"
+
+
+_ARRAY_CHECKS = (
+    check_is_an_array_mechanism,
+    check_constructor_stores_parameters_and_clones,
+    check_array_not_fitted,
+    check_fit_returns_self_and_keeps_the_inputs,
+    check_array_same_random_state_same_output,
+    check_array_bad_random_state,
+    check_array_guarantees_are_enforced,
+    check_array_pickle_round_trip,
+    check_array_bad_parameters_raise_at_fit,
+    check_array_repetition,
+)
+
+
+def array_contract_checks() -> Iterator[Callable[[ArrayCase], None]]:
+    """Every check of the contract for array-level mechanisms (each takes an :class:`ArrayCase`).
+
+    The same protocol as :func:`contract_checks` where arrays replace the table: the
+    constructor stores, ``fit`` validates and returns ``self``, learned state ends in ``_``,
+    ``release(..., random_state)`` is the one output verb, seeded alike, guarded by
+    ``guarantee_checks`` and counted by the release ledger.
+
+    Yields
+    ------
+    callable
+        A check ``check(case)`` that raises ``AssertionError`` naming the case and what broke.
+
+    Examples
+    --------
+    Every check on the exponential mechanism of a three-value distribution:
+
+    >>> import numpy as np
+    >>> from ppdp.contract import ArrayCase, array_contract_checks
+    >>> from ppdp.mechanisms.sppm import ExponentialMechanism, HammingDistortion
+    >>> def inputs():
+    ...     p_ab = np.array([[0.2, 0.1, 0.2], [0.1, 0.3, 0.1]])
+    ...     return (p_ab, HammingDistortion(np.arange(3)[:, None])), {}
+    >>> case = ArrayCase("exponential", lambda: ExponentialMechanism(beta=1.0), inputs,
+    ...                  {"beta": -1.0}, release_inputs=lambda: ((np.array([0, 1, 2]),), {}))
+    >>> for check in array_contract_checks():
+    ...     check(case)
+    >>> len(list(array_contract_checks()))
+    10
+    """
+    yield from _ARRAY_CHECKS

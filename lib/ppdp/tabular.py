@@ -23,6 +23,8 @@ from numbers import Number
 import numpy as np
 import pandas as pd
 
+from ppdp._validation import check_columns
+
 __all__ = [
     "AttributeDomain",
     "GeneralizedTable",
@@ -205,14 +207,13 @@ def validate_table(
     Raises
     ------
     TypeError
-        For a table that is not a DataFrame, ``qi`` not a non-empty sequence of names, a
-        ``hierarchies`` value that is not a :class:`Hierarchy`, or non-numeric values in a
-        continuous QI.
+        For a table that is not a DataFrame, ``qi`` not a sequence of names, a ``hierarchies``
+        value that is not a :class:`Hierarchy`, or non-numeric values in a continuous QI.
     ValueError
-        For duplicated column names, a QI listed twice, an empty table, a QI or sensitive column
-        missing from the table, a sensitive column also in ``qi``, categorical columns that are not
-        QIs, NaN or infinite values, or categorical values missing from a hierarchy. The message
-        names the offending parameter and value.
+        For duplicated column names, an empty table, an empty ``qi``, a QI listed twice, a QI or
+        sensitive column missing from the table, a sensitive column also in ``qi``, categorical
+        columns that are not QIs, NaN or infinite values, or categorical values missing from a
+        hierarchy. The message names the offending parameter and value.
 
     Examples
     --------
@@ -234,16 +235,9 @@ def validate_table(
         raise ValueError(
             f"table has duplicated column names {duplicated}; every column needs a unique name"
         )
-    if isinstance(qi, str) or not isinstance(qi, Sequence) or len(qi) == 0:
-        raise TypeError(f"qi must be a non-empty sequence of column names, got {qi!r}")
-    qi = list(qi)
-    if len(set(qi)) != len(qi):
-        raise ValueError(f"qi {qi!r} lists a column twice")
     if len(table) == 0:
         raise ValueError("table is empty")
-    missing = [c for c in qi if c not in table.columns]
-    if missing:
-        raise ValueError(f"qi columns {missing} are not in the table; it has {list(table.columns)}")
+    qi = check_columns(qi, name="qi", table=table)
     if sensitive is not None:
         if sensitive not in table.columns:
             raise ValueError(

@@ -46,7 +46,9 @@ class InferenceAttack:
     ----------
     model : {"rf", "xgb"}
     task : {"regression", "classification"}
-    seed : int
+    random_state : int >= 0, default 0
+        The model's int seed (:func:`ppdp.classifiers.make_model` hands it to scikit-learn or
+        XGBoost): the same int trains the same model.
     n_estimators : int
     n_jobs : int
         The arguments of :func:`ppdp.classifiers.make_model`, checked when the attack is made.
@@ -54,7 +56,7 @@ class InferenceAttack:
     Raises
     ------
     ValueError, TypeError
-        For an unknown ``model`` or ``task``, or a ``seed`` that is not an integer.
+        For an unknown ``model`` or ``task``, or a ``random_state`` that is not an int >= 0.
 
     Examples
     --------
@@ -66,7 +68,7 @@ class InferenceAttack:
     >>> features = rng.integers(0, 5, (40, 2))
     >>> age = 20 + 5 * features[:, 0] + features[:, 1]
     >>> group = (age >= 30).astype(int)  # the generalized age: under 30, or 30 and over
-    >>> attack = InferenceAttack("rf", "regression", seed=0, n_estimators=10)
+    >>> attack = InferenceAttack("rf", "regression", random_state=0, n_estimators=10)
     >>> attack = attack.fit(features[:30], group[:30], age[:30])
     >>> attack.predict(features[30:], group[30:]).shape
     (10,)
@@ -78,18 +80,19 @@ class InferenceAttack:
         self,
         model: str = "rf",
         task: str = "regression",
-        seed: int = 0,
+        random_state: int = 0,
         n_estimators: int = 100,
         n_jobs: int = 1,
     ):
         self.model = model
         self.task = task
-        self.seed = seed
+        self.random_state = random_state
         self.n_estimators = n_estimators
         self.n_jobs = n_jobs
         if model not in _MODELS:
             raise ValueError(f"model must be one of {_MODELS}; got {model!r}")
-        make_model(model, task=task, seed=seed, n_estimators=n_estimators)  # validates the rest
+        # checks task and random_state when the attack is made, not at fit
+        make_model(model, task=task, random_state=random_state, n_estimators=n_estimators)
 
     def fit(self, features: Any, groups: Any, y: Any) -> InferenceAttack:
         """Train on (features, generalized value) -> exact private value."""
@@ -100,7 +103,7 @@ class InferenceAttack:
         est = make_model(
             self.model,
             task=self.task,
-            seed=self.seed,
+            random_state=self.random_state,
             n_estimators=self.n_estimators,
             n_jobs=self.n_jobs,
         )

@@ -21,7 +21,8 @@ module attacks a release with
   record is their own original, the distance-based re-identification of Domingo-Ferrer and
   Torra (2001) for releases that keep the rows in order.
 
-Every random step is seeded by ``seed``; the same arguments give the same frame.
+Every random step is seeded by ``random_state``; the same arguments (an int seed) give the same
+frame.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
-from ppdp._validation import Interval, check_params
-from ppdp.base import check_frame
+from ppdp._validation import Interval, check_columns, check_params
+from ppdp.base import check_frame, check_random_state
 from ppdp.cells import design_matrix, sample_cells
 from ppdp.classifiers import make_model
 from ppdp.memo import Memo, digest
@@ -70,22 +71,6 @@ _MAX_SINGLING_OUT = 100
 # --------------------------------------------------------------------------------------------
 
 
-def _check_names(value, name: str, caller: str) -> list[str]:
-    """A non-empty list of distinct column names."""
-    if isinstance(value, str) or not isinstance(value, Sequence) or len(value) == 0:
-        raise TypeError(
-            f"{name} of {caller} must be a non-empty sequence of column names, got "
-            f"{type(value).__name__} {value!r}"
-        )
-    names = list(value)
-    bad = [c for c in names if not isinstance(c, str)]
-    if bad:
-        raise TypeError(f"{name} of {caller} must hold column names (str), got {bad!r}")
-    if len(set(names)) != len(names):
-        raise ValueError(f"{name} of {caller} lists a column twice: {names!r}")
-    return names
-
-
 def _check_column_name(value, name: str, caller: str) -> str:
     if not isinstance(value, str):
         raise TypeError(
@@ -113,12 +98,6 @@ def _check_domains(domains, columns: Sequence[str], caller: str) -> None:
             )
 
 
-def _check_has_columns(frame: pd.DataFrame, name: str, columns: Sequence[str]) -> None:
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"columns {missing} are not in {name}; it has {list(frame.columns)}")
-
-
 def _check_choices(value, name: str, allowed: tuple[str, ...], caller: str) -> list[str]:
     """A non-empty tuple of distinct options among ``allowed``."""
     if isinstance(value, str) or not isinstance(value, Sequence) or len(value) == 0:
@@ -135,7 +114,8 @@ def _check_choices(value, name: str, allowed: tuple[str, ...], caller: str) -> l
     return chosen
 
 
-_SEED = {"seed": [Interval(Integral, 0, None, closed="left")]}
+#: The int seed the attackers hand to scikit-learn and XGBoost.
+_INT_SEED = {"random_state": [Interval(Integral, 0, None, closed="left")]}
 
 
 # --------------------------------------------------------------------------------------------
@@ -144,7 +124,7 @@ _SEED = {"seed": [Interval(Integral, 0, None, closed="left")]}
 
 
 def _attacker(model: str, seed: int, n_estimators: int):
-    return make_model(model, seed=seed, n_estimators=n_estimators)
+    return make_model(model, random_state=seed, n_estimators=n_estimators)
 
 
 #: Attackers fitted on a training set seen before, by content (see _fitted_attacker).
@@ -251,7 +231,7 @@ def learned_posteriors(
     x_tests: Sequence[np.ndarray],
     values: Sequence,
     *,
-    seed: int = 0,
+    random_state: int = 0,
     n_estimators: int = 100,
 ) -> list[np.ndarray]:
     """Class probabilities of a model trained on ``(x_train, y_train)``, one array per test set.
@@ -275,8 +255,9 @@ def learned_posteriors(
         The test sets, predicted together.
     values : sequence
         The private values, in the order of the output's columns.
-    seed : int, default 0
-        ``random_state`` of XGBoost.
+    random_state : int >= 0, default 0
+        The int seed handed to XGBoost's ``random_state`` (logistic regression is deterministic):
+        the same int gives the same probabilities.
     n_estimators : int, default 100
         Trees of the XGBoost model.
 
@@ -288,8 +269,8 @@ def learned_posteriors(
     Raises
     ------
     ValueError
-        For an unknown ``model``, ``y_train`` not one label per training row, or a label outside
-        ``values``.
+        For an unknown ``model``, ``y_train`` not one label per training row, a label outside
+        ``values``, or a ``random_state`` that is not an int >= 0.
 
     Examples
     --------
@@ -307,6 +288,7 @@ def learned_posteriors(
     """
     if model not in ATTACKERS:
         raise ValueError(f"model must be one of {ATTACKERS}, got {model!r}")
+    check_params({"random_state": random_state}, _INT_SEED, "learned_posteriors")
     labels = np.asarray(y_train, dtype=object)
     if labels.ndim != 1 or labels.shape[0] != np.shape(x_train)[0] or labels.shape[0] == 0:
         raise ValueError(
@@ -320,7 +302,9 @@ def learned_posteriors(
         raise ValueError(f"y_train holds values {bad!r} outside values {wanted.tolist()}")
     out = []
     stacked = np.vstack(x_tests) if len(x_tests) else np.zeros((0, np.shape(x_train)[1]))
-    classes, proba = _fit_predict(model, int(seed), int(n_estimators), x_train, codes, stacked)
+    classes, proba = _fit_predict(
+        model, int(random_state), int(n_estimators), x_train, codes, stacked
+    )
     where = classes.astype(np.int64)
     full = np.zeros((stacked.shape[0], len(wanted)))
     full[:, where] = proba
@@ -340,7 +324,7 @@ def attribute_inference(
     features: Sequence[str],
     private: str,
     models: Sequence[str] = ATTACKERS,
-    seed: int = 0,
+    random_state: int = 0,
     released_truth=None,
     n_estimators: int = 100,
 ) -> pd.DataFrame:
@@ -380,10 +364,11 @@ def attribute_inference(
         The column the attacker infers.
     models : sequence of {"xgb", "lr"}, default ("xgb", "lr")
         ``"xgb"``: ``XGBClassifier(n_estimators, max_depth=6, learning_rate=0.1,
-        tree_method="hist", n_jobs=1, random_state=seed)``; ``"lr"``: ``StandardScaler`` then
-        ``LogisticRegression(max_iter=1000)``.
-    seed : int, default 0
-        ``random_state`` of XGBoost (logistic regression is deterministic).
+        tree_method="hist", n_jobs=1, random_state=random_state)``; ``"lr"``: ``StandardScaler``
+        then ``LogisticRegression(max_iter=1000)``.
+    random_state : int >= 0, default 0
+        The int seed handed to XGBoost's ``random_state`` (logistic regression is deterministic):
+        the same int gives the same frame.
     released_truth : array-like, optional
         The true private value of each released row, aligned with ``released``'s rows. None
         (a mechanism without record correspondence, e.g. synthetic data): no scenario II.
@@ -430,22 +415,22 @@ def attribute_inference(
     """
     caller = "attribute_inference"
     check_params(
-        {"seed": seed, "n_estimators": n_estimators},
-        {**_SEED, "n_estimators": [Interval(Integral, 1, None, closed="left")]},
+        {"random_state": random_state, "n_estimators": n_estimators},
+        {**_INT_SEED, "n_estimators": [Interval(Integral, 1, None, closed="left")]},
         caller,
     )
     models = _check_choices(models, "models", ATTACKERS, caller)
     real_train = check_frame(real_train, "real_train")
     real_test = check_frame(real_test, "real_test")
     released = check_frame(released, "released")
-    features = _check_names(features, "features", caller)
+    features = check_columns(features, name="features", caller=caller)
     private = _check_column_name(private, "private", caller)
     if private in features:
         raise ValueError(f"private={private!r} must not be among the features {features}")
     _check_domains(domains, features, caller)
     for name, frame in (("real_train", real_train), ("real_test", real_test)):
-        _check_has_columns(frame, name, [*features, private])
-    _check_has_columns(released, "released", features)
+        check_columns([*features, private], name="columns", table=frame, table_name=name)
+    check_columns(features, name="features", table=released, table_name="released")
     if private not in released.columns and released_truth is None:
         raise ValueError(
             f"private={private!r} is not a column of released (it has {list(released.columns)}) "
@@ -489,7 +474,7 @@ def attribute_inference(
         y_test = real_test[private].astype(str).to_numpy()
         for model in models:
             classes, proba = _fit_predict(
-                model, int(seed), int(n_estimators), x_released, y_released, x_test
+                model, int(random_state), int(n_estimators), x_released, y_released, x_test
             )
             auc, acc = _scores(classes, proba, y_test, positive)
             rows += [("I", model, "auc", auc), ("I", model, "accuracy", acc)]
@@ -497,7 +482,7 @@ def attribute_inference(
         x_train = design_matrix(real_train, domains, features)
         for model in models:
             classes, proba = _fit_predict(
-                model, int(seed), int(n_estimators), x_train, y_real, x_released
+                model, int(random_state), int(n_estimators), x_train, y_real, x_released
             )
             auc, acc = _scores(classes, proba, truth, positive)
             rows += [("II", model, "auc", auc), ("II", model, "accuracy", acc)]
@@ -712,12 +697,13 @@ def nearest_record_guesses(
     domains: Mapping[str, AttributeDomain],
     aux: Sequence[str],
     secret: str,
-    seed: int = 0,
+    random_state: np.random.Generator | int | None = 0,
 ) -> np.ndarray:
     """anonymeter's inference attack on ``people``: each gets the secret of its closest released
     record on the ``aux`` columns (its ``KNNInferencePredictor`` and Gower distance, by
     ``_gower_neighbors``), on one original-domain record per released row drawn from its cells
-    (:func:`ppdp.cells.sample_cells`, seeded by ``seed``), as :func:`anonymeter_risks` attacks.
+    (:func:`ppdp.cells.sample_cells`, drawn from ``random_state``), as :func:`anonymeter_risks`
+    attacks.
 
     Parameters
     ----------
@@ -731,8 +717,10 @@ def nearest_record_guesses(
         The columns the attacker knows of each person.
     secret : str
         The column the attacker guesses.
-    seed : int, default 0
-        Seeds the draw of one record per released row.
+    random_state : None, int >= 0 or numpy.random.Generator, default 0
+        The stream of the draw of one record per released row
+        (:func:`ppdp.base.check_random_state`): an int seeds a new generator (the same int, the
+        same guesses), a Generator is drawn from and advanced, None draws fresh entropy.
 
     Returns
     -------
@@ -762,7 +750,7 @@ def nearest_record_guesses(
     array(['yes', 'no', 'yes', 'yes', 'yes', 'yes'], dtype=object)
     """
     columns = [*aux, secret]
-    drawn = sample_cells(released, domains, columns, np.random.default_rng(int(seed)))
+    drawn = sample_cells(released, domains, columns, check_random_state(random_state))
     syn = _anonymeter_frame(drawn, domains, columns)
     queries = _anonymeter_frame(people, domains, list(aux))
     idx = _gower_neighbors(syn[list(aux)], queries, 1).ravel()
@@ -880,7 +868,7 @@ def anonymeter_risks(
     secret: str,
     aux: Sequence[str] | None = None,
     n_attacks: int = 500,
-    seed: int = 0,
+    random_state: np.random.Generator | int | None = 0,
     evaluators: Sequence[str] = ANONYMETER_EVALUATORS,
 ) -> pd.DataFrame:
     """anonymeter's inference, linkability and singling-out risks of a release.
@@ -922,10 +910,15 @@ def anonymeter_risks(
         column of ``columns`` but ``secret``. Linkability needs at least two.
     n_attacks : int, default 500
         Targets of the inference and linkability attacks (at most the rows of each real table).
-    seed : int, default 0
-        Seeds the cell draws (``numpy.random.default_rng(seed)``), anonymeter's target draws (numpy's legacy global state, restored
-        afterwards), the baselines and the singling-out queries. polars' global seed is set for
-        the singling-out correction and re-seeded from fresh entropy afterwards.
+    random_state : None, int >= 0 or numpy.random.Generator, default 0
+        The stream of every random step (:func:`ppdp.base.check_random_state`). The cell draws
+        come from it (for an int, ``numpy.random.default_rng(random_state)``); each evaluator
+        gets a child of its seed sequence (for an int, of
+        ``numpy.random.SeedSequence(random_state)``), which seeds anonymeter's target draws
+        (numpy's legacy global state, restored afterwards), the baselines and the singling-out
+        queries. polars' global seed is set for the singling-out correction and re-seeded from
+        fresh entropy afterwards. The same int gives the same frame; a Generator is drawn from
+        and advanced (its seed sequence spawns the children); None draws fresh entropy.
     evaluators : sequence of {"inference", "linkability", "singling_out"}
         The evaluators to run, in this order in the output. Each has its own stream of random
         numbers: its result does not depend on which others run.
@@ -1017,22 +1010,23 @@ def anonymeter_risks(
     """
     caller = "anonymeter_risks"
     check_params(
-        {"n_attacks": n_attacks, "seed": seed},
-        {"n_attacks": [Interval(Integral, 1, None, closed="left")], **_SEED},
+        {"n_attacks": n_attacks},
+        {"n_attacks": [Interval(Integral, 1, None, closed="left")]},
         caller,
     )
+    generator = check_random_state(random_state)
     evaluators = _check_choices(evaluators, "evaluators", ANONYMETER_EVALUATORS, caller)
     real_train = check_frame(real_train, "real_train")
     real_control = check_frame(real_control, "real_control")
     released = check_frame(released, "released")
-    columns = _check_names(columns, "columns", caller)
+    columns = check_columns(columns, name="columns", caller=caller)
     secret = _check_column_name(secret, "secret", caller)
     if secret not in columns:
         raise ValueError(f"secret={secret!r} must be among columns {columns}")
     if aux is None:
         aux = [c for c in columns if c != secret]
     else:
-        aux = _check_names(aux, "aux", caller)
+        aux = check_columns(aux, name="aux", caller=caller)
         outside = [c for c in aux if c not in columns]
         if outside:
             raise ValueError(f"aux columns {outside} are not among columns {columns}")
@@ -1051,16 +1045,17 @@ def anonymeter_risks(
         ("real_control", real_control),
         ("released", released),
     ):
-        _check_has_columns(frame, name, columns)
+        check_columns(columns, name="columns", table=frame, table_name=name)
         if frame[columns].isna().any().any():
             raise ValueError(f"{name} has missing values in columns {columns}")
 
     from anonymeter.evaluators import InferenceEvaluator
     from anonymeter.stats.confidence import EvaluationResults
 
-    cells_rng = np.random.default_rng(int(seed))
-    syn = _anonymeter_frame(sample_cells(released, domains, columns, cells_rng), domains, columns)
-    streams = np.random.SeedSequence(int(seed)).spawn(len(ANONYMETER_EVALUATORS))
+    syn = _anonymeter_frame(sample_cells(released, domains, columns, generator), domains, columns)
+    # for an int seed these are the children of numpy.random.SeedSequence(seed), however many
+    # cells were drawn above: the seed sequence is not the generator's state
+    streams = generator.bit_generator.seed_seq.spawn(len(ANONYMETER_EVALUATORS))
     train = _anonymeter_frame(real_train, domains, columns)
     control = _anonymeter_frame(real_control, domains, columns)
 
@@ -1172,10 +1167,10 @@ def record_linkage(
     caller = "record_linkage"
     real = check_frame(real, "real")
     released = check_frame(released, "released")
-    columns = _check_names(columns, "columns", caller)
+    columns = check_columns(columns, name="columns", caller=caller)
     _check_domains(domains, columns, caller)
-    _check_has_columns(real, "real", columns)
-    _check_has_columns(released, "released", columns)
+    check_columns(columns, name="columns", table=real, table_name="real")
+    check_columns(columns, name="columns", table=released, table_name="released")
     if len(released) != len(real):
         raise ValueError(
             f"released has {len(released)} rows and real has {len(real)}; record_linkage needs "

@@ -52,15 +52,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ppdp._validation import Interval, check_params
-from ppdp.attacks.suite import (
-    _check_column_name,
-    _check_domains,
-    _check_has_columns,
-    _check_names,
-    _scores,
-    minority_index,
-)
+from ppdp._validation import Interval, check_columns, check_params
+from ppdp.attacks.suite import _check_column_name, _check_domains, _scores, minority_index
 from ppdp.base import check_fitted, check_frame
 from ppdp.cells import cell_membership
 from ppdp.mechanisms.randomized_response import krr_matrix
@@ -96,13 +89,13 @@ def _check_roles(
     """The checked frames and column roles shared by both attackers."""
     targets = check_frame(targets, "targets")
     released = check_frame(released, "released")
-    qi = _check_names(qi, "qi", caller)
+    qi = check_columns(qi, name="qi", caller=caller)
     private = _check_column_name(private, "private", caller)
     if private in qi:
         raise ValueError(f"private={private!r} must not be among the qi columns {qi}")
     _check_domains(domains, [*qi, private], caller)
-    _check_has_columns(targets, "targets", qi)
-    _check_has_columns(released, "released", [*qi, private])
+    check_columns(qi, name="qi", table=targets, table_name="targets")
+    check_columns([*qi, private], name="columns", table=released, table_name="released")
     return targets, released, qi, private
 
 
@@ -240,7 +233,7 @@ def _profile_codes(
         )
     if len(profiles) == 0:
         raise ValueError(f"{name} has no rows; a channel needs at least one profile")
-    _check_has_columns(profiles, name, mapped)
+    check_columns(mapped, name="mapped", table=profiles, table_name=name)
     codes = _exact_codes(profiles, domains, mapped, name)
     first, group = _factorize_rows(codes)
     if first.size < len(codes):
@@ -253,17 +246,7 @@ def _profile_codes(
 
 def _check_numeric(numeric, qi: Sequence[str], domains, caller: str) -> list[str]:
     """``numeric``: distinct qi columns with numeric domains (possibly none)."""
-    if isinstance(numeric, str) or not isinstance(numeric, Sequence):
-        raise TypeError(
-            f"numeric of {caller} must be a sequence of column names (possibly empty), got "
-            f"{type(numeric).__name__} {numeric!r}"
-        )
-    names = list(numeric)
-    bad = [c for c in names if not isinstance(c, str)]
-    if bad:
-        raise TypeError(f"numeric of {caller} must hold column names (str), got {bad!r}")
-    if len(set(names)) != len(names):
-        raise ValueError(f"numeric of {caller} lists a column twice: {names!r}")
+    names = check_columns(numeric, name="numeric", caller=caller, allow_empty=True)
     outside = [c for c in names if c not in qi]
     if outside:
         raise ValueError(f"numeric columns {outside} of {caller} must be among the qi {qi}")
@@ -818,7 +801,7 @@ def mapping_matching_posterior(
     """
     caller = "mapping_matching_posterior"
     targets, released, qi, private = _check_roles(targets, released, domains, qi, private, caller)
-    mapped = _check_names(mapped, "mapped", caller)
+    mapped = check_columns(mapped, name="mapped", caller=caller)
     outside = [c for c in mapped if c not in qi]
     if outside:
         raise ValueError(

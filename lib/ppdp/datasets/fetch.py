@@ -23,6 +23,7 @@ import datetime as _dt
 import hashlib
 import http.client
 import json
+import logging
 import os
 import re
 import shutil
@@ -55,6 +56,9 @@ __all__ = [
     "info",
     "is_offline",
 ]
+
+#: The module's logger (silent unless the application configures ``ppdp``'s).
+logger = logging.getLogger(__name__)
 
 URL_TIMEOUT = 5.0
 """Seconds before a canonical-URL request gives up (connect and each read)."""
@@ -673,6 +677,7 @@ def _resolve(ds: Dataset, f: DataFile, s: _Session, force: bool, progress: bool)
             )
             _record_source(ds_dir, f.name, record)
             bar.set_postfix_str(record["source"])
+            logger.info("%s/%s: stored from %s", ds.name, f.name, record["source"])
             return target
     raise DatasetUnavailableError(ds.name, f.name, attempts, target, f.sha256, s.offline)
 

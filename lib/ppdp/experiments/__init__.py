@@ -12,3 +12,8 @@ Every experiment returns rows with the columns of :data:`ppdp.experiments.common
 (experiment, method, seed, metric, value, ci_low, ci_high), then the facets of the metric and one
 column per parameter.
 """
+
+from ppdp.compendium.logs import show_library_logs
+
+# a notebook run of the pipeline shows the library's long steps in its log (PPDP_LOG_LEVEL)
+show_library_logs()

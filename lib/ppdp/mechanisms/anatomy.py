@@ -201,6 +201,10 @@ class Anatomy(Mechanism):
         " group at least ``l`` records."
     )
 
+    #: A release permutes the sensitive values within the fitted groups, independently of who
+    #: holds which: every release is a fresh draw given what the groups already publish.
+    repetition: ClassVar[str] = "post-processing"
+
     _parameter_constraints: ClassVar[dict] = {"l": [Interval(Integral, 2, None, closed="left")]}
 
     def __init__(self, qi: Sequence[str], sensitive: str, *, l: int):  # noqa: E741 (the paper's l)

@@ -141,6 +141,9 @@ class Mondrian(Mechanism):
         "k-anonymity (every group at least ``k`` records) and l-diversity (Definition 2 of"
         " Mutual Cover) of at least ``l`` in every group, each when it is set."
     )
+
+    #: A release is the fitted partition generalized; every release is the same table.
+    repetition: ClassVar[str] = "deterministic"
     #: Generalized quasi-identifiers are released as ranges and value sets (text).
     recast_columns: ClassVar[tuple[str, ...]] = ("qi",)
 

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
 import math
 import warnings
 from collections.abc import Mapping
@@ -60,6 +61,9 @@ from ppdp.base import Mechanism, check_fitted, check_frame, check_random_state
 from ppdp.guarantees import CHECK_TOL, GuaranteeCheck, enforce
 
 __all__ = ["MST", "cdp_delta", "cdp_epsilon", "cdp_rho"]
+
+#: The module's logger (silent unless the application configures ``ppdp``'s).
+logger = logging.getLogger(__name__)
 
 _NONNEGATIVE = [Interval(Real, 0, None, closed="left")]
 _POSITIVE = [Interval(Real, 0, None, closed="neither")]
@@ -485,6 +489,10 @@ class MST(Mechanism):
         "``epsilon`` at ``delta``."
     )
 
+    #: A release samples the fitted private model; more rows or more tables are post-processing and
+    #: spend nothing more (Dwork and Roth, Proposition 2.1).
+    repetition: ClassVar[str] = "post-processing"
+
     _parameter_constraints: ClassVar[dict] = {
         "epsilon": _POSITIVE,
         "delta": _PROBABILITY,
@@ -695,6 +703,15 @@ class MST(Mechanism):
         self.total_ = total
         self.model_ = model
         self.n_fitted_ = n
+        logger.info(
+            "MST: %d columns, %d two-way marginals selected, rho = %.4g zCDP for "
+            "(epsilon = %g, delta = %g)",
+            d,
+            len(edges),
+            rho,
+            float(self.epsilon),
+            float(self.delta),
+        )
         self._values = values
         self._index = df.index.copy()
         self._tree = (names, edges, kept, sizes)
@@ -717,6 +734,10 @@ class MST(Mechanism):
         gaussian = sum(1.0 / (2.0 * float(m.stddev) ** 2) for m in self.measurements_)
         selection = len(self.cliques_) * self.selection_epsilon_**2 / 8.0
         return gaussian + selection
+
+    def _composed(self, n_releases: int) -> dict[str, float]:
+        """The fit's ``(epsilon, delta)``: releases are post-processing of the fitted model."""
+        return {"epsilon": float(self.epsilon), "delta": float(self.delta)}
 
     def guarantee_checks(self) -> list[GuaranteeCheck]:
         """The privacy budget, measured on the fitted mechanism.

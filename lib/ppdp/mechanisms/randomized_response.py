@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ppdp._validation import Interval, check_params, validate_hyperparameters
+from ppdp._validation import Interval, check_columns, check_params, validate_hyperparameters
 from ppdp.base import Mechanism, check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
 
@@ -324,9 +324,15 @@ class KaryRandomizedResponse(Mechanism):
     Parameters
     ----------
     epsilon : float or mapping column -> float
-        Privacy budget of each randomized attribute (> 0). A single number applies to every column.
+        Privacy budget of each randomized attribute (> 0), per release. A single number applies
+        to every column.
     columns : sequence of str or None
         Columns to randomize; ``None`` randomizes every column of the table given to ``fit``.
+    epsilon_cap : float or None
+        The most epsilon a column may spend over all releases of one fit (> 0). Releases of one
+        fit compose sequentially: ``n`` releases spend ``n`` times a column's ``epsilon``
+        (:meth:`~ppdp.base.ReleaseLedger.spent`). The release that would take a column past the cap is refused with
+        :class:`~ppdp.guarantees.GuaranteeViolation`; None sets no cap.
 
     Attributes
     ----------
@@ -338,6 +344,8 @@ class KaryRandomizedResponse(Mechanism):
         ``matrices_[col][s, s]`` and otherwise reports one of the other values uniformly.
     table_ : DataFrame
         A copy of the fitted table; :meth:`release` randomizes it.
+    n_releases_ : int
+        Tables released since the last ``fit``.
 
     Examples
     --------
@@ -365,6 +373,18 @@ class KaryRandomizedResponse(Mechanism):
     7   58   M    cold
     >>> [(c.where, round(c.measured, 3), c.holds) for c in mech.guarantee_checks()]
     [('sex', 1.0, True), ('disease', 1.0, True)]
+
+    Each release of the same people spends the budget again; a cap refuses the release that
+    would exceed it:
+
+    >>> capped = KaryRandomizedResponse(1.0, columns=["sex"], epsilon_cap=2.0).fit(df)
+    >>> _ = capped.release(random_state=1), capped.release(random_state=2)
+    >>> capped.spent()
+    {'sex': 2.0}
+    >>> capped.release(random_state=3)
+    Traceback (most recent call last):
+    ...
+    ppdp.guarantees.GuaranteeViolation: release withheld, declared guarantee broken: KaryRandomizedResponse: epsilon over all releases (sequential composition) requires <= 2, measured 3 at sex, release 3
     """
 
     #: The bound every release is checked against (listed on the API reference's index).
@@ -373,26 +393,31 @@ class KaryRandomizedResponse(Mechanism):
         "likelihood ratio of its channel is at most that column's ``epsilon``."
     )
 
-    _parameter_constraints: ClassVar[dict] = {"epsilon": [*_EPSILON, Mapping]}
+    #: Releases of one fit compose sequentially (Dwork and Roth, Theorem 3.16).
+    repetition: ClassVar[str] = "composes"
+
+    _parameter_constraints: ClassVar[dict] = {
+        "epsilon": [*_EPSILON, Mapping],
+        "epsilon_cap": [None, *_EPSILON],
+    }
 
     def __init__(
-        self, epsilon: float | Mapping[str, float] = 1.0, columns: Sequence[str] | None = None
+        self,
+        epsilon: float | Mapping[str, float] = 1.0,
+        columns: Sequence[str] | None = None,
+        epsilon_cap: float | None = None,
     ):
         self.epsilon = epsilon
         self.columns = columns
+        self.epsilon_cap = epsilon_cap
 
     def _check_columns(self) -> list[str] | None:
         """``columns`` as a list of distinct names, or None (every column)."""
         columns = self.columns
         if columns is None:
             return None
-        if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
-            raise TypeError(f"columns must be a sequence of column names, got {columns!r}")
-        columns = list(columns)
-        repeated = sorted(c for c, n in Counter(columns).items() if n > 1)
-        if repeated:
-            raise ValueError(f"columns lists {repeated} more than once, got {columns!r}")
-        return columns
+        # an empty list is refused by fit, which says what to give instead
+        return check_columns(columns, name="columns", allow_empty=True)
 
     def _check_epsilon(self, epsilon) -> None:
         """One budget for every column, or a mapping column -> budget; each finite and > 0."""
@@ -411,15 +436,14 @@ class KaryRandomizedResponse(Mechanism):
         for name in ("columns_", "epsilons_", "domains_", "matrices_", "table_"):
             self.__dict__.pop(name, None)
         self._check_epsilon(self.epsilon)
+        validate_hyperparameters(self, {"epsilon_cap": self.epsilon_cap})
         chosen = self._check_columns()
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
         if len(df) == 0:
             raise ValueError("df is empty: k-RR needs at least one row to learn the alphabets")
         columns = list(dict.fromkeys(df.columns)) if chosen is None else chosen
-        missing = [c for c in columns if c not in df.columns]
-        if missing:
-            raise ValueError(f"columns {missing} are not in the table; it has {list(df.columns)}")
+        check_columns(columns, name="columns", table=df, allow_empty=True)
         if not columns:
             raise ValueError("columns is empty: give at least one column to randomize")
         _check_unique_columns(df, columns)
@@ -463,6 +487,27 @@ class KaryRandomizedResponse(Mechanism):
                 where=str(col),
             )
             for col in self.columns_
+        ]
+
+    def _composed(self, n_releases: int) -> dict[str, float]:
+        """Each column's epsilon over ``n_releases`` releases: ``n`` times its own."""
+        return {col: n_releases * self.epsilons_[col] for col in self.columns_}
+
+    def _release_cap(self) -> list[GuaranteeCheck]:
+        """Each column's epsilon after the next release against ``epsilon_cap``."""
+        if self.epsilon_cap is None:
+            return []
+        n_next = self.n_releases_ + 1
+        return [
+            GuaranteeCheck(
+                mechanism=type(self).__name__,
+                guarantee="epsilon over all releases (sequential composition)",
+                declared=float(self.epsilon_cap),
+                measured=spent,
+                sense="at_most",
+                where=f"{col}, release {n_next}",
+            )
+            for col, spent in self._composed(n_next).items()
         ]
 
     def randomize(self, df: pd.DataFrame, random_state: Any = None) -> pd.DataFrame:

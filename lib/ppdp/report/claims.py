@@ -7,8 +7,11 @@ with the evidence. :func:`load_claims` reads and validates the file into :class:
 :func:`load_summaries` reads the paragraph that opens each paper's section, and
 :func:`fill_summary` cites measured values in it.
 
-``claims.yaml`` states its number of claims (``n_claims``, before the list, so that a file cut
-short keeps it), and :func:`load_claims` checks it.
+The file's keys, their types and the values they allow are declared once, in the JSON schema
+``config/claims.schema.yaml`` (:data:`CLAIMS_SCHEMA`), as a profile's are in
+``config/schema.yaml``; :func:`load_claims` validates the file against it, then checks in code
+what a schema cannot say. ``claims.yaml`` states its number of claims (``n_claims``, before the
+list, so that a file cut short keeps it), and :func:`load_claims` checks it.
 """
 
 from __future__ import annotations
@@ -23,14 +26,14 @@ from typing import Any
 
 import pandas as pd
 
-from ppdp.published import load_published
-from ppdp.yamlfile import read_yaml
+from ppdp.compendium.yamlfile import read_yaml
 
 __all__ = [
     "CAUSES",
     "CAUSE_KEYS",
     "CHECK_KEYS",
     "CLAIMS_FILE_KEYS",
+    "CLAIMS_SCHEMA",
     "INTERVAL_OPS",
     "OPS",
     "OPTIONAL_KEYS",
@@ -48,8 +51,6 @@ INTERVAL_OPS = (">=", "<=", ">", "<")
 CHECK_KEYS = ("op", "value", "rel_tol", "abs_tol", "basis")
 REQUIRED_KEYS = ("id", "paper", "notebook", "where", "statement", "published", "check")
 OPTIONAL_KEYS = ("run", "unit", "figure", "note", "across", "cause")
-#: The optional keys that hold one non-empty string.
-_TEXT_KEYS = ("run", "unit", "figure", "note")
 #: Why a claim does not reproduce (the ``kind`` of a claim's ``cause``):
 #: ``protocol``: the authors ran something other than what the paper says (shown by their protocol);
 #: ``data``: our data or encoding differs (shown by a sensitivity run over the plausible ones);
@@ -63,6 +64,10 @@ CAUSES = ("protocol", "data", "budget", "ambiguous", "refuted", "unstable")
 CAUSE_KEYS = ("kind", "why", "evidence")
 #: Top-level keys of ``claims.yaml``; ``n_claims`` states the number of claims.
 CLAIMS_FILE_KEYS = ("n_claims", "claims", "published", "summaries")
+#: The JSON schema (draft 2020-12, in YAML) of ``claims.yaml``, in the compendium's ``config/``
+#: beside the profiles' schema: the reference for the file's keys, their types and the values they
+#: allow. The key and value constants of this module are the schema's (a test compares them).
+CLAIMS_SCHEMA = Path(__file__).resolve().parents[3] / "config" / "claims.schema.yaml"
 
 
 @dataclass(frozen=True)
@@ -152,6 +157,10 @@ class Claim:
 def load_claims(path: str | os.PathLike, *, require_count: bool = False) -> list[Claim]:
     """Read and validate ``claims.yaml``.
 
+    The file is validated against :data:`CLAIMS_SCHEMA` first (its keys, their types and the
+    values they allow); then what a schema cannot say: distinct ids, ``n_claims`` equal to the
+    number of claims, and cause evidence that names a claim or an existing file and heading.
+
     Parameters
     ----------
     path
@@ -161,65 +170,55 @@ def load_claims(path: str | os.PathLike, *, require_count: bool = False) -> list
         ``n_claims`` must be given. Written before the list, it survives a file cut short, which
         a count taken from the list itself cannot reveal.
 
+    Returns
+    -------
+    list of Claim
+        The claims in the file's order; a claim without ``run`` has its notebook's name.
+
     Raises
     ------
     FileNotFoundError
-        When ``path`` does not exist.
+        When ``path`` or :data:`CLAIMS_SCHEMA` does not exist.
     ValueError
-        When the file holds no claims, ``n_claims`` is not a positive integer, differs from the
-        number of claims or (``require_count``) is missing, or an entry (named by its position and
-        id) lacks a required key, has an unknown key, a key of the wrong type, repeats an id, has
-        an invalid check, or an invalid cause (unknown kind, no reason, evidence that is neither a
-        claim id nor an existing file and heading).
+        When the file does not match the schema (the message names the file, the claim by its
+        position and id, the key, what is allowed and the value), repeats an id, states an
+        ``n_claims`` that differs from the number of claims or (``require_count``) none, or gives
+        cause evidence that is neither a claim id nor an existing file and heading.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "claims.yaml"
+    >>> _ = path.write_text('''
+    ... claims:
+    ...   - {id: p.gain, paper: p, notebook: nb, where: Fig. 1, statement: s, published: 7.2,
+    ...      check: {op: approx, value: 7.2, rel_tol: -0.1}}
+    ... ''')
+    >>> load_claims(path)
+    Traceback (most recent call last):
+    ...
+    ValueError: ...claims.yaml: claim #1 (p.gain): check 'rel_tol' must be a finite number >= 0 (the tolerance of 'approx', relative to value), got -0.1
+    >>> _ = path.write_text(path.read_text().replace("-0.1", "0.1"))
+    >>> load_claims(path)[0].check.describe()
+    '≈ 7.2 (± 10%)'
     """
     raw = read_yaml(path)
-    if not isinstance(raw, dict) or "claims" not in raw or set(raw) - set(CLAIMS_FILE_KEYS):
-        keys = sorted(map(str, raw)) if isinstance(raw, dict) else type(raw).__name__
-        raise ValueError(
-            f"{path}: expected a mapping with the key 'claims' (and optionally 'n_claims', "
-            f"'published' and 'summaries'), got {keys}"
-        )
+    _validate(raw, path)
     stated = raw.get("n_claims")
-    if "n_claims" in raw and (
-        isinstance(stated, bool) or not isinstance(stated, int) or stated < 1
-    ):
-        raise ValueError(f"{path}: 'n_claims' must be a positive integer, got {stated!r}")
     if stated is None and require_count:
         raise ValueError(
             f"{path} states no 'n_claims' (the number of claims, before 'claims:'); the "
             "pipeline's mode (--complete) needs it, or --expected-claims"
         )
-    load_published(raw.get("published"), str(path))
-    entries = raw["claims"]
-    if not isinstance(entries, list) or not entries:
-        raise ValueError(f"{path}: 'claims' must be a non-empty list of claims, got {entries!r}")
     claims, seen = [], set()
-    for position, entry in enumerate(entries):
-        where = f"{path}: claim #{position + 1}"
-        if not isinstance(entry, dict):
-            raise ValueError(f"{where} must be a mapping, got {entry!r}")
-        where += f" ({entry.get('id', '?')})"
-        missing = [k for k in REQUIRED_KEYS if k not in entry]
-        if missing:
-            raise ValueError(f"{where} lacks the keys {missing}")
-        unknown = set(entry) - set(REQUIRED_KEYS) - set(OPTIONAL_KEYS)
-        if unknown:
-            raise ValueError(
-                f"{where}: unknown keys {sorted(map(str, unknown))}; allowed: "
-                f"{REQUIRED_KEYS + OPTIONAL_KEYS}"
-            )
-        for key in ("id", "paper", "notebook", "where", "statement", *_TEXT_KEYS):
-            if key in entry and not (isinstance(entry[key], str) and entry[key].strip()):
-                raise ValueError(f"{where}: {key!r} must be a non-empty string, got {entry[key]!r}")
-        published = entry["published"]
-        if isinstance(published, bool) or not isinstance(published, str | int | float):
-            raise ValueError(
-                f"{where}: 'published' must be a number or a string, got {published!r}"
-            )
+    for position, entry in enumerate(raw["claims"]):
         if entry["id"] in seen:
-            raise ValueError(f"{where}: the id {entry['id']!r} appears twice")
+            raise ValueError(
+                f"{path}: claim #{position + 1} ({entry['id']}): the id {entry['id']!r} "
+                "appears twice"
+            )
         seen.add(entry["id"])
-        check = _load_check(entry["check"], where)
+        check, cause = entry["check"], entry.get("cause")
         claims.append(
             Claim(
                 id=entry["id"],
@@ -227,14 +226,22 @@ def load_claims(path: str | os.PathLike, *, require_count: bool = False) -> list
                 notebook=entry["notebook"],
                 where=entry["where"],
                 statement=entry["statement"],
-                published=published,
-                check=check,
+                published=entry["published"],
+                check=Check(
+                    op=check["op"],
+                    value=float(check["value"]),
+                    rel_tol=float(check.get("rel_tol", 0.0)),
+                    abs_tol=float(check.get("abs_tol", 0.0)),
+                    basis=check.get("basis", "mean"),
+                ),
                 run=entry.get("run", entry["notebook"]),
                 unit=entry.get("unit", ""),
                 figure=entry.get("figure"),
                 note=entry.get("note", ""),
-                across=_load_across(entry["across"], where) if "across" in entry else (),
-                cause=_load_cause(entry["cause"], where) if "cause" in entry else None,
+                across=tuple(entry.get("across", ())),
+                cause=None
+                if cause is None
+                else Cause(cause["kind"], " ".join(cause["why"].split()), tuple(cause["evidence"])),
             )
         )
     # before the evidence: a truncated file's evidence may name claims that were cut off
@@ -252,44 +259,155 @@ def load_claims(path: str | os.PathLike, *, require_count: bool = False) -> list
     return claims
 
 
-def _load_across(across: Any, where: str) -> tuple[str, ...]:
-    """The unstated settings a claim declares: distinct, non-empty names of parameter columns."""
-    if (
-        not isinstance(across, list)
-        or not across
-        or not all(isinstance(s, str) and s.strip() for s in across)
-        or len(set(across)) != len(across)
-    ):
-        raise ValueError(
-            f"{where}: 'across' must be a non-empty list of distinct setting names (the parameter "
-            f"columns of the claim's '.across' rows), got {across!r}"
+def _claims_validator(schema_path: Path):
+    """A draft 2020-12 validator of the schema at ``schema_path``, with JSON's numbers.
+
+    As :func:`ppdp.experiments.parameter_schema.schema_error` checks profiles: NaN and infinity
+    (YAML's ``.nan``, ``.inf``) are not numbers, which a plain validator would let through every
+    bound. Stricter than it, an integer is an ``int``: JSON Schema counts ``2.0`` as one, but a
+    count written ``2.0`` is a typing slip."""
+    import jsonschema
+
+    if not schema_path.is_file():
+        raise FileNotFoundError(
+            f"the claims schema {schema_path} does not exist; load_claims reads it from the "
+            "compendium's config/ folder"
         )
-    return tuple(across)
+    schema = read_yaml(schema_path)
+    base = jsonschema.Draft202012Validator
+    base.check_schema(schema)
+    checker = base.TYPE_CHECKER.redefine_many(
+        {
+            "number": lambda checker, value: (
+                base.TYPE_CHECKER.is_type(value, "number") and not _non_finite(value)
+            ),
+            "integer": lambda checker, value: (
+                isinstance(value, int) and not isinstance(value, bool)
+            ),
+        }
+    )
+    return jsonschema.validators.extend(base, type_checker=checker)(schema)
 
 
-def _load_cause(cause: Any, where: str) -> Cause:
-    if not isinstance(cause, dict) or set(cause) != set(CAUSE_KEYS):
-        raise ValueError(
-            f"{where}: 'cause' must be a mapping with exactly the keys {list(CAUSE_KEYS)}, "
-            f"got {cause!r}"
-        )
-    if cause["kind"] not in CAUSES:
-        raise ValueError(
-            f"{where}: cause kind must be one of {list(CAUSES)}, got {cause['kind']!r}"
-        )
-    if not isinstance(cause["why"], str) or not cause["why"].strip():
-        raise ValueError(f"{where}: cause 'why' must be a non-empty string, got {cause['why']!r}")
-    evidence = cause["evidence"]
-    if (
-        not isinstance(evidence, list)
-        or not evidence
-        or not all(isinstance(e, str) and e.strip() for e in evidence)
-    ):
-        raise ValueError(
-            f"{where}: cause 'evidence' must be a non-empty list of claim ids or paths, "
-            f"got {evidence!r}"
-        )
-    return Cause(cause["kind"], " ".join(cause["why"].split()), tuple(evidence))
+def _validate(raw: Any, path: str | os.PathLike) -> None:
+    """Raise ValueError with the file's first error against :data:`CLAIMS_SCHEMA`, if any.
+
+    The first error in the file's own order (a claim before the next, a mapping's missing or
+    unknown keys before its values), so that fixing the errors one by one goes down the file."""
+    validator = _claims_validator(CLAIMS_SCHEMA)
+    errors = list(validator.iter_errors(raw))
+    if errors:
+        first = min(errors, key=lambda error: _document_order(raw, error))
+        raise ValueError(_schema_message(first, raw, path, validator.schema))
+
+
+#: Of several errors at one place, the one reported first: the value's type, then missing keys,
+#: then unknown keys, then the rest.
+_KEYWORD_RANK = {"type": 0, "required": 1, "additionalProperties": 2}
+#: Rules that combine several of a mapping's values (an 'approx' check needs a tolerance above 0):
+#: reported after an error in one of those values, which may be the cause.
+_COMBINING = ("anyOf", "oneOf", "allOf", "not")
+
+
+def _document_order(raw: Any, error) -> tuple[tuple[float, ...], int]:
+    order, node = [], raw
+    for key in error.absolute_path:
+        order.append(list(node).index(key) if isinstance(node, dict) else key)
+        node = node[key]
+    if error.validator in _COMBINING:
+        order.append(math.inf)
+    return tuple(order), _KEYWORD_RANK.get(error.validator, len(_KEYWORD_RANK))
+
+
+def _schema_message(error, raw: Any, path: str | os.PathLike, schema: dict) -> str:
+    """One line: the file, the claim (position and id) or entry, the key, what is allowed (the
+    schema's ``description`` of the value, a phrase that completes "must be") and the value."""
+    at = list(error.absolute_path)
+    if error.validator == "required":
+        missing = [key for key in error.validator_value if key not in error.instance]
+        where, rest = _place(path, raw, at)
+        return f"{where}{': ' + ' '.join(map(str, rest)) if rest else ''} lacks the keys {missing}"
+    if error.validator == "additionalProperties" and error.validator_value is False:
+        allowed = list(error.schema.get("properties", {}))
+        unknown = sorted(map(str, set(error.instance) - set(allowed)))
+        where, rest = _place(path, raw, at)
+        what = " ".join([*map(str, rest), "keys"])
+        return f"{where}: unknown {what} {unknown}; allowed: {allowed}"
+    allowed, depth = _description(schema, list(error.absolute_schema_path))
+    where, rest = _place(path, raw, at[:depth])
+    subject = f"{where}: {_label(rest)}" if rest else where
+    if "propertyNames" in error.absolute_schema_path:
+        # the instance is a key of the mapping, not one of its values
+        return f"{subject}: a key must be {allowed}, got {error.instance!r}"
+    value = raw
+    for key in at[:depth]:
+        value = value[key]
+    leaf = error.instance
+    # "must be a number, got nan" reads as a contradiction: say what is wrong with it
+    why = f" ({leaf!r} is not a finite number)" if _non_finite(leaf) else ""
+    return f"{subject} must be {allowed}, got {_shown(value)}{why}"
+
+
+#: Keywords whose subschema applies to a value inside the instance (one level down), followed in
+#: the schema path by a name or an index (``properties``) or not (``items``).
+_DOWN_NAMED = ("properties", "patternProperties", "prefixItems")
+_DOWN = ("items", "additionalProperties", "unevaluatedProperties", "unevaluatedItems", "contains")
+#: Keywords whose subschemas apply to the instance itself.
+_SAME_NAMED = ("allOf", "anyOf", "oneOf", "dependentSchemas")
+_SAME = ("if", "then", "else", "not", "propertyNames")
+
+
+def _description(schema: dict, schema_path: list) -> tuple[str, int]:
+    """The ``description`` of the deepest schema on the error's schema path that has one, and how
+    many levels into the instance that schema applies (``$ref`` followed within the schema)."""
+    node, depth, found, i = schema, 0, (schema.get("description", ""), 0), 0
+    while i < len(schema_path):
+        key = schema_path[i]
+        named = key in _DOWN_NAMED or key in _SAME_NAMED
+        if not (key in _DOWN or key in _SAME or (named and i + 1 < len(schema_path))):
+            break  # the keyword that failed
+        node = node[key][schema_path[i + 1]] if named else node[key]
+        depth += key in _DOWN_NAMED or key in _DOWN
+        i += 2 if named else 1
+        if isinstance(node, dict) and "$ref" in node:
+            node = _resolve(schema, node["$ref"])
+        if isinstance(node, dict) and "description" in node:
+            found = (" ".join(node["description"].split()), depth)
+    return found
+
+
+def _resolve(schema: dict, ref: str) -> dict:
+    node = schema
+    for part in ref.removeprefix("#/").split("/"):
+        node = node[part]
+    return node
+
+
+def _place(path, raw: Any, at: list) -> tuple[str, list]:
+    """Where a value is, in a message: the file and the claim (``claim #3 (id)``), published entry
+    or summary it belongs to; and the keys below that entry."""
+    where = str(path)
+    if len(at) >= 2 and at[0] == "claims":
+        entry = raw["claims"][at[1]]
+        claim_id = entry.get("id", "?") if isinstance(entry, dict) else "?"
+        return f"{where}: claim #{at[1] + 1} ({claim_id})", at[2:]
+    if len(at) >= 2 and at[0] == "published":
+        return f"{where}: published entry {at[1]!r}", at[2:]
+    if len(at) >= 2 and at[0] == "summaries":
+        return f"{where}: the summary of {at[1]!r}", at[2:]
+    return where, at
+
+
+def _label(keys: list) -> str:
+    """``'published'`` for a key of the entry, ``check 'rel_tol'`` for a key of its ``check``."""
+    if len(keys) == 1:
+        return repr(keys[0])
+    return " ".join([str(keys[0]), *map(repr, keys[1:])])
+
+
+def _shown(value: Any, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 4] + " ..."
 
 
 def _check_evidence(ref: str, ids: set[str], base: Path, where: str) -> None:
@@ -323,19 +441,17 @@ def load_summaries(path: str | os.PathLike, claims: list[Claim]) -> dict[str, st
     """The ``summaries`` of ``claims.yaml``: per paper, a paragraph that opens its section.
 
     A summary may cite a claim's measured value as ``{claim_id}`` (filled by
-    :func:`fill_summary`). Raises ValueError when ``summaries`` is not a mapping of papers to
-    non-empty strings, or a placeholder names no claim of that file."""
+    :func:`fill_summary`). Raises ValueError when the file does not match :data:`CLAIMS_SCHEMA`
+    (``summaries`` a mapping of papers to non-empty strings), a summary's paper has no claim, or a
+    placeholder names no claim of that file."""
     raw = read_yaml(path)
+    _validate(raw, path)
     summaries = raw.get("summaries") or {}
-    if not isinstance(summaries, dict):
-        raise ValueError(f"{path}: 'summaries' must map papers to paragraphs, got {summaries!r}")
     ids = {c.id for c in claims}
     papers = {c.paper for c in claims}
     for paper, text in summaries.items():
         if paper not in papers:
             raise ValueError(f"{path}: summaries has the paper {paper!r}, which has no claim")
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError(f"{path}: the summary of {paper!r} must be a non-empty string")
         unknown = [name for name in _PLACEHOLDER.findall(text) if name not in ids]
         if unknown:
             raise ValueError(f"{path}: the summary of {paper!r} cites unknown claims {unknown}")
@@ -362,45 +478,6 @@ def fill_summary(text: str, claims: list[Claim], table: pd.DataFrame) -> str:
     return _PLACEHOLDER.sub(value, text)
 
 
-def _load_check(check: Any, where: str) -> Check:
-    if not isinstance(check, dict) or check.get("op") not in OPS or "value" not in check:
-        raise ValueError(
-            f"{where}: check must be {{op: one of {OPS}, value: number}}, got {check!r}"
-        )
-    unknown = set(check) - set(CHECK_KEYS)
-    if unknown:
-        # YAML 1.1 reads a bare `on`/`yes`/`no` key as a boolean: catch that and typos alike
-        raise ValueError(
-            f"{where}: unknown check keys {sorted(map(str, unknown))}; allowed: {CHECK_KEYS}"
-        )
-    for key in ("value", "rel_tol", "abs_tol"):
-        number = check.get(key, 0.0)
-        if isinstance(number, bool) or not isinstance(number, int | float):
-            raise ValueError(f"{where}: check {key!r} must be a number, got {number!r}")
-        if not math.isfinite(number) or (key != "value" and number < 0):
-            raise ValueError(
-                f"{where}: check {key!r} must be finite{'' if key == 'value' else ' and >= 0'}, "
-                f"got {number!r}"
-            )
-    if check["op"] == "approx" and not (check.get("rel_tol") or check.get("abs_tol")):
-        raise ValueError(f"{where}: an 'approx' check needs rel_tol or abs_tol")
-    basis = check.get("basis", "mean")
-    if basis not in ("mean", "interval") or (
-        basis == "interval" and check["op"] not in INTERVAL_OPS
-    ):
-        raise ValueError(
-            f"{where}: check 'basis' must be 'mean', or 'interval' with one "
-            f"of {INTERVAL_OPS}; got basis={basis!r} with op={check['op']!r}"
-        )
-    return Check(
-        op=check["op"],
-        value=float(check["value"]),
-        rel_tol=float(check.get("rel_tol", 0.0)),
-        abs_tol=float(check.get("abs_tol", 0.0)),
-        basis=basis,
-    )
-
-
 def _is_interval(low: float, high: float) -> bool:
     """Whether ``[low, high]`` is an interval worth printing: finite ends, in order."""
     return math.isfinite(low) and math.isfinite(high) and low <= high
@@ -413,3 +490,7 @@ def _fmt(value: float) -> str:
     if value == int(value) and abs(value) < 1e6:
         return str(int(value))
     return f"{value:.4g}"
+
+
+def _non_finite(value: Any) -> bool:
+    return isinstance(value, float) and not math.isfinite(value)

@@ -27,11 +27,11 @@ import os
 import sys
 from pathlib import Path
 
+from ppdp.compendium.yamlfile import read_yaml
 from ppdp.report import costs
 from ppdp.report.build import build_report
 from ppdp.report.provenance import write_provenance
 from ppdp.report.verdicts import AMBIGUOUS, UNSTABLE, VERDICTS
-from ppdp.yamlfile import read_yaml
 
 __all__ = ["EXIT_NOT_JUDGED", "EXIT_STATUSES", "main"]
 

@@ -35,6 +35,7 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
+from ppdp._validation import check_columns
 from ppdp.base import check_frame
 from ppdp.cells import cell_membership
 from ppdp.tabular import AttributeDomain
@@ -44,13 +45,7 @@ __all__ = ["marginal_distance", "mean_marginal_tv"]
 
 
 def _check_columns(columns, order: int) -> list[str]:
-    if isinstance(columns, str) or not isinstance(columns, Sequence):
-        raise TypeError(f"columns must be a sequence of column names, got {columns!r}")
-    columns = list(columns)
-    if not columns:
-        raise ValueError("columns is empty; name at least one column to compare")
-    if len(set(columns)) != len(columns):
-        raise ValueError(f"columns {columns!r} lists a column twice")
+    columns = check_columns(columns, name="columns")
     if len(columns) < order:
         raise ValueError(
             f"columns {columns!r} has {len(columns)} column(s); order={order} marginals need "
@@ -181,11 +176,7 @@ def marginal_distance(
     if no_domain:
         raise ValueError(f"columns {no_domain} have no domain in domains (it has {list(domains)})")
     for name, frame in (("real", real), ("released", released)):
-        missing = [c for c in columns if c not in frame.columns]
-        if missing:
-            raise ValueError(
-                f"columns {missing} are not in the {name} table; it has {list(frame.columns)}"
-            )
+        check_columns(columns, name="columns", table=frame, table_name=f"the {name} table")
     p_real = _marginals_of(real, domains, columns, order)
     p_released = _marginals_of(released, domains, columns, order)
     keys = list(p_real)

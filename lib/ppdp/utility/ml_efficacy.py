@@ -39,7 +39,7 @@ def ml_efficacy(
     targets: Sequence[str],
     classifiers: Sequence[str] = CLASSIFIERS,
     settings: Sequence[str] = SETTINGS,
-    seed: int = 0,
+    random_state: int = 0,
     feature_map: dict[str, Sequence[str]] | None = None,
 ) -> pd.DataFrame:
     """Scores of every (setting, target, classifier); long frame with columns
@@ -63,8 +63,9 @@ def ml_efficacy(
         Names among ``"XGBoost"``, ``"GBDT"``, ``"RF"``, ``"MLP"``, ``"LR"``.
     settings : sequence of str, default :data:`SETTINGS`
         Drawn from ``"A"``, ``"B"``, ``"C"``.
-    seed : int, default 0
-        Seed of the classifiers.
+    random_state : int >= 0, default 0
+        The classifiers' int seed (:func:`ppdp.classifiers.make_model`): the same int gives the
+        same scores.
     feature_map : dict of str to sequence of str, optional
         Features of each target listed, in place of ``features``.
 
@@ -134,7 +135,7 @@ def ml_efficacy(
                     features=feats,
                     target=target,
                     classifier=clf,
-                    seed=seed,
+                    random_state=random_state,
                     positive=positive,
                 )
                 for metric, value in scores.items():

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ppdp._validation import check_columns
 from ppdp.base import check_random_state
 from ppdp.tabular import GeneralizedTable
 
@@ -250,10 +251,11 @@ def generate_queries(
     Raises
     ------
     TypeError
-        If ``random_state`` is not None, an int >= 0 or a ``numpy.random.Generator``.
+        If ``random_state`` is not None, an int >= 0 or a ``numpy.random.Generator``, or ``qi``
+        or ``numeric`` is not a sequence of column names.
     ValueError
-        For a column missing from ``table``, ``numeric`` not a subset of ``qi``, ``n_predicates``
-        outside ``[1, len(qi)]`` or ``n_queries < 1``.
+        For an empty ``qi``, a column listed twice or missing from ``table``, ``numeric`` not a
+        subset of ``qi``, ``n_predicates`` outside ``[1, len(qi)]`` or ``n_queries < 1``.
     RuntimeError
         After more than ``max_tries`` candidates in a row with a zero answer.
 
@@ -275,12 +277,14 @@ def generate_queries(
     [120.0, 140.0, 140.0]
     """
     rng = check_random_state(random_state)
-    qi = list(qi)
-    missing = [c for c in [*qi, sensitive] if c not in table.columns]
-    if missing:
-        raise ValueError(f"columns {missing} are not in the table")
+    qi = check_columns(qi, name="qi", table=table)
+    if sensitive not in table.columns:
+        raise ValueError(
+            f"sensitive column {sensitive!r} is not in the table; it has {list(table.columns)}"
+        )
+    numeric = check_columns(numeric, name="numeric", allow_empty=True)
     if not set(numeric) <= set(qi):
-        raise ValueError(f"numeric {list(numeric)} must be a subset of qi {qi}")
+        raise ValueError(f"numeric {numeric} must be a subset of qi {qi}")
     if not (1 <= n_predicates <= len(qi)):
         raise ValueError(f"n_predicates={n_predicates} must lie in [1, {len(qi)}]")
     if n_queries < 1:

@@ -34,7 +34,7 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
-from ppdp._validation import Interval, StrOptions, check_params
+from ppdp._validation import Interval, StrOptions, check_columns, check_params
 from ppdp.base import check_frame, check_random_state
 from ppdp.cells import cell_membership, design_matrix
 from ppdp.classifiers import make_model
@@ -112,18 +112,9 @@ class CountQuery:
     labels: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self):
-        if isinstance(self.columns, str) or not isinstance(self.columns, Iterable):
-            raise TypeError(
-                f"columns must be a tuple of column names, got {type(self.columns).__name__} "
-                f"{self.columns!r}"
-            )
-        columns = tuple(self.columns)
-        if not columns:
-            raise ValueError("columns must name at least one column, got ()")
+        columns = tuple(check_columns(self.columns, name="columns"))
         if not all(isinstance(c, str) for c in columns):
             raise TypeError(f"columns must be column names (str), got {columns!r}")
-        if len(set(columns)) != len(columns):
-            raise ValueError(f"columns {columns!r} lists a column twice")
         if isinstance(self.codes, str) or not isinstance(self.codes, Iterable):
             raise TypeError(f"codes must be a tuple of code tuples, got {self.codes!r}")
         raw = tuple(self.codes)
@@ -188,16 +179,6 @@ def _check_domains(domains, caller: str) -> None:
     for name, d in domains.items():
         if not isinstance(d, AttributeDomain):
             raise TypeError(f"domains[{name!r}] must be an AttributeDomain, got {type(d).__name__}")
-
-
-def _check_column_list(value, name: str) -> list:
-    """``value`` as a list of distinct column names."""
-    if isinstance(value, str) or not isinstance(value, Sequence) or len(value) == 0:
-        raise TypeError(f"{name} must be a non-empty sequence of column names, got {value!r}")
-    value = list(value)
-    if len(set(value)) != len(value):
-        raise ValueError(f"{name} {value!r} lists a column twice")
-    return value
 
 
 def _check_have_domains(value: list, name: str, domains: Mapping[str, AttributeDomain]) -> None:
@@ -497,10 +478,7 @@ def count_workload(
     )
     real = check_frame(real, "real")
     _check_domains(domains, "count_workload")
-    columns = _check_column_list(columns, "columns")
-    missing = [c for c in columns if c not in real.columns]
-    if missing:
-        raise ValueError(f"columns {missing} are not in real; it has {list(real.columns)}")
+    columns = check_columns(columns, name="columns", table=real, table_name="real")
     _check_have_domains(columns, "columns", domains)
     rng = check_random_state(random_state)
     n_queries, max_attributes = int(n_queries), min(int(max_attributes), len(columns))
@@ -568,7 +546,7 @@ def task_scores(
     features: Sequence[str],
     target: str,
     positive=None,
-    seed: int = 0,
+    random_state: int = 0,
     model: str = "xgb",
     n_estimators: int = 100,
 ) -> dict[str, float]:
@@ -593,8 +571,9 @@ def task_scores(
         Class whose AUC is reported (compared as ``str``); must occur in ``real_test``. By
         default the minority class of ``real_test`` when it has two classes; with more, the AUC
         is the macro average of the one-vs-rest AUCs of ``real_test``'s classes.
-    seed : int, default 0
-        ``random_state`` of the XGBoost model.
+    random_state : int >= 0, default 0
+        The int seed handed to the XGBoost model's ``random_state`` (logistic regression is
+        deterministic): the same int gives the same scores.
     model : {"xgb", "lr"}, default "xgb"
         ``"xgb"``: XGBClassifier (max_depth 6, learning_rate 0.1, hist, one thread);
         ``"lr"``: StandardScaler then LogisticRegression(max_iter=1000).
@@ -612,7 +591,7 @@ def task_scores(
     ValueError
         For ``target`` among the features or missing from a table, a missing target value,
         ``positive`` not a class of ``real_test``, a feature without a domain or repeated, an
-        empty table, or ``seed``, ``model`` or ``n_estimators`` out of range.
+        empty table, or ``random_state``, ``model`` or ``n_estimators`` out of range.
     TypeError
         For a table that is not a DataFrame, ``domains`` that is not a mapping of
         :class:`~ppdp.tabular.AttributeDomain` or ``features`` that is not a sequence of names.
@@ -642,9 +621,9 @@ def task_scores(
     from threadpoolctl import threadpool_limits
 
     check_params(
-        {"seed": seed, "model": model, "n_estimators": n_estimators},
+        {"random_state": random_state, "model": model, "n_estimators": n_estimators},
         {
-            "seed": [Interval(Integral, 0, None, closed="left")],
+            "random_state": [Interval(Integral, 0, None, closed="left")],
             "model": [StrOptions(MODELS)],
             "n_estimators": [Interval(Integral, 1, None, closed="left")],
         },
@@ -653,7 +632,7 @@ def task_scores(
     released = check_frame(released, "released")
     real_test = check_frame(real_test, "real_test")
     _check_domains(domains, "task_scores")
-    features = _check_column_list(features, "features")
+    features = check_columns(features, name="features")
     if target in features:
         raise ValueError(f"target {target!r} must not be among the features {features}")
     _check_have_domains(features, "features", domains)
@@ -683,7 +662,7 @@ def task_scores(
     if classes.size == 1:
         proba = np.ones((len(real_test), 1))
     else:
-        clf = make_model(model, seed=int(seed), n_estimators=int(n_estimators))
+        clf = make_model(model, random_state=int(random_state), n_estimators=int(n_estimators))
         # one thread: OpenMP/BLAS pools on a shared machine spin far more than they gain
         with threadpool_limits(limits=1), warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)

@@ -230,7 +230,7 @@ def attack_context(
     baseline = {}
     for model in LEARNED:
         post_t, post_c = learned_posteriors(
-            model, x_aux, y_aux, [x_t, x_c], values, seed=seed, n_estimators=n_estimators
+            model, x_aux, y_aux, [x_t, x_c], values, random_state=seed, n_estimators=n_estimators
         )
         baseline[model] = (post_t, post_c)
     return AttackContext(
@@ -455,7 +455,7 @@ def targeted_risks(
             drawn[p].to_numpy(),
             [ctx.x_targets, ctx.x_controls],
             ctx.values,
-            seed=ctx.seed,
+            random_state=ctx.seed,
             n_estimators=ctx.n_estimators,
         )
         posteriors[f"{model}_I"] = (post_t, post_c)
@@ -467,7 +467,7 @@ def targeted_risks(
             ctx.y_aux,
             [rows],
             ctx.values,
-            seed=ctx.seed,
+            random_state=ctx.seed,
             n_estimators=ctx.n_estimators,
         )
         posteriors["xgb_II"] = (post_t, None)
@@ -479,7 +479,7 @@ def targeted_risks(
             domains=data.domains,
             aux=ctx.qi,
             secret=p,
-            seed=ctx.seed,
+            random_state=ctx.seed,
         ),
         ctx.values,
     )

@@ -32,7 +32,7 @@ ROLES_FILE = Path(__file__).with_name("roles.yaml")
 
 
 def _roles_file(path: str | Path | None) -> dict[str, Any]:
-    from ppdp.yamlfile import read_yaml
+    from ppdp.compendium.yamlfile import read_yaml
 
     return read_yaml(path or ROLES_FILE)
 

@@ -1,9 +1,10 @@
 """The cross-paper benchmark's registry: every mechanism, its privacy knob and its levels.
 
 Adding a mechanism is one :class:`Entry` passed to :func:`register`: its name, its privacy knob and
-levels per dataset, and a function ``release(data, train, level, rng) -> (released, native)`` that
-returns a DataFrame with ``train``'s columns and a dict of the mechanism's native losses (or
-``(released, native, fitted)`` with the fitted mechanism, for a mechanism-aware attacker).
+levels per dataset, and a function ``release(data, train, level, random_state) -> (released,
+native)`` that returns a DataFrame with ``train``'s columns and a dict of the mechanism's native
+losses (or ``(released, native, fitted)`` with the fitted mechanism, for a mechanism-aware
+attacker). ``random_state`` is a :class:`numpy.random.Generator`, the one stream of the release.
 
 Besides the papers' mechanisms the registry holds the baselines that calibrate the plane: the
 unprotected table (``none``), the private columns suppressed (``suppressed``), nothing released
@@ -52,8 +53,11 @@ class Entry:
         The knob's values per dataset, weakest privacy first; a dataset absent here is one the
         mechanism does not apply to.
     release : callable
-        ``release(data, train, level, rng) -> (released, native)``: a DataFrame with ``train``'s
-        columns and rows, and a dict of the mechanism's own losses (may be empty).
+        ``release(data, train, level, random_state) -> (released, native)``: a DataFrame with
+        ``train``'s columns and rows, and a dict of the mechanism's own losses (may be empty).
+        ``random_state`` is a :class:`numpy.random.Generator`, seeded by the run's seed and the
+        mechanism's name; every random step of the release draws from it (it is the
+        ``random_state`` of the mechanism's ``fit`` and ``release``).
     keeps_records : bool
         Whether released row ``i`` is a version of ``train``'s row ``i`` (Scenario II and record
         linkage need it; synthetic data does not keep records).
@@ -142,7 +146,7 @@ def register(entry: Entry) -> Entry:
     --------
     The unprotected table under another name, registered and taken off again:
 
-    >>> def copy(data, train, level, rng):
+    >>> def copy(data, train, level, random_state):
     ...     return train.copy(), {}
     >>> entry = Entry("copy", "example", "-", {"adult": (0,)}, copy)
     >>> register(entry) is entry
@@ -198,7 +202,7 @@ def register(entry: Entry) -> Entry:
 
 
 def _check_level(entry: Entry, dataset: str, level: Any) -> None:
-    """Refuse a level its knob cannot take (sklearn's Interval refuses NaN and infinities)."""
+    """Refuse a level its knob cannot take (an Interval refuses NaN, and infinity if open)."""
     try:
         check_params(
             {entry.knob: level}, {entry.knob: list(entry.allowed_levels)}, f"Entry {entry.name!r}"
@@ -212,7 +216,7 @@ def _did_you_mean(name: str, known: Sequence[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-def _none(data, train, level, rng):
+def _none(data, train, level, random_state):
     return train.copy(), {}
 
 
@@ -224,7 +228,7 @@ def whole_domain_cell(domain) -> str:
     return "{" + ",".join(str(v) for v in values) + "}"
 
 
-def _suppressed(data, train, level, rng):
+def _suppressed(data, train, level, random_state):
     """The private columns suppressed: every private cell the whole domain."""
     released = train.copy()
     for c in data.private:
@@ -232,7 +236,7 @@ def _suppressed(data, train, level, rng):
     return released, {}
 
 
-def _nothing(data, train, level, rng):
+def _nothing(data, train, level, random_state):
     """Nothing released: every cell the whole domain (the utility floor)."""
     released = pd.DataFrame(
         {c: whole_domain_cell(data.domains[c]) for c in train.columns}, index=train.index
@@ -240,30 +244,30 @@ def _nothing(data, train, level, rng):
     return released, {}
 
 
-def _mst(data, train, level, rng):
+def _mst(data, train, level, random_state):
     """MST at ``epsilon = level`` (delta 1e-9) over every column, on the public domains."""
     from ppdp.mechanisms.mst import MST
 
     domains = {c: list(data.domains[c].values) for c in train.columns}
     mech = MST(epsilon=float(level), delta=1e-9, domains=domains)
-    released = mech.fit(train, random_state=rng).release(random_state=rng)
+    released = mech.fit(train, random_state=random_state).release(random_state=random_state)
     return released, {"rho": float(mech.rho_)}
 
 
-def _krr(data, train, level, rng):
+def _krr(data, train, level, random_state):
     from ppdp.mechanisms.randomized_response import KaryRandomizedResponse
 
     mech = KaryRandomizedResponse(epsilon=float(level), columns=[data.protected])
-    return mech.fit_release(train, random_state=rng), {}, mech
+    return mech.fit_release(train, random_state=random_state), {}, mech
 
 
-def _mondrian(data, train, level, rng):
+def _mondrian(data, train, level, random_state):
     from ppdp.mechanisms.mondrian import Mondrian
     from ppdp.utility.information_loss import iloss_generalized
 
     categorical = [c for c in data.qi if c not in data.numeric]
     mech = Mondrian(qi=data.qi, k=int(level), categorical=categorical)
-    released = mech.fit(train).release(rng)
+    released = mech.fit(train).release(random_state)
     return released, {"iloss": iloss_generalized(mech.generalized_) / len(train)}
 
 
@@ -276,7 +280,7 @@ def _mondrian(data, train, level, rng):
 MUTUAL_COVER_L = 1.25
 
 
-def _mutual_cover(data, train, level, rng):
+def _mutual_cover(data, train, level, random_state):
     from ppdp.mechanisms.mutual_cover import MutualCover
 
     categorical = [c for c in data.qi if c not in data.numeric]
@@ -287,11 +291,11 @@ def _mutual_cover(data, train, level, rng):
         l=MUTUAL_COVER_L,
         categorical=categorical,
     )
-    released = mech.fit_release(train, random_state=rng)
+    released = mech.fit_release(train, random_state=random_state)
     return released, {"objective": float(mech.objective_)}, mech
 
 
-def _sppm(data, train, level, rng):
+def _sppm(data, train, level, random_state):
     """SPPM's model (Sec. 2 of the paper): the owner publishes the mapped profile ``B^`` and never
     the private attribute ``A``, so the release suppresses ``A``. An attacker who knows a target's
     true profile then learns nothing from ``B^`` beyond ``p(a | b)``, the no-release baseline's
@@ -306,7 +310,7 @@ def _sppm(data, train, level, rng):
         distortion="hamming",
         certify=False,
     )
-    released = mech.fit_release(train, random_state=rng)
+    released = mech.fit_release(train, random_state=random_state)
     released[data.protected] = pd.Series(
         whole_domain_cell(data.domains[data.protected]), index=train.index, dtype=object
     )
@@ -323,7 +327,7 @@ def _relay(method):
     the set of the class's values, the categorical counterpart of the mean.
     """
 
-    def release(data, train, level, rng):
+    def release(data, train, level, random_state):
         from ppdp.experiments.relay_chains.run import make_weights
         from ppdp.mechanisms.relay import RelayChain
 
@@ -364,10 +368,10 @@ def _relay(method):
 
 
 def _imposter(epochs: int, hidden: int):
-    def release(data, train, level, rng):
+    def release(data, train, level, random_state):
         from ppdp.mechanisms.imposter import Imposter
 
-        seed = int(rng.integers(2**31 - 1))
+        seed = int(random_state.integers(2**31 - 1))
         mech = Imposter(
             float(level),
             private=data.protected,
@@ -377,13 +381,13 @@ def _imposter(epochs: int, hidden: int):
             progress=False,
         )
         mech.fit(train, random_state=seed)
-        return mech.release(random_state=rng), {}
+        return mech.release(random_state=random_state), {}
 
     return release
 
 
 def _hyobscure(kind: str):
-    def release(data, train, level, rng):
+    def release(data, train, level, random_state):
         from ppdp.mechanisms import hyobscure as H
 
         # four groups of the seven age codes; sizes scale with the table so that every
@@ -411,7 +415,7 @@ def _hyobscure(kind: str):
             table_args = common
         features = list(data.roles["hyobscure_features"])
         adapter = H.TableObfuscation(mech, private="age", features=features, **table_args)
-        released = adapter.fit_release(train, random_state=rng)
+        released = adapter.fit_release(train, random_state=random_state)
         # the paper's own measures where the mechanism computes them: the model leakage
         # I(Y; X^, Y~) of Theorem 1 (bits), the expected distance of Eq. (16), DP's epsilon
         fitted = adapter.mechanism_

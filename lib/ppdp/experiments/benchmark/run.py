@@ -91,7 +91,7 @@ def evaluate_release(
     :func:`ppdp.utility.workload.workload_error`), saves recomputing them for every release.
     """
     from ppdp.attacks.suite import anonymeter_risks, record_linkage
-    from ppdp.measured import measured_anonymity
+    from ppdp.compendium.measured import measured_anonymity
     from ppdp.utility.marginals import mean_marginal_tv
     from ppdp.utility.workload import task_scores, workload_error
 
@@ -127,7 +127,7 @@ def evaluate_release(
                 columns=[*data.qi, private],
                 secret=private,
                 n_attacks=n_attacks,
-                seed=seed,
+                random_state=seed,
                 evaluators=("inference", "linkability", "singling_out")
                 if protected
                 else ("inference",),
@@ -154,7 +154,7 @@ def evaluate_release(
         features=[c for c in data.columns if c != data.task],
         target=data.task,
         positive=str(data.roles["positive"]),
-        seed=seed,
+        random_state=seed,
         n_estimators=n_estimators,
     )
     metrics["task_auc"] = float(task["auc"])
@@ -314,7 +314,7 @@ def _run_one(data, parts, name, level, seed, queries, options) -> list[dict]:
     rng = np.random.default_rng([seed, zlib.crc32(name.encode())])
     with threadpool_limits(limits=1):
         start = time.perf_counter()
-        result = entry.release(data, train, level, rng)
+        result = entry.release(data, train, level, random_state=rng)
         seconds = time.perf_counter() - start
     released, native, fitted = _unpack_release(name, result)
     _check_release(name, train, released, entry.keeps_records)

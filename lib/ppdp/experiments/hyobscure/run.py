@@ -14,6 +14,7 @@ the claims and the sweeps' figures read the random forest's in Scenario I (:data
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp.attacks.inference import InferenceAttack, attack_score
-from ppdp.base import InfeasibleError
+from ppdp.base import InfeasibleError, RepeatedReleaseWarning
 from ppdp.experiments.common import (
     COMMON_PARAMETERS,
     Param,
@@ -421,7 +422,7 @@ def _attack_rows(
         kw = {
             "model": model,
             "task": pop.task,
-            "seed": ctx.seed,
+            "random_state": ctx.seed,
             "n_estimators": cfg.get("n_estimators", 100),
         }
         if "I" in scenarios:
@@ -508,13 +509,16 @@ def run_point(
         ctx._fits[key] = mech
     mech = ctx._fits[key]
     releases, sources = [], []
-    for d in range(n_draws):
-        rng = np.random.default_rng(
-            np.random.SeedSequence([ctx.seed, 404, METHODS.index(method), d])
-        )
-        release = mech.sample(rng, keep=keep)
-        releases.append(release.features)
-        sources.append(getattr(release, "source", None))
+    with warnings.catch_warnings():
+        # the draws estimate an expectation over releases of one fit; none of them is published
+        warnings.simplefilter("ignore", RepeatedReleaseWarning)
+        for d in range(n_draws):
+            rng = np.random.default_rng(
+                np.random.SeedSequence([ctx.seed, 404, METHODS.index(method), d])
+            )
+            release = mech.release(random_state=rng, keep=keep)
+            releases.append(release.features)
+            sources.append(getattr(release, "source", None))
     gen = mech.generalization_
     groups = gen.transform(ctx.yp)
     privacy = _attack_rows(ctx, gen, releases, models, scenarios, scenario_ii_draws, sources)

@@ -6,7 +6,7 @@ The notebook's tables are built from the tidy rows: :func:`score_table` (over
 intervals over seeds, and ``.across`` rows at the other ``lambda`` of Table 1, laid out by
 :func:`across_table`). They read the parameters from their columns
 (:func:`ppdp.experiments.common.with_parameters`), the attribute a Fig. 6 score is of from the
-facet column ``attribute``, and the paper's numbers with :func:`ppdp.published.published_value`
+facet column ``attribute``, and the paper's numbers with :func:`ppdp.compendium.published.published_value`
 (``claims.yaml``).
 """
 
@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ppdp.classifiers import CLASSIFIERS
+from ppdp.compendium.published import published_value
 from ppdp.experiments.common import (
     DERIVED_EXPERIMENTS,
     mean_halfwidth,
@@ -27,7 +28,6 @@ from ppdp.experiments.common import (
     with_parameters,
 )
 from ppdp.experiments.imposter.run import LABEL, PRIVATE
-from ppdp.published import published_value
 
 __all__ = [
     "ACROSS_CLAIMS",

@@ -4,7 +4,7 @@
 ``plot_privacy_utility``: each takes tidy rows (any superset of the experiments it draws) and
 returns the figure; the notebook saves it with :func:`ppdp.plotting.save_figure`. They lay the
 rows out with :mod:`ppdp.experiments.imposter.claims` and read the paper's numbers with
-:func:`ppdp.published.published_value` (``claims.yaml``).
+:func:`ppdp.compendium.published.published_value` (``claims.yaml``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from ppdp.compendium.published import published_value
 from ppdp.experiments.imposter.claims import (
     _expand,
     _rows,
@@ -23,7 +24,6 @@ from ppdp.experiments.imposter.claims import (
     score_table,
 )
 from ppdp.experiments.imposter.run import LABEL, PRIVATE
-from ppdp.published import published_value
 
 __all__ = [
     "plot_fig6",

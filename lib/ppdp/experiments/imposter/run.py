@@ -83,7 +83,9 @@ def prepare_adult(n_rows: int | None = None, seed: int = 0) -> pd.DataFrame:
                 f"n_rows must be an integer in [10, {len(df)}] or None, got {n_rows!r}"
             )
         if n_rows < len(df):
-            df, _ = split_frame(df, test_size=1 - n_rows / len(df), seed=seed, stratify=PRIVATE)
+            df, _ = split_frame(
+                df, test_size=1 - n_rows / len(df), random_state=seed, stratify=PRIVATE
+            )
     return df.reset_index(drop=True)
 
 
@@ -187,7 +189,7 @@ def imposter_release(
 
 
 def _split(df: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    return split_frame(df, test_size=TEST_SIZE, seed=seed, stratify=PRIVATE)
+    return split_frame(df, test_size=TEST_SIZE, random_state=seed, stratify=PRIVATE)
 
 
 def _positives(df: pd.DataFrame) -> dict[str, Any]:
@@ -214,7 +216,7 @@ def _score(
                     features=list(features),
                     target=target,
                     classifier=clf,
-                    seed=seed,
+                    random_state=seed,
                     positive=positives[target],
                 )
                 params = {**(extra or {}), "setting": setting, "target": target}

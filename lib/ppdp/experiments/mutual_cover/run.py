@@ -25,6 +25,7 @@ Also the running example (Fig. 2 and Example 1, :func:`worked_example`) and the 
 
 from __future__ import annotations
 
+import warnings
 import zlib
 from collections.abc import Mapping, Sequence
 from numbers import Integral
@@ -38,6 +39,7 @@ from ppdp.attacks.disclosure import (
     disclosure_randomized,
     draw_match_conditions,
 )
+from ppdp.base import RepeatedReleaseWarning
 from ppdp.experiments.common import (
     COMMON_PARAMETERS,
     Param,
@@ -260,7 +262,10 @@ def run_experiments(
         for_l = np.isclose(delta, delta_for_l) and lv in l_values
         params = {"delta": delta, "l": lv}
         for r in range(n_runs):
-            released = mc.sample(data, _rng(seed, "release", lv, round(delta, 12), r))
+            # the runs estimate an expectation over releases; none of them is published
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RepeatedReleaseWarning)
+                released = mc.sample(data, _rng(seed, "release", lv, round(delta, 12), r))
             iloss = iloss_randomized(data, released, qi, categorical=categorical)
             err = float(
                 relative_error(_sums(released, _query_rows(released, queries)), actual).mean()

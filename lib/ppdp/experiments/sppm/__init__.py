@@ -4,7 +4,7 @@ The notebook ``notebooks/sppm.ipynb`` runs the experiments (each returns a tidy 
 :mod:`ppdp.experiments.common`), shows the tables built from those frames and the figures drawn from
 them, and derives the claim rows with :func:`ppdp.experiments.sppm.claims.claims`, which also
 recomputes them from a written results CSV. The paper's own numbers (Table 1) come from
-``claims.yaml`` through :func:`ppdp.published.published_value`.
+``claims.yaml`` through :func:`ppdp.compendium.published.published_value`.
 
 Submodules
 ----------

@@ -5,7 +5,7 @@ or as :func:`ppdp.experiments.common.read_results` reads them back): :func:`clai
 claim rows, which it also recomputes from a written results CSV; :func:`across_values` and
 :func:`across_table` show the claims at the settings the paper leaves open; the ``*_table``
 functions are the tables of the notebook. The paper's own numbers (Table 1) come from
-``claims.yaml`` through :func:`ppdp.published.published_value`.
+``claims.yaml`` through :func:`ppdp.compendium.published.published_value`.
 """
 
 from __future__ import annotations
@@ -473,9 +473,9 @@ def table1_table(frame: pd.DataFrame) -> pd.DataFrame:
     DataFrame
         Columns ``feature`` (label), ``before``, ``after``, ``paper before``, ``paper after``; the
         paper's values are the ``sppm.table1.<feature>`` entries of ``claims.yaml``
-        (:func:`ppdp.published.published_value`).
+        (:func:`ppdp.compendium.published.published_value`).
     """
-    from ppdp.published import published_value
+    from ppdp.compendium.published import published_value
 
     t1 = _rows(frame, "table1", ("feature_leakage_before", "feature_leakage_after"))
 

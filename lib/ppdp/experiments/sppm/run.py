@@ -470,7 +470,7 @@ def encoding_sensitivity(
 
 def published_table1() -> dict[str, float]:
     """The paper's Table 1 "before" values, feature -> bits (from ``claims.yaml``)."""
-    from ppdp.published import published_value
+    from ppdp.compendium.published import published_value
 
     return {f: published_value(f"sppm.table1.{f}")[0] for f in CENSUS_FEATURES}
 

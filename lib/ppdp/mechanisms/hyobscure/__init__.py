@@ -36,12 +36,19 @@ Conventions and choices (the paper leaves them open)
   fixed age bands or grid areas as the start (:func:`band_generalization`,
   :func:`area_generalization`), their greedy G-step
   (``HyObscure(g_step="greedy")``, :func:`greedy_generalization`) and their ``pp`` knob, a
-  probability of leaving a user unobfuscated (``sample(rng, keep=pp)``, :func:`keep_own`).
+  probability of leaving a user unobfuscated (``release(random_state, keep=pp)``,
+  :func:`keep_own`).
 * Guarantees: the O-problem's solution is brought within the budget exactly
   (:func:`repair_budget`), and :meth:`HyObscure.guarantee_checks` measures the budget and the
   (k, alpha), (l, beta) and contiguity bounds the estimator was constructed with on the fitted
-  generalization and mappings; ``fit`` and ``sample`` raise
+  generalization and mappings; ``fit`` and ``release`` raise
   :class:`~ppdp.guarantees.GuaranteeViolation` instead of returning a violation.
+* Protocol: every estimator and baseline is a :class:`ppdp.base.ArrayMechanism`. The constructor
+  stores the hyper-parameters as given, ``fit`` checks them, ``release`` draws one published data
+  set (:class:`Release`). Each class declares what a repeated release adds (``repetition``):
+  :class:`DPObfuscation`'s releases compose (``n`` releases spend ``n epsilon_``); every other's
+  is another draw for the same users, and a second release of one fit issues a
+  :class:`~ppdp.base.RepeatedReleaseWarning`.
 
 Modules, each importing only from the ones listed before it
 -----------------------------------------------------------

@@ -28,13 +28,14 @@ generalized values and differ only in their obfuscation.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from numbers import Real
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ppdp._validation import Interval, check_params, validate_hyperparameters
-from ppdp.base import check_fitted, check_random_state
+from ppdp._validation import Interval, check_params
+from ppdp.base import ArrayMechanism, check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
 from ppdp.infotheory import pairwise_js_divergence
 from ppdp.mechanisms.exponential import exponential_epsilon, exponential_weights
@@ -48,6 +49,7 @@ from .checks import (
     as_features,
     as_private,
     check_clusters,
+    checked_params,
 )
 from .domain import Generalization
 from .leakage import (
@@ -73,11 +75,23 @@ def _check_generalization(generalization: Any) -> Generalization:
     return generalization
 
 
-class _UserLevel:
-    """Shared machinery: one row-stochastic matrix over the members of each group."""
+class _UserLevel(ArrayMechanism):
+    """Shared machinery: one row-stochastic matrix over the members of each group.
 
-    def _group_matrix(self, Xg: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    A subclass names in ``_knob`` the one hyper-parameter that sets its matrices and builds a
+    group's matrix in :meth:`_group_matrix`; its constructor stores that parameter as given.
+    """
+
+    #: The hyper-parameter (a probability or a weight, read as a float) that sets the matrices.
+    _knob: ClassVar[str]
+
+    @abstractmethod
+    def _group_matrix(self, Xg: np.ndarray, knob: float) -> np.ndarray:
+        """The row-stochastic user-to-user matrix of one group's features ``Xg``."""
+
+    def _checked_params(self):
+        """The hyper-parameters as ``fit`` reads them: checked, the knob as a ``float``."""
+        return checked_params(self, floats=(self._knob,))
 
     def fit(
         self,
@@ -90,9 +104,11 @@ class _UserLevel:
     ):
         """Learn the user-to-user obfuscation inside each group of ``generalization``.
 
-        ``clusters`` and ``random_state`` are accepted for a uniform interface and not used.
+        ``clusters`` and ``random_state`` are accepted for a uniform interface and not used (the
+        fit draws nothing; a bad ``random_state`` is refused all the same).
         """
-        validate_hyperparameters(self)
+        knob = getattr(self._checked_params(), self._knob)
+        check_random_state(random_state)
         X = as_features(X)
         y = as_private(y, X.shape[0])
         gen = _check_generalization(generalization)
@@ -107,15 +123,40 @@ class _UserLevel:
                 raise ValueError(
                     "a generalized group holds no user; every group needs at least one"
                 )
-            M = self._group_matrix(X[members])
+            M = self._group_matrix(X[members], knob)
             self.matrices_.append(M)
         return self
 
-    def sample(self, random_state: Any = None, *, keep: float = 0.0) -> Release:
-        """Publish one data set: each user's features replaced by those of a drawn group member
-        (each user keeps their own with probability ``keep``, see :func:`keep_own`)."""
+    def guarantee_checks(self) -> list[GuaranteeCheck]:
+        """No measured bound: the user-level baselines declare none (an empty list)."""
+        check_fitted(self, "matrices_")
+        return []
+
+    def release(self, random_state: Any = None, *, keep: float = 0.0) -> Release:
+        """Publish one data set: each user's features replaced by those of a drawn group member.
+
+        Parameters
+        ----------
+        random_state : None, int >= 0 or numpy.random.Generator
+            Drives the draws (:func:`ppdp.base.check_random_state`; a Generator is used as is and
+            advanced).
+        keep : float in [0, 1]
+            Each user keeps their own features with this probability (the authors' ``pp``,
+            :func:`keep_own`).
+
+        Returns
+        -------
+        Release
+            The published features, each user's group and the user each row was copied from.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before :meth:`fit`.
+        """
         check_fitted(self, "matrices_")
         rng = check_random_state(random_state)
+        enforce(self.guarantee_checks())
         source = np.empty(len(self.groups_), dtype=np.int64)
         for members, M in zip(self.members_, self.matrices_, strict=True):
             source[members] = members[draw_categorical(M, rng)]
@@ -151,23 +192,33 @@ class RandomObfuscation(_UserLevel):
     array([[0.5 , 0.25, 0.25],
            [0.25, 0.5 , 0.25],
            [0.25, 0.25, 0.5 ]])
-    >>> release = mech.sample(random_state=0)
+    >>> release = mech.release(random_state=0)
     >>> release.source, release.groups
     (array([1, 1, 0, 3, 5, 5]), array([0, 0, 0, 1, 1, 1]))
     """
 
+    #: The paper evaluates it as a baseline, with no privacy level of its own.
+    guarantee: ClassVar[str] = (
+        "none declared: a baseline of Sect. IV-A5 that the paper measures by attack, with no "
+        "bound of its own."
+    )
+
+    #: Each release draws every user's published member again; several releases of one fit are
+    #: several independent draws for the same users.
+    repetition: ClassVar[str] = "leaks"
+
     _parameter_constraints: ClassVar[dict] = {"p_rand": PROBABILITY}
+    _knob = "p_rand"
 
     def __init__(self, p_rand: float = 0.5):
-        validate_hyperparameters(self, {"p_rand": p_rand})
-        self.p_rand = float(p_rand)
+        self.p_rand = p_rand
 
-    def _group_matrix(self, Xg):
+    def _group_matrix(self, Xg, knob):
         n = Xg.shape[0]
         if n == 1:
             return np.ones((1, 1))
-        M = np.full((n, n), self.p_rand / (n - 1))
-        np.fill_diagonal(M, 1.0 - self.p_rand)
+        M = np.full((n, n), knob / (n - 1))
+        np.fill_diagonal(M, 1.0 - knob)
         return M
 
 
@@ -199,22 +250,32 @@ class Frapp(_UserLevel):
     array([[0.5 , 0.25, 0.25],
            [0.25, 0.5 , 0.25],
            [0.25, 0.25, 0.5 ]])
-    >>> mech.sample(random_state=0).source
+    >>> mech.release(random_state=0).source
     array([1, 1, 0, 3, 5, 5])
     """
 
+    #: The paper evaluates it as a baseline, with no privacy level of its own.
+    guarantee: ClassVar[str] = (
+        "none declared: a baseline of Sect. IV-A5 that the paper measures by attack, with no "
+        "bound of its own."
+    )
+
+    #: Each release draws every user's published member again; several releases of one fit are
+    #: several independent draws for the same users.
+    repetition: ClassVar[str] = "leaks"
+
     # gamma >= 1: a user's own features are at least as likely as another user's
     _parameter_constraints: ClassVar[dict] = {"gamma": [Interval(Real, 1, None, closed="left")]}
+    _knob = "gamma"
 
     def __init__(self, gamma: float = 10.0):
-        validate_hyperparameters(self, {"gamma": gamma})
-        self.gamma = float(gamma)
+        self.gamma = gamma
 
-    def _group_matrix(self, Xg):
+    def _group_matrix(self, Xg, knob):
         n = Xg.shape[0]
-        e = 1.0 / (self.gamma + n - 1)
+        e = 1.0 / (knob + n - 1)
         M = np.full((n, n), e)
-        np.fill_diagonal(M, self.gamma * e)
+        np.fill_diagonal(M, knob * e)
         return M
 
 
@@ -246,17 +307,27 @@ class Similarity(_UserLevel):
     array([[0.5  , 0.299, 0.201],
            [0.25 , 0.5  , 0.25 ],
            [0.201, 0.299, 0.5  ]])
-    >>> mech.sample(random_state=0).source
+    >>> mech.release(random_state=0).source
     array([1, 1, 0, 3, 5, 5])
     """
 
+    #: The paper evaluates it as a baseline, with no privacy level of its own.
+    guarantee: ClassVar[str] = (
+        "none declared: a baseline of Sect. IV-A5 that the paper measures by attack, with no "
+        "bound of its own."
+    )
+
+    #: Each release draws every user's published member again; several releases of one fit are
+    #: several independent draws for the same users.
+    repetition: ClassVar[str] = "leaks"
+
     _parameter_constraints: ClassVar[dict] = {"p_obf": PROBABILITY}
+    _knob = "p_obf"
 
     def __init__(self, p_obf: float = 0.5):
-        validate_hyperparameters(self, {"p_obf": p_obf})
-        self.p_obf = float(p_obf)
+        self.p_obf = p_obf
 
-    def _group_matrix(self, Xg):
+    def _group_matrix(self, Xg, knob):
         n = Xg.shape[0]
         if n == 1:
             return np.ones((1, 1))
@@ -268,8 +339,8 @@ class Similarity(_UserLevel):
         uniform = np.full((n, n), 1.0 / (n - 1))
         np.fill_diagonal(uniform, 0.0)
         W = np.where(totals[:, None] > 0, S / np.where(totals > 0, totals, 1.0)[:, None], uniform)
-        M = self.p_obf * W
-        M[np.diag_indices(n)] += 1.0 - self.p_obf
+        M = knob * W
+        M[np.diag_indices(n)] += 1.0 - knob
         return M
 
 
@@ -291,6 +362,17 @@ class DPObfuscation(_UserLevel):
         The Jensen-Shannon divergences (bits) inside each group.
     d_max_ : float
         The largest of them.
+    n_releases_ : int
+        Releases since the last ``fit``; together they spend ``n_releases_ * epsilon_``
+        (:meth:`~ppdp.base.ReleaseLedger.spent`).
+
+    Notes
+    -----
+    Each release draws every user's published member afresh, so the releases of one fit compose
+    sequentially: ``n`` of them are ``n epsilon_``-differentially private. The bound holds by
+    construction of the exponential mechanism and is not re-measured on the matrices (at a large
+    ``beta`` the weights of distant users underflow to zero, where no likelihood ratio can be
+    measured); its ``guarantee_checks()`` is empty.
 
     Examples
     --------
@@ -306,18 +388,35 @@ class DPObfuscation(_UserLevel):
     array([[0.718, 0.005, 0.277],
            [0.006, 0.903, 0.091],
            [0.259, 0.068, 0.673]])
+
+    Every release spends ``epsilon_`` again:
+
+    >>> _ = mech.release(random_state=0), mech.release(random_state=1)
+    >>> round(mech.spent(), 3)
+    20.0
     """
 
+    #: Sect. IV-A5: the exponential obfuscation is 2 beta d_max-differentially private.
+    guarantee: ClassVar[str] = (
+        "``epsilon_ = 2 beta d_max`` differential privacy between the users of a group (Sect. "
+        "IV-A5): ``p(v | u) <= exp(epsilon_) p(v | u')`` for users ``u, u'`` and output ``v`` "
+        "of one group, by construction of the exponential mechanism (not re-measured)."
+    )
+
+    #: Each release draws every user's published member afresh; the releases of one fit compose
+    #: sequentially, n of them spending n ``epsilon_`` (Dwork and Roth, Theorem 3.16).
+    repetition: ClassVar[str] = "composes"
+
     _parameter_constraints: ClassVar[dict] = {"beta": NON_NEGATIVE}
+    _knob = "beta"
 
     def __init__(self, beta: float = 5.0):
-        validate_hyperparameters(self, {"beta": beta})
-        self.beta = float(beta)
+        self.beta = beta
 
-    def _group_matrix(self, Xg):
+    def _group_matrix(self, Xg, knob):
         D = pairwise_js_divergence(Xg)
         self.distances_.append(D)
-        return exponential_weights(D, self.beta)
+        return exponential_weights(D, knob)
 
     def fit(self, X, y, *, generalization, clusters=None, random_state=None):
         self.distances_ = []
@@ -326,11 +425,15 @@ class DPObfuscation(_UserLevel):
         )
         d_max = max(float(D.max()) for D in self.distances_)
         self.d_max_ = d_max
-        self.epsilon_ = exponential_epsilon(self.beta, d_max)
+        self.epsilon_ = exponential_epsilon(float(self.beta), d_max)
         return self
 
+    def _composed(self, n_releases: int) -> float:
+        """The privacy level of ``n_releases`` releases of one fit: ``n_releases * epsilon_``."""
+        return n_releases * self.epsilon_
 
-class PrivCheck:
+
+class PrivCheck(ArrayMechanism):
     """PrivCheck: cluster-level obfuscation minimizing ``I(Y; C^)`` under a distortion budget.
 
     Parameters
@@ -376,9 +479,19 @@ class PrivCheck:
     1.155
     >>> [(c.guarantee, c.holds) for c in mech.guarantee_checks()]
     [('utility budget', True)]
-    >>> mech.sample(random_state=0).groups
+    >>> mech.release(random_state=0).groups
     array([0, 0, 0, 1, 1, 1])
     """
+
+    #: The bound every release is checked against (listed on the API reference's index).
+    guarantee: ClassVar[str] = (
+        "the distortion budget: the expected distance between a user's cluster and the published "
+        "one, over all users and with group-blind distances, is at most ``budget``."
+    )
+
+    #: Each release draws every user's published cluster again from the fitted matrices; several
+    #: releases of one fit are several independent draws for the same users.
+    repetition: ClassVar[str] = "leaks"
 
     _parameter_constraints: ClassVar[dict] = {
         "budget": NON_NEGATIVE,
@@ -394,14 +507,14 @@ class PrivCheck:
         distance: DistanceSpec = "centroid_js",
         solver: str = "CLARABEL",
     ):
-        validate_hyperparameters(
-            self,
-            {"budget": budget, "n_clusters": n_clusters, "distance": distance, "solver": solver},
-        )
-        self.budget = float(budget)
-        self.n_clusters = int(n_clusters)
+        self.budget = budget
+        self.n_clusters = n_clusters
         self.distance = distance
         self.solver = solver
+
+    def _checked_params(self):
+        """The hyper-parameters as ``fit`` reads them: checked, numbers as ``int`` and ``float``."""
+        return checked_params(self, ints=("n_clusters",), floats=("budget",))
 
     def fit(
         self,
@@ -412,22 +525,41 @@ class PrivCheck:
         clusters: Any = None,
         random_state: Any = None,
     ) -> PrivCheck:
-        validate_hyperparameters(self)
+        """Learn the shared matrix and its renormalization inside each group.
+
+        Parameters
+        ----------
+        X : array_like, shape (n, m)
+            Insensitive features (non-negative).
+        y : array_like of int, shape (n,)
+            Exact private values.
+        generalization : Generalization
+            The groups the release keeps (taken as given).
+        clusters : array_like, optional
+            Precomputed user clusters (otherwise k-means with ``n_clusters``).
+        random_state : None, int >= 0 or numpy.random.Generator
+            Drives the k-means when ``clusters`` is None (checked either way).
+
+        Returns
+        -------
+        self
+        """
+        # the fitted state reads this checked copy, never the attributes set_params may change
+        self._params = p = self._checked_params()
+        rng = check_random_state(random_state)
         X = as_features(X)
         y = as_private(y, X.shape[0])
         gen = _check_generalization(generalization)
         if clusters is None:
-            clusters = cluster_users(X, self.n_clusters, check_random_state(random_state))
+            clusters = cluster_users(X, p.n_clusters, rng)
         clusters = check_clusters(clusters, X.shape[0])
         value_idx = gen.domain.index(y)
         V = len(gen.domain.values)
         C = int(clusters.max()) + 1
         counts = cluster_value_counts(clusters, value_idx, C, V)
-        model = DistanceModel(X, clusters, value_idx, C, V, self.distance)
+        model = DistanceModel(X, clusters, value_idx, C, V, p.distance)
         D = model.group(np.ones(V, dtype=bool))[None]
-        shared, _ = solve_obfuscation(
-            counts, gen.labels, D, self.budget, shared=True, solver=self.solver
-        )
+        shared, _ = solve_obfuscation(counts, gen.labels, D, p.budget, shared=True, solver=p.solver)
         self.mapping_ = shared[0]
         K = gen.n_groups
         mappings = np.zeros((K, C, C))
@@ -442,7 +574,7 @@ class PrivCheck:
         self.distances_ = np.broadcast_to(D[0], (K, C, C)).copy()
         self.counts_ = counts
         self.mappings_, self.budget_excess_ = repair_budget(
-            counts, gen.labels, mappings, self.distances_, self.budget, "global"
+            counts, gen.labels, mappings, self.distances_, p.budget, "global"
         )
         self.X_ = X
         self.clusters_ = clusters
@@ -465,12 +597,39 @@ class PrivCheck:
         )
         return [
             GuaranteeCheck(
-                "PrivCheck", "utility budget", self.budget, float(measured), "at_most", "all users"
+                "PrivCheck",
+                "utility budget",
+                self._params.budget,
+                float(measured),
+                "at_most",
+                "all users",
             )
         ]
 
-    def sample(self, random_state: Any = None, *, keep: float = 0.0) -> Release:
-        """Publish one data set (each user keeps their own features with probability ``keep``)."""
+    def release(self, random_state: Any = None, *, keep: float = 0.0) -> Release:
+        """Publish one data set (Sect. III-F) through the matrices of each group.
+
+        Parameters
+        ----------
+        random_state : None, int >= 0 or numpy.random.Generator
+            Drives the draws (:func:`ppdp.base.check_random_state`; a Generator is used as is and
+            advanced).
+        keep : float in [0, 1]
+            Each user keeps their own features with this probability (the authors' ``pp``,
+            :func:`keep_own`).
+
+        Returns
+        -------
+        Release
+            The published features, each user's group and the user each row was copied from.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before :meth:`fit`.
+        ppdp.guarantees.GuaranteeViolation
+            When the fitted matrices break the budget; nothing is drawn then.
+        """
         check_fitted(self, "mappings_")
         rng = check_random_state(random_state)
         enforce(self.guarantee_checks())

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from numbers import Integral, Real
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-from ppdp._validation import Interval, StrOptions
+from ppdp._validation import Interval, StrOptions, validate_hyperparameters
 
 #: Constraints of the hyper-parameters of this package's mechanisms and functions.
 POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
@@ -22,6 +24,41 @@ GREEDY_SCORE = [StrOptions(("transposed", "leakage"))]
 
 #: (k, alpha)-uniqueness (Definition 2) and (l, beta)-variety (Definition 3).
 BOUNDS = {"k": POSITIVE_INT, "alpha": POSITIVE_INT, "l": POSITIVE_INT, "beta": POSITIVE_INT}
+
+
+def checked_params(
+    owner: Any, *, ints: Iterable[str] = (), floats: Iterable[str] = ()
+) -> SimpleNamespace:
+    """``owner``'s hyper-parameters as one ``fit`` reads them: checked, numbers converted.
+
+    The constructors of this package's mechanisms store their arguments as given (so that
+    :func:`sklearn.base.clone` works); ``fit`` checks them against the class's
+    ``_parameter_constraints`` here and reads the converted copy, never overwriting the
+    attributes. A numpy scalar (``np.int32(30)``, ``np.float32(0.05)``) becomes the Python
+    ``int`` or ``float`` the computations were written for.
+
+    Parameters
+    ----------
+    owner : estimator
+        A mechanism with ``get_params`` and ``_parameter_constraints``.
+    ints, floats : iterable of str
+        The parameters to convert with ``int`` and ``float``.
+
+    Returns
+    -------
+    types.SimpleNamespace
+        Every constructor parameter by name, the named ones converted.
+
+    Raises
+    ------
+    ppdp._validation.InvalidParameterError
+        When a parameter breaks its constraints; the message names it.
+    """
+    validate_hyperparameters(owner)
+    params = owner.get_params(deep=False)
+    params.update({name: int(params[name]) for name in ints})
+    params.update({name: float(params[name]) for name in floats})
+    return SimpleNamespace(**params)
 
 
 def check_bound_order(k: int, alpha: int, l: int, beta: int) -> tuple[int, ...]:  # noqa: E741

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 from numbers import Integral
 from typing import Any, ClassVar
@@ -9,8 +10,8 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
-from ppdp._validation import Interval, validate_hyperparameters
-from ppdp.base import InfeasibleError, check_fitted, check_random_state
+from ppdp._validation import Interval
+from ppdp.base import ArrayMechanism, InfeasibleError, check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
 
 from .areas import greedy_area_generalization
@@ -31,6 +32,7 @@ from .checks import (
     check_bound_order,
     check_clusters,
     check_mappings,
+    checked_params,
 )
 from .domain import Generalization, initial_generalization, private_domain
 from .leakage import (
@@ -46,8 +48,25 @@ from .leakage import (
 )
 from .release import Release, keep_own, sample_cluster_release
 
+#: The module's logger (silent unless the application configures ``ppdp``'s).
+logger = logging.getLogger(__name__)
+
 # ------------------------------------------------------------------------------------------------
 # HyObscure (Algorithm 4) and variants
+
+#: The hyper-parameters of :class:`HyObscure` that ``fit`` reads as Python ints.
+_INT_PARAMS = (
+    "n_groups",
+    "k",
+    "alpha",
+    "l",
+    "beta",
+    "n_clusters",
+    "grid_width",
+    "max_iter",
+    "max_moves",
+    "n_init",
+)
 
 
 def _population_index(domain, population: np.ndarray) -> np.ndarray:
@@ -64,8 +83,10 @@ def _population_index(domain, population: np.ndarray) -> np.ndarray:
     return domain.index(population)
 
 
-class HyObscure:
+class HyObscure(ArrayMechanism):
     """Hybrid obscuring (Algorithm 4): I-problem, then O- and G-problems cross-iterated.
+
+    The constructor stores the hyper-parameters as given; :meth:`fit` checks them.
 
     Parameters
     ----------
@@ -159,10 +180,23 @@ class HyObscure:
     (0.811, True)
     >>> all(check.holds for check in hy.guarantee_checks())
     True
-    >>> release = hy.sample(random_state=0)
+    >>> release = hy.release(random_state=0)
     >>> release.features.shape, bool((release.groups == hy.groups_).all())
     ((40, 3), True)
     """
+
+    #: The bounds every release is checked against (listed on the API reference's index).
+    guarantee: ClassVar[str] = (
+        "the utility budget of Eq. (16) (an expected distance of at most ``budget``), (k, "
+        "alpha)-uniqueness (Definition 2: ``k`` to ``alpha`` users per group), (l, beta)-variety "
+        "(Definition 3: ``l`` to ``beta`` values per group) and contiguous groups (but with the "
+        "authors' area moves), measured on the fitted generalization and mappings."
+    )
+
+    #: Each release draws every user's published cluster again from the fitted mappings; several
+    #: releases of one fit are several independent draws for the same users, and the leakage
+    #: I(Y; X^, Y~) of Theorem 1 is that of one.
+    repetition: ClassVar[str] = "leaks"
 
     _do_o = True
     _do_g = True
@@ -207,58 +241,39 @@ class HyObscure:
         n_init: int = 10,
         solver: str = "CLARABEL",
     ):
-        validate_hyperparameters(
-            self,
-            {
-                "k": k,
-                "alpha": alpha,
-                "l": l,
-                "beta": beta,
-                "n_groups": n_groups,
-                "budget": budget,
-                "n_clusters": n_clusters,
-                "domain": domain,
-                "grid_width": grid_width,
-                "distance": distance,
-                "budget_scope": budget_scope,
-                "g_step": g_step,
-                "greedy_score": greedy_score,
-                "threshold": threshold,
-                "max_iter": max_iter,
-                "max_moves": max_moves,
-                "n_init": n_init,
-                "solver": solver,
-            },
-        )
-        self.k, self.alpha, self.l, self.beta = check_bound_order(
-            int(k), int(alpha), int(l), int(beta)
-        )
-        self.n_groups = int(n_groups)
-        self.budget = float(budget)
-        self.n_clusters = int(n_clusters)
+        self.n_groups = n_groups
+        self.k = k
+        self.alpha = alpha
+        self.l = l
+        self.beta = beta
+        self.budget = budget
+        self.n_clusters = n_clusters
         self.domain = domain
-        self.grid_width = int(grid_width)
+        self.grid_width = grid_width
         self.distance = distance
         self.budget_scope = budget_scope
         self.g_step = g_step
         self.greedy_score = greedy_score
-        self.threshold = float(threshold)
-        self.max_iter = int(max_iter)
-        self.max_moves = int(max_moves)
-        self.n_init = int(n_init)
+        self.threshold = threshold
+        self.max_iter = max_iter
+        self.max_moves = max_moves
+        self.n_init = n_init
         self.solver = solver
 
-    def _check_params(self) -> None:
-        """The hyper-parameters as ``fit`` reads them (they may have been set since __init__)."""
-        validate_hyperparameters(self)
-        check_bound_order(self.k, self.alpha, self.l, self.beta)
+    def _checked_params(self):
+        """The hyper-parameters as ``fit`` reads them: checked (they may have been set since
+        ``__init__``), with ``alpha >= k`` and ``beta >= l``, numbers as ``int`` and ``float``."""
+        p = checked_params(self, ints=_INT_PARAMS, floats=("budget", "threshold"))
+        check_bound_order(p.k, p.alpha, p.l, p.beta)
+        return p
 
     # -- fitting ---------------------------------------------------------------------------------
     def _initial_generalization(self, y, rng):
         """G^0 of Algorithm 1 under this estimator's (k, alpha) and (l, beta) constraints."""
-        domain = private_domain(y, self.domain, self.grid_width)
+        p = self._checked_params()
+        domain = private_domain(y, p.domain, p.grid_width)
         return initial_generalization(
-            y, domain, self.n_groups, self.k, self.alpha, self.l, self.beta, rng, n_init=self.n_init
+            y, domain, p.n_groups, p.k, p.alpha, p.l, p.beta, rng, n_init=p.n_init
         )
 
     def _prepare(self, X, y, clusters, generalization, rng, population=None):
@@ -269,7 +284,7 @@ class HyObscure:
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
         if clusters is None:
-            clusters = cluster_users(X, self.n_clusters, rng)
+            clusters = cluster_users(X, self._params.n_clusters, rng)
         else:
             clusters = check_clusters(clusters, X.shape[0])
         if generalization is None:
@@ -288,7 +303,9 @@ class HyObscure:
             value_counts = np.bincount(
                 _population_index(domain, population), minlength=len(domain.values)
             ).astype(np.float64)
-        dist_model = DistanceModel(X, clusters, value_idx, C, len(domain.values), self.distance)
+        dist_model = DistanceModel(
+            X, clusters, value_idx, C, len(domain.values), self._params.distance
+        )
         self.X_ = X
         self.y_ = y
         self.clusters_ = clusters
@@ -346,16 +363,18 @@ class HyObscure:
         Raises
         ------
         ValueError
-            Besides the checks of ``X``, ``y`` and the other arguments: when ``population`` is
-            empty, not 1-D, or holds a value outside the generalization's domain.
+            Besides the checks of the hyper-parameters, ``X``, ``y`` and the other arguments:
+            when ``population`` is empty, not 1-D, or holds a value outside the generalization's
+            domain.
         """
-        self._check_params()
+        # the fitted state reads this checked copy, never the attributes set_params may change
+        self._params = p = self._checked_params()
         rng = check_random_state(random_state)
         X, y, clusters, gen, counts, dist_model = self._prepare(
             X, y, clusters, generalization, rng, population
         )
         history: list[dict] = []
-        iterator = range(self.max_iter)
+        iterator = range(p.max_iter)
         if progress:
             from tqdm.auto import tqdm
 
@@ -369,9 +388,7 @@ class HyObscure:
 
         def record(it, phase, labels, maps, **extra):
             """Append the leakage and utility loss of (labels, maps) to the history."""
-            loss = scalar_loss(
-                counts, labels, maps, dist_model.all_groups(labels), self.budget_scope
-            )
+            loss = scalar_loss(counts, labels, maps, dist_model.all_groups(labels), p.budget_scope)
             history.append(
                 {
                     "iteration": it,
@@ -391,9 +408,9 @@ class HyObscure:
                         counts,
                         gen.labels,
                         distances,
-                        self.budget,
-                        scope=self.budget_scope,
-                        solver=self.solver,
+                        p.budget,
+                        scope=p.budget_scope,
+                        solver=p.solver,
                     )
                 except InfeasibleError:
                     if before_move is None:
@@ -404,10 +421,10 @@ class HyObscure:
                     record(it, "undo", gen.labels, mappings)
                     break
             leak = record(it, "O", gen.labels, mappings)
-            if previous - leak < self.threshold or not self._do_g:
+            if previous - leak < p.threshold or not self._do_g:
                 break
             previous = leak
-            if self.g_step == "greedy":
+            if p.g_step == "greedy":
                 before_move = (gen, mappings)
             gen, moves = self._g_problem(gen, counts, mappings, dist_model, rng)
             history.extend(
@@ -423,33 +440,42 @@ class HyObscure:
             if fixed or not moves:
                 break
         else:
-            if self.g_step == "greedy" and self._do_o and not fixed and history[-1]["moves"]:
+            if p.g_step == "greedy" and self._do_o and not fixed and history[-1]["moves"]:
                 # the last move left the mapping of the old groups: solve it for the new ones
                 mappings, _ = solve_obfuscation(
                     counts,
                     gen.labels,
                     dist_model.all_groups(gen.labels),
-                    self.budget,
-                    scope=self.budget_scope,
-                    solver=self.solver,
+                    p.budget,
+                    scope=p.budget_scope,
+                    solver=p.solver,
                 )
-                record(self.max_iter, "O", gen.labels, mappings)
+                record(p.max_iter, "O", gen.labels, mappings)
         self.generalization_ = gen
         self.mappings_ = self._final_mappings(counts, gen.labels, mappings)
         self.groups_ = gen.labels[self._value_idx]
         self.leakage_ = hybrid_leakage(counts, gen.labels, self.mappings_)
         self.utility_loss_ = scalar_loss(
-            counts, gen.labels, self.mappings_, dist_model.all_groups(gen.labels), self.budget_scope
+            counts, gen.labels, self.mappings_, dist_model.all_groups(gen.labels), p.budget_scope
         )
         self.history_ = history
+        logger.info(
+            "%s: %d users in %d groups, leakage %.6g bits after %d O/G steps",
+            type(self).__name__,
+            len(self.groups_),
+            len(np.unique(gen.labels)),
+            self.leakage_,
+            len(history),
+        )
         enforce(self.guarantee_checks())
         return self
 
     def _g_problem(self, gen, counts, mappings, dist_model, rng):
-        if self.g_step == "greedy":
-            state = (gen, counts, mappings, dist_model, self.k, self.l)
+        p = self._params
+        if p.g_step == "greedy":
+            state = (gen, counts, mappings, dist_model, p.k, p.l)
             options = dict(
-                scope=self.budget_scope, score=self.greedy_score, value_counts=self.value_counts_
+                scope=p.budget_scope, score=p.greedy_score, value_counts=self.value_counts_
             )
             if gen.domain.kind == "grid":
                 return greedy_area_generalization(*state, rng, **options)
@@ -459,13 +485,13 @@ class HyObscure:
             counts,
             mappings,
             dist_model,
-            self.k,
-            self.alpha,
-            self.l,
-            self.beta,
+            p.k,
+            p.alpha,
+            p.l,
+            p.beta,
             rng,
-            scope=self.budget_scope,
-            max_moves=self.max_moves,
+            scope=p.budget_scope,
+            max_moves=p.max_moves,
             value_counts=self.value_counts_,
         )
 
@@ -477,7 +503,7 @@ class HyObscure:
 
     def _budget_terms(self):
         """Distances and scope in which the budget is declared: Eq. (16) inside the groups."""
-        return self._dist_model.all_groups(self.generalization_.labels), self.budget_scope
+        return self._dist_model.all_groups(self.generalization_.labels), self._params.budget_scope
 
     # -- guarantees ------------------------------------------------------------------------------
     def guarantee_checks(self) -> list[GuaranteeCheck]:
@@ -495,10 +521,11 @@ class HyObscure:
         * ``contiguity``: the most connected pieces of a group, at most 1 (not declared by the
           authors' area moves, ``g_step="greedy"`` on home cells).
 
-        The bounds are the ones this estimator was constructed with, whatever generalization
-        ``fit`` started from.
+        The bounds are the hyper-parameters the last ``fit`` read, whatever generalization it
+        started from.
         """
         check_fitted(self, "mappings_")
+        p = self._params
         name = type(self).__name__
         gen = self.generalization_
         distances, scope = self._budget_terms()
@@ -508,7 +535,7 @@ class HyObscure:
             measured, where = float(loss[worst]), f"group {worst}"
         else:
             measured, where = float(loss), "all users"
-        checks = [GuaranteeCheck(name, "utility budget", self.budget, measured, "at_most", where)]
+        checks = [GuaranteeCheck(name, "utility budget", p.budget, measured, "at_most", where)]
         labels = gen.labels
         K = gen.n_groups
         users = np.bincount(labels, weights=self.value_counts_, minlength=K)
@@ -521,12 +548,12 @@ class HyObscure:
                 pieces[g] = connected_components(sub, directed=False)[0]
         counted = ", users of the population" if getattr(self, "_on_population", False) else ""
         bounds = [
-            ("k-uniqueness (users per group)", users, self.k, "at_least", counted),
-            ("alpha-uniqueness (users per group)", users, self.alpha, "at_most", counted),
-            ("l-variety (values per group)", nvals, self.l, "at_least", ""),
-            ("beta-variety (values per group)", nvals, self.beta, "at_most", ""),
+            ("k-uniqueness (users per group)", users, p.k, "at_least", counted),
+            ("alpha-uniqueness (users per group)", users, p.alpha, "at_most", counted),
+            ("l-variety (values per group)", nvals, p.l, "at_least", ""),
+            ("beta-variety (values per group)", nvals, p.beta, "at_most", ""),
         ]
-        if not (self.g_step == "greedy" and gen.domain.kind == "grid"):
+        if not (p.g_step == "greedy" and gen.domain.kind == "grid"):
             # the authors' area moves hand over runs of cells, not necessarily bordering ones
             bounds.append(("contiguity (pieces per group)", pieces, 1, "at_most", ""))
         for guarantee, values, bound, sense, note in bounds:
@@ -537,12 +564,33 @@ class HyObscure:
         return checks
 
     # -- releasing -------------------------------------------------------------------------------
-    def sample(self, random_state: Any = None, *, keep: float = 0.0) -> Release:
+    def release(self, random_state: Any = None, *, keep: float = 0.0) -> Release:
         """Publish one data set with the fitted functions (Algorithm 4, line 6).
 
-        With ``keep > 0`` each user keeps their own features with that probability (the authors'
-        ``pp``, :func:`~ppdp.mechanisms.hyobscure.keep_own`); the generalized values are
-        the fitted ones either way."""
+        Parameters
+        ----------
+        random_state : None, int >= 0 or numpy.random.Generator
+            Drives each user's published cluster and user (:func:`ppdp.base.check_random_state`;
+            a Generator is used as is and advanced).
+        keep : float in [0, 1]
+            With ``keep > 0`` each user keeps their own features with that probability (the
+            authors' ``pp``, :func:`~ppdp.mechanisms.hyobscure.keep_own`); the generalized values
+            are the fitted ones either way.
+
+        Returns
+        -------
+        Release
+            The published features, each user's generalized value and the user each row was
+            copied from.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before :meth:`fit`.
+        ppdp.guarantees.GuaranteeViolation
+            When the fitted generalization or mappings break a declared bound
+            (:meth:`guarantee_checks`); nothing is drawn then.
+        """
         check_fitted(self, "mappings_")
         rng = check_random_state(random_state)
         # the bounds are properties of the fitted channel: a broken one is never sampled from
@@ -620,6 +668,14 @@ class YGen(HyObscure):
     (0.811, 0.0)
     """
 
+    #: PrivCheck's budget replaces Eq. (16)'s; the group bounds are HyObscure's.
+    guarantee: ClassVar[str] = (
+        "PrivCheck's utility budget (an expected distance of at most ``budget`` between a user's "
+        "cluster and the published one, with group-blind distances), (k, alpha)-uniqueness "
+        "(Definition 2), (l, beta)-variety (Definition 3) and contiguous groups (but with the "
+        "authors' area moves), measured on the fitted generalization and mappings."
+    )
+
     def _blind_distances(self, K: int) -> np.ndarray:
         V = len(self.initial_generalization_.domain.values)
         D = self._dist_model.group(np.ones(V, dtype=bool))
@@ -634,7 +690,7 @@ class YGen(HyObscure):
             return mappings
         D = self._blind_distances(mappings.shape[0])
         repaired, self.budget_excess_ = repair_budget(
-            counts, labels, mappings, D, self.budget, "global"
+            counts, labels, mappings, D, self._params.budget, "global"
         )
         return repaired
 
@@ -651,15 +707,15 @@ class YGen(HyObscure):
         progress=False,
     ):
         rng = check_random_state(random_state)
-        self._check_params()
+        p = self._checked_params()
         self._from_privcheck = mappings is None
         if mappings is None:
             X_arr = as_features(X)
             if clusters is None:
-                clusters = cluster_users(X_arr, self.n_clusters, rng)
+                clusters = cluster_users(X_arr, p.n_clusters, rng)
             if generalization is None:
                 generalization = self._initial_generalization(y, rng)
-            pc = PrivCheck(budget=self.budget, distance=self.distance, solver=self.solver)
+            pc = PrivCheck(budget=p.budget, distance=p.distance, solver=p.solver)
             pc.fit(X_arr, y, generalization=generalization, clusters=clusters)
             mappings = pc.mappings_
         return super().fit(

@@ -31,7 +31,7 @@ class Release:
 
     Examples
     --------
-    Drawn by a mechanism's ``sample`` or by :func:`sample_cluster_release`; with the identity
+    Drawn by a mechanism's ``release`` or by :func:`sample_cluster_release`; with the identity
     mapping every user is published with features of a user of their own cluster and group:
 
     >>> import numpy as np

@@ -13,14 +13,21 @@ user in the private column, as a readable label (``group_labels``).
 from __future__ import annotations
 
 import copy
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from pandas.api.types import is_numeric_dtype
 
-from ppdp._validation import validate_hyperparameters
-from ppdp.base import Mechanism, check_fitted, check_frame, check_random_state
+from ppdp._validation import check_columns, validate_hyperparameters
+from ppdp.base import (
+    Mechanism,
+    RepeatedReleaseWarning,
+    check_fitted,
+    check_frame,
+    check_random_state,
+)
 from ppdp.guarantees import GuaranteeCheck, enforce
 
 from .baselines import DPObfuscation, Frapp, PrivCheck, RandomObfuscation, Similarity
@@ -200,11 +207,16 @@ class TableObfuscation(Mechanism):
     fitting HyObscure, XObf or YGen through the table is ``mechanism.fit(X, y, random_state=rng)`` itself,
     which draws its clusters and ``G^0`` in the same order.
 
-    *Guarantees.* ``release`` draws through the mechanism's ``sample``, which re-measures its
+    *Guarantees.* ``release`` draws through the mechanism's ``release``, which re-measures its
     declared bounds (utility budget of Eq. (16), (k, alpha), (l, beta), contiguity; PrivCheck's
     budget) and raises :class:`~ppdp.guarantees.GuaranteeViolation` instead of drawing from a
     channel that breaks them. Random, Frapp, Similarity and DP declare no checked bound
-    (DP's ``epsilon_`` is reported on ``mechanism_``).
+    (DP's ``epsilon_`` holds by construction and is reported on ``mechanism_``).
+
+    *Repeated releases.* This adapter counts its releases (``n_releases_``) and warns
+    (:class:`~ppdp.base.RepeatedReleaseWarning`) on the second of one fit, whatever the engine:
+    each is another draw for the same users. The engine's own count advances with it
+    (``mechanism_.n_releases_``; for DP, ``mechanism_.spent()`` is the composed epsilon).
 
     *Released table.* Same columns (order), same index; feature columns hold the published
     features with their original dtypes (they are copies of other users' rows); the private
@@ -255,6 +267,10 @@ class TableObfuscation(Mechanism):
         "alpha)-uniqueness, (l, beta)-variety and contiguous groups; PrivCheck its budget; the "
         "other baselines declare none."
     )
+
+    #: Each release obfuscates every user again with the fitted mappings; several releases of one fit
+    #: give an attacker several draws for the same user.
+    repetition: ClassVar[str] = "leaks"
     #: The private attribute is released as its group's label (text, e.g. ``"24-27"``).
     recast_columns: ClassVar[tuple[str, ...]] = ("private",)
 
@@ -357,23 +373,7 @@ class TableObfuscation(Mechanism):
                     f"(columns: {list(df.columns)}); HyObscure needs at least one feature column"
                 )
         else:
-            if isinstance(features, str) or np.ndim(features) != 1:
-                raise TypeError(
-                    f"features must be None or a list of column names; got {features!r} "
-                    f"(write features=[{features!r}] for a single column)"
-                )
-            features = list(features)
-            if not features:
-                raise ValueError("features must name at least one column of df; got []")
-            missing = [c for c in features if c not in df.columns]
-            if missing:
-                raise ValueError(
-                    f"features must name columns of df; {missing} are not columns (the columns "
-                    f"are {list(df.columns)})"
-                )
-            repeated = sorted({str(c) for c in features if features.count(c) > 1})
-            if repeated:
-                raise ValueError(f"features must name each column once; got {repeated} twice")
+            features = check_columns(features, name="features", table=df, table_name="df")
             for role, column in (("private", private), ("clusters", cluster_column)):
                 if column is not None and column in features:
                     raise ValueError(
@@ -393,13 +393,16 @@ class TableObfuscation(Mechanism):
                 )
         return features
 
-    def _generalization_settings(self, mechanism) -> dict[str, Any]:
-        """The I-problem's settings: the mechanism's own (HyObscure family) or the given ones."""
-        # checked by fit (_parameter_constraints); numbers as ints, as the mechanisms hold them
+    def _generalization_settings(self, mechanism, engine) -> dict[str, Any]:
+        """The I-problem's settings: the mechanism's own (HyObscure family) or the given ones.
+
+        ``engine`` holds the mechanism's checked hyper-parameters (its ``_checked_params()``).
+        """
+        # checked by fit (_parameter_constraints); numbers as ints, as the mechanisms read them
         given = {name: getattr(self, name) for name in _GENERALIZATION_PARAMS}
         given = {n: v if v is None or n == "domain" else int(v) for n, v in given.items()}
         if isinstance(mechanism, HyObscure):
-            own = {name: getattr(mechanism, name) for name in _GENERALIZATION_PARAMS}
+            own = {name: getattr(engine, name) for name in _GENERALIZATION_PARAMS}
             for name, value in given.items():
                 if value is not None and value != own[name]:
                     raise ValueError(
@@ -408,7 +411,7 @@ class TableObfuscation(Mechanism):
                         f"value is used) or give {name}={own[name]!r}"
                     )
             return own
-        defaults = HyObscure()  # Table II
+        defaults = HyObscure()._checked_params()  # Table II
         settings = {
             name: getattr(defaults, name) if value is None else value
             for name, value in given.items()
@@ -439,11 +442,13 @@ class TableObfuscation(Mechanism):
             self.__dict__.pop(name, None)
         template = _check_mechanism(self.mechanism)
         validate_hyperparameters(self)
+        # the engine's constructor stores its hyper-parameters as given: check them before use
+        engine = template._checked_params()
         df = check_frame(df)
         private = self._check_private(df)
         cluster_column, raw_clusters = self._check_clusters(df, private)
         features = self._check_features(df, private, cluster_column)
-        settings = self._generalization_settings(template)
+        settings = self._generalization_settings(template, engine)
         kmeans_n_init = int(self.kmeans_n_init)
         rng = check_random_state(random_state)
 
@@ -472,7 +477,7 @@ class TableObfuscation(Mechanism):
             )
         mechanism = copy.deepcopy(template)
         if clusters is None and isinstance(mechanism, _CLUSTERED):
-            clusters = cluster_users(X, mechanism.n_clusters, rng, n_init=kmeans_n_init)
+            clusters = cluster_users(X, engine.n_clusters, rng, n_init=kmeans_n_init)
         domain = private_domain(y, settings["domain"], settings["grid_width"])
         gen0 = initial_generalization(
             y,
@@ -523,12 +528,16 @@ class TableObfuscation(Mechanism):
             Before :meth:`fit`.
         ppdp.guarantees.GuaranteeViolation
             When the fitted mechanism no longer meets a bound it declared (checked by its
-            ``sample`` before it draws).
+            ``release`` before it draws).
         """
         check_fitted(self, "mechanism_")
         rng = check_random_state(random_state)
         enforce(self.guarantee_checks())
-        published = self.mechanism_.sample(rng)  # the mechanism's own sample checks them too
+        with warnings.catch_warnings():
+            # this adapter's own ledger counts the release and warns on a repeated one
+            warnings.simplefilter("ignore", RepeatedReleaseWarning)
+            # the mechanism's own release checks its bounds too
+            published = self.mechanism_.release(random_state=rng)
         out = self._table.copy()
         for j, column in enumerate(self.feature_columns_):
             values = pd.Series(published.features[:, j], index=out.index)
@@ -546,5 +555,4 @@ class TableObfuscation(Mechanism):
         and contiguity; PrivCheck: its budget; the other baselines declare none (empty list).
         """
         check_fitted(self, "mechanism_")
-        checks = getattr(self.mechanism_, "guarantee_checks", None)
-        return list(checks()) if callable(checks) else []
+        return list(self.mechanism_.guarantee_checks())

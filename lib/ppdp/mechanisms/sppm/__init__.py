@@ -18,8 +18,11 @@ Conventions
   materialized by :class:`SPPM`.
 * Leakage is in bits and always computed by :func:`ppdp.infotheory.leakage`.
 * Every fitted mapping meets the budget exactly: solver residue is removed by
-  :func:`repair_distortion`, and ``fit`` and ``sample`` check ``E[d(B, B^)] <= delta`` on the
+  :func:`repair_distortion`, and ``fit`` and ``release`` check ``E[d(B, B^)] <= delta`` on the
   mapping (``guarantee_checks``), raising :class:`~ppdp.guarantees.GuaranteeViolation` otherwise.
+* Each solver is a :class:`ppdp.base.ArrayMechanism`: the constructor stores its hyper-parameters
+  as given, ``fit(p_ab, distortion)`` checks them and learns the mapping, and
+  ``release(b, random_state=None)`` draws ``b^ ~ p(. | b)`` for profile indices ``b``.
 
 Four solvers are provided:
 
@@ -66,7 +69,7 @@ Each module imports only from those listed above it; this package re-exports the
 ``exponential``
     :class:`ExponentialMechanism` (Sec. 4.2), on :mod:`ppdp.mechanisms.exponential`.
 ``table``
-    :class:`TableMapping`: any of the three on a DataFrame (profiles of declared private and
+    :class:`TableMapping`: any of the four on a DataFrame (profiles of declared private and
     released columns, their empirical joint and distortion), with ``fit`` / ``release``.
 """
 

@@ -34,9 +34,11 @@ master on the full grid.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 import warnings
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -54,6 +56,9 @@ from .frank_wolfe import SPPM, gradient
 from .multilevel import COARSEST, grids, interpolate_posterior, on_a_line, prolong
 from .problem import DELTA, expected_distortion, repair_distortion, validate_problem
 from .release import BudgetedMapping
+
+#: The module's logger (silent unless the application configures ``ppdp``'s).
+logger = logging.getLogger(__name__)
 
 #: Mixing weight of the prior in the posterior of the lower bound (costs at most ~1.5e-6 bits).
 _BOUND_MIXING = 1e-6
@@ -208,6 +213,23 @@ def _solve_master(p, dist, delta, rows, cols, options):
     return X, nu, problem.status
 
 
+@dataclass(frozen=True)
+class _Settings:
+    """:class:`CertifiedMapping`'s hyper-parameters as ``fit`` computes with them: checked, numpy
+    scalars turned into Python numbers and Clarabel's default options filled in (the constructor
+    stores them as given)."""
+
+    gap_tol: float
+    abs_tol: float
+    columns_per_row: int
+    max_rounds: int
+    warm_steps: int
+    floor: float
+    drop_tol: float | None
+    multilevel: int | None
+    solver_options: dict
+
+
 class CertifiedMapping(BudgetedMapping):
     """The optimal mapping of problem (1) by column generation, with a certificate of optimality.
 
@@ -292,6 +314,18 @@ class CertifiedMapping(BudgetedMapping):
         as ``active`` the pairs carried to the full grid.
     seconds_ : float
         Wall time of ``fit``.
+    n_releases_ : int
+        Releases since the last ``fit`` (``release``, :class:`~ppdp.base.ReleaseLedger`).
+
+    Raises
+    ------
+    ValueError
+        From ``fit`` (the constructor stores its arguments as given and checks nothing), if a
+        hyper-parameter is not allowed (an ``InvalidParameterError``, also a ``TypeError``,
+        naming it) or the problem is invalid (:func:`~ppdp.mechanisms.sppm.validate_problem`),
+        including a budget below the smallest feasible one.
+    RuntimeError
+        From ``fit``, if Clarabel solves no first master.
 
     Notes
     -----
@@ -346,33 +380,33 @@ class CertifiedMapping(BudgetedMapping):
         blas_threads: int | None = 1,
         progress: bool = False,
     ):
-        validate_hyperparameters(
-            self,
-            {
-                "delta": delta,
-                "gap_tol": gap_tol,
-                "abs_tol": abs_tol,
-                "columns_per_row": columns_per_row,
-                "max_rounds": max_rounds,
-                "warm_steps": warm_steps,
-                "floor": floor,
-                "drop_tol": drop_tol,
-                "multilevel": multilevel,
-                "blas_threads": blas_threads,
-            },
-        )
         self.delta = delta
-        self.gap_tol = float(gap_tol)
-        self.abs_tol = float(abs_tol)
-        self.columns_per_row = int(columns_per_row)
-        self.max_rounds = int(max_rounds)
-        self.warm_steps = int(warm_steps)
-        self.floor = float(floor)
-        self.drop_tol = None if drop_tol is None else float(drop_tol)
-        self.multilevel = None if multilevel is None else int(multilevel)
-        self.solver_options = {"max_step_fraction": 0.9, **dict(solver_options or {})}
+        self.gap_tol = gap_tol
+        self.abs_tol = abs_tol
+        self.columns_per_row = columns_per_row
+        self.max_rounds = max_rounds
+        self.warm_steps = warm_steps
+        self.floor = floor
+        self.drop_tol = drop_tol
+        self.multilevel = multilevel
+        self.solver_options = solver_options
         self.blas_threads = blas_threads
         self.progress = progress
+
+    def _settings(self) -> _Settings:
+        """The hyper-parameters, checked, as ``fit`` computes with them."""
+        validate_hyperparameters(self)
+        return _Settings(
+            gap_tol=float(self.gap_tol),
+            abs_tol=float(self.abs_tol),
+            columns_per_row=int(self.columns_per_row),
+            max_rounds=int(self.max_rounds),
+            warm_steps=int(self.warm_steps),
+            floor=float(self.floor),
+            drop_tol=None if self.drop_tol is None else float(self.drop_tol),
+            multilevel=None if self.multilevel is None else int(self.multilevel),
+            solver_options={"max_step_fraction": 0.9, **dict(self.solver_options or {})},
+        )
 
     def fit(self, p_ab, distortion, *, init=None):
         """Solve problem (1) for ``p_ab`` and the distortion; returns ``self``.
@@ -390,18 +424,19 @@ class CertifiedMapping(BudgetedMapping):
         """
         from threadpoolctl import threadpool_limits
 
-        validate_hyperparameters(self)
+        settings = self._settings()
         with threadpool_limits(limits=self.blas_threads, user_api="blas"):
             try:
-                return self._fit(p_ab, distortion, init)
+                return self._fit(p_ab, distortion, init, settings)
             except _FirstMasterFailed:
-                if init is not None or self.warm_steps == 0:
+                if init is not None or settings.warm_steps == 0:
                     raise
                 # Clarabel can fail on a first master holding SPPM's support and solve one
                 # started from each profile's nearest value (random problems on a line)
-                return self._fit(p_ab, distortion, init, nearest=True)
+                return self._fit(p_ab, distortion, init, settings, nearest=True)
 
-    def _start(self, p, dist, delta, init, nearest=False):
+    @staticmethod
+    def _start(p, dist, delta, init, settings, nearest=False):
         n, m = dist.shape
         arg, _ = dist.row_min()
         rows, cols = [np.arange(n)], [arg]
@@ -411,8 +446,10 @@ class CertifiedMapping(BudgetedMapping):
             pos = start.data > _INIT_SUPPORT
             rows.append(start.row[pos].astype(np.int64))
             cols.append(start.col[pos].astype(np.int64))
-        elif self.warm_steps > 0 and not nearest:
-            warm = SPPM(delta, self.warm_steps, active_set="keep", certify=False, blas_threads=None)
+        elif settings.warm_steps > 0 and not nearest:
+            warm = SPPM(
+                delta, settings.warm_steps, active_set="keep", certify=False, blas_threads=None
+            )
             support = warm.fit(p, dist).mapping_.tocoo()
             rows.append(support.row.astype(np.int64))
             cols.append(support.col.astype(np.int64))
@@ -435,19 +472,30 @@ class CertifiedMapping(BudgetedMapping):
             return None
         return start, float(infotheory.leakage(p, start))
 
-    def _set_result(self, p, dist, best, lower, reason, history, t_start):
+    def _set_result(self, p, dist, best, lower, reason, history, t_start, settings):
         self.p_ab_, self._distortion = p, dist
         self.mapping_, self.leakage_ = best
         self.distortion_ = expected_distortion(p, dist, self.mapping_)
         self.lower_bound_ = lower
         self.gap_ = max(self.leakage_ - lower, 0.0)
         # at leakages within abs_tol of zero a relative gap says nothing
-        self.relative_gap_ = self.gap_ / self.leakage_ if self.leakage_ > self.abs_tol else math.nan
+        at_zero = self.leakage_ <= settings.abs_tol
+        self.relative_gap_ = math.nan if at_zero else self.gap_ / self.leakage_
         self.stop_reason_ = reason
-        self.converged_ = self.gap_ <= self.abs_tol or self.gap_ <= self.gap_tol * self.leakage_
+        self.converged_ = (
+            self.gap_ <= settings.abs_tol or self.gap_ <= settings.gap_tol * self.leakage_
+        )
         self.n_active_ = int(history[-1]["active"]) if history else int(self.mapping_.nnz)
         self.history_ = pd.DataFrame(history, columns=_HISTORY)
         self.seconds_ = time.perf_counter() - t_start
+        logger.info(
+            "certified mapping: leakage %.6g bits, lower bound %.6g, gap %.3g (%s) after %.1f s",
+            self.leakage_,
+            self.lower_bound_,
+            self.gap_,
+            reason,
+            self.seconds_,
+        )
         enforce(self.guarantee_checks())
 
     @staticmethod
@@ -468,7 +516,7 @@ class CertifiedMapping(BudgetedMapping):
             bound = max(bound, other)
         return bound
 
-    def _coarse_start(self, p, dist, delta, t_start, nearest):
+    def _coarse_start(self, p, dist, delta, t_start, nearest, settings):
         """Solve the coarse grids of ``multilevel``, coarsest first.
 
         Returns the last one's optimum carried to the full grid whole (for the certificate:
@@ -478,20 +526,21 @@ class CertifiedMapping(BudgetedMapping):
         Raises ``_FirstMasterFailed`` when no coarse grid could be solved.
         """
         mapping, carry, history = None, None, []
-        for p_c, d_c, parent in grids(p, dist, self.multilevel):
+        s = settings
+        for p_c, d_c, parent in grids(p, dist, s.multilevel):
             init = None if mapping is None else prolong(mapping, carry, drop=_CARRY_DROP)
             offset = time.perf_counter() - t_start
             solver = CertifiedMapping(
                 delta,
-                gap_tol=self.gap_tol * _COARSE_GAP,
-                abs_tol=self.abs_tol,
-                columns_per_row=self.columns_per_row,
-                max_rounds=self.max_rounds,
-                warm_steps=0 if nearest else self.warm_steps,
-                floor=self.floor,
-                drop_tol=self.drop_tol,
+                gap_tol=s.gap_tol * _COARSE_GAP,
+                abs_tol=s.abs_tol,
+                columns_per_row=s.columns_per_row,
+                max_rounds=s.max_rounds,
+                warm_steps=0 if nearest else s.warm_steps,
+                floor=s.floor,
+                drop_tol=s.drop_tol,
                 multilevel=None,
-                solver_options=self.solver_options,
+                solver_options=s.solver_options,
                 blas_threads=None,
             )
             try:
@@ -513,25 +562,26 @@ class CertifiedMapping(BudgetedMapping):
         support = prolong(mapping, carry, drop=_CARRY_DROP)
         return prolong(mapping, carry), support, post, nu, history
 
-    def _fit(self, p_ab, distortion, init, nearest=False):
+    def _fit(self, p_ab, distortion, init, settings, nearest=False):
         p, dist, delta = validate_problem(p_ab, distortion, self.delta)
         n, m = dist.shape
         t_start = time.perf_counter()
         self.budget_price_ = 0.0
         start = None if init is None else self._feasible_start(p, dist, delta, init)
-        if start is not None and start[1] <= self.abs_tol:
+        s = settings
+        if start is not None and start[1] <= s.abs_tol:
             # the optimum at a smaller budget, once it reaches zero, along a budget grid
             self.kept_start_ = True
-            self._set_result(p, dist, start, 0.0, "start leaks nothing", [], t_start)
+            self._set_result(p, dist, start, 0.0, "start leaks nothing", [], t_start, s)
             return self
-        steps = StepSolver(p, dist, delta, active_set="keep", columns_per_row=self.columns_per_row)
+        steps = StepSolver(p, dist, delta, active_set="keep", columns_per_row=s.columns_per_row)
         best_lower, best = -math.inf, None
         history, reason, done = [], "max_rounds", False
         carried = None
-        if init is None and self.multilevel is not None and on_a_line(dist) and n >= 2 * COARSEST:
+        if init is None and s.multilevel is not None and on_a_line(dist) and n >= 2 * COARSEST:
             try:
                 carried, support, post, nu, history = self._coarse_start(
-                    p, dist, delta, t_start, nearest
+                    p, dist, delta, t_start, nearest, s
                 )
             except _FirstMasterFailed:
                 # Clarabel failed on every coarse grid's first master: solve the full problem alone
@@ -544,7 +594,7 @@ class CertifiedMapping(BudgetedMapping):
             best = (repaired, float(infotheory.leakage(p, repaired)))
             best_lower = max(self._bound(p, dist, delta, carried, nu, steps, post), 0.0)
             gap = best[1] - best_lower
-            done = gap <= self.abs_tol or gap <= self.gap_tol * best[1]
+            done = gap <= s.abs_tol or gap <= s.gap_tol * best[1]
             reason = "gap" if done else reason
             t2 = time.perf_counter()
             history.append(
@@ -571,12 +621,12 @@ class CertifiedMapping(BudgetedMapping):
         else:
             # without the coarse residue: pricing restores what is missing
             seed = init if carried is None else support
-            rows, cols, pinned = self._start(p, dist, delta, seed, nearest)
+            rows, cols, pinned = self._start(p, dist, delta, seed, s, nearest)
         age = np.zeros(rows.size, dtype=np.int64)
         gone = np.zeros(0, dtype=np.int64)  # pairs dropped so far
         p_b = p.sum(axis=0)
         first = len(history) + 1
-        rounds = range(first, first + (0 if done else self.max_rounds))
+        rounds = range(first, first + (0 if done else s.max_rounds))
         if self.progress:
             from tqdm.auto import tqdm
 
@@ -585,7 +635,7 @@ class CertifiedMapping(BudgetedMapping):
             t0 = time.perf_counter()
             added = dropped = 0
             try:
-                X, nu, status = _solve_master(p, dist, delta, rows, cols, self.solver_options)
+                X, nu, status = _solve_master(p, dist, delta, rows, cols, s.solver_options)
             except _MasterFailed as exc:
                 if best is None:
                     raise _FirstMasterFailed(
@@ -603,12 +653,12 @@ class CertifiedMapping(BudgetedMapping):
                 best = (repaired, upper)
             t2 = time.perf_counter()
             gap = best[1] - best_lower
-            done = gap <= self.abs_tol or gap <= self.gap_tol * best[1]
+            done = gap <= s.abs_tol or gap <= s.gap_tol * best[1]
             if done:
                 reason = "gap"
             else:
                 # the master's prices: mu[b] is the cheapest active pair of row b
-                grad = gradient(p, X, self.floor)
+                grad = gradient(p, X, s.floor)
                 active = grad.entries(rows, cols) + nu * p_b[rows] * dist.entries(rows, cols)
                 mu = np.full(n, np.inf)
                 np.minimum.at(mu, rows, active)
@@ -625,13 +675,13 @@ class CertifiedMapping(BudgetedMapping):
                 if added == 0:
                     done, reason = True, "no column prices out"
                 keep = np.ones(rows.size, dtype=bool)
-                if self.drop_tol is not None:
+                if s.drop_tol is not None:
                     # pairs the master leaves empty and prices clearly above their row's best
                     # (in bits per unit of p(b)) leave the master; pricing brings them back if
                     # they become attractive again. Each row's cheapest pair prices at zero.
                     mass = np.asarray(X[rows, cols]).ravel()
                     above = (active - mu[rows]) / np.maximum(p_b[rows], 1e-300)
-                    keep = (mass > _EMPTY) | (above <= self.drop_tol) | (age < _DROP_AGE) | pinned
+                    keep = (mass > _EMPTY) | (above <= s.drop_tol) | (age < _DROP_AGE) | pinned
                 dropped = int((~keep).sum())
                 # a pair priced in again after a drop stays: dropping it again could cycle
                 again = np.isin(fresh, gone)
@@ -668,5 +718,5 @@ class CertifiedMapping(BudgetedMapping):
             # a start within the budget that leaks less is returned instead: along a budget
             # grid the curve then never rises, whatever the gaps of the neighbouring fits
             best = start
-        self._set_result(p, dist, best, best_lower, reason, history, t_start)
+        self._set_result(p, dist, best, best_lower, reason, history, t_start, s)
         return self

@@ -54,13 +54,16 @@ class ExactMapping(BudgetedMapping):
         ``"optimal"`` or ``"optimal_inaccurate"`` (accepted; any other status raises).
     solver_used_ : str
     seconds_ : float
+    n_releases_ : int
+        Releases since the last ``fit`` (``release``, :class:`~ppdp.base.ReleaseLedger`).
 
     Raises
     ------
     ValueError
-        From the constructor or ``fit``, if ``delta``, ``solver`` or ``fallback`` is not
-        allowed (an ``InvalidParameterError``, also a ``TypeError``); from ``fit``, if the
-        problem is invalid (:func:`~ppdp.mechanisms.sppm.validate_problem`).
+        From ``fit`` (the constructor stores its arguments as given and checks nothing), if
+        ``delta``, ``solver`` or ``fallback`` is not allowed (an ``InvalidParameterError``, also
+        a ``TypeError``, naming it), or if the problem is invalid
+        (:func:`~ppdp.mechanisms.sppm.validate_problem`).
     RuntimeError
         From ``fit``, if the solver ends with a status other than optimal.
 
@@ -90,20 +93,33 @@ class ExactMapping(BudgetedMapping):
         fallback: str | None = "SCS",
         fallback_options: dict | None = None,
     ):
-        validate_hyperparameters(self, {"solver": solver, "fallback": fallback, "delta": delta})
         self.fallback = fallback
-        self.fallback_options = dict(fallback_options or {"eps": 1e-7, "max_iters": 50_000})
+        self.fallback_options = fallback_options
         self.delta = delta
         self.solver = solver
-        self.solver_options = dict(solver_options or {})
-        if solver == "CLARABEL":
+        self.solver_options = solver_options
+
+    def _options(self) -> tuple[dict, dict]:
+        """The options of the first solver and of the fallback, defaults filled in."""
+        options = dict(self.solver_options or {})
+        if self.solver == "CLARABEL":
             # shorter interior-point steps: the default 0.99 stalls (InsufficientProgress) from |B| = 256
-            self.solver_options.setdefault("max_step_fraction", 0.9)
+            options.setdefault("max_step_fraction", 0.9)
+        fallback = dict(self.fallback_options or {"eps": 1e-7, "max_iters": 50_000})
+        return options, fallback
 
     def fit(self, p_ab, distortion):
+        """Solve problem (1) for ``p_ab`` and the distortion; returns ``self``.
+
+        Parameters
+        ----------
+        p_ab, distortion
+            The problem (see :func:`~ppdp.mechanisms.sppm.validate_problem`).
+        """
         import cvxpy as cp
 
         validate_hyperparameters(self)
+        solver_options, fallback_options = self._options()
         p, dist, delta = validate_problem(p_ab, distortion, self.delta)
         n, m = dist.shape
         D = dist.toarray()
@@ -125,13 +141,13 @@ class ExactMapping(BudgetedMapping):
         t0 = time.perf_counter()
         self.solver_used_ = self.solver
         try:
-            problem.solve(solver=self.solver, **self.solver_options)
+            problem.solve(solver=self.solver, **solver_options)
         except cp.error.SolverError:
             if self.fallback is None:
                 raise
             # Clarabel occasionally stops with InsufficientProgress on these problems
             self.solver_used_ = self.fallback
-            problem.solve(solver=self.fallback, **self.fallback_options)
+            problem.solve(solver=self.fallback, **fallback_options)
         self.seconds_ = time.perf_counter() - t0
         self.status_ = problem.status
         if problem.status not in ("optimal", "optimal_inaccurate"):

@@ -9,7 +9,7 @@ import numpy as np
 
 from ppdp import infotheory
 from ppdp._validation import Interval, validate_hyperparameters
-from ppdp.base import check_fitted, check_random_state
+from ppdp.base import ArrayMechanism, check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
 from ppdp.mechanisms.exponential import exponential_epsilon, exponential_weights
 
@@ -25,10 +25,12 @@ def _gibbs_block(dist: Distortion, rows, beta):
 
 def _check_beta_or_delta(beta, delta) -> None:
     if (beta is None) == (delta is None):
-        raise ValueError("give exactly one of beta and delta")
+        raise ValueError(
+            f"give exactly one of beta and delta; got beta={beta!r} and delta={delta!r}"
+        )
 
 
-class ExponentialMechanism:
+class ExponentialMechanism(ArrayMechanism):
     """Exponential mechanism ``p(b^ | b) ~ exp(-beta d(b, b^))`` (McSherry and Talwar; Sec. 4.2).
 
     It is ``epsilon = 2 beta d_max`` locally differentially private. Give either ``beta`` or a
@@ -49,14 +51,18 @@ class ExponentialMechanism:
     ----------
     beta_, epsilon_, d_max_ : float
     mapping_ : ndarray of shape (|B|, |B^|)
+        Row ``b`` is ``p(. | b)`` (not set by ``fit(..., mapping=False)``).
     leakage_, distortion_ : float
+    n_releases_ : int
+        Releases since the last ``fit`` (``release``, :class:`~ppdp.base.ReleaseLedger`).
 
     Raises
     ------
     ValueError
-        If both or neither of ``beta`` and ``delta`` are given, or a parameter is out of range
-        (an ``InvalidParameterError``, also a ``TypeError``); from ``fit``, if no finite
-        ``beta`` meets ``delta``.
+        From ``fit`` (the constructor stores its arguments as given and checks nothing): if
+        both or neither of ``beta`` and ``delta`` are given, a parameter is out of range (an
+        ``InvalidParameterError``, also a ``TypeError``, naming it), or no finite ``beta`` meets
+        ``delta``.
 
     Examples
     --------
@@ -76,7 +82,25 @@ class ExponentialMechanism:
     >>> mech = ExponentialMechanism(beta=1.0).fit(p, d)
     >>> mech.epsilon_, round(mech.distortion_, 3), mech.guarantee_checks()
     (98.0, 0.445, [])
+
+    A release draws ``b^ ~ p(. | b)`` for each profile index:
+
+    >>> mech.release([0, 3, 4, 7], random_state=0)
+    array([0, 3, 3, 6])
     """
+
+    #: With ``delta``, every release is checked against the budget on the mapping it draws
+    #: from; with ``beta`` alone the mechanism declares no budget (its epsilon follows from beta).
+    guarantee: ClassVar[str] = (
+        "with ``delta``, the distortion budget E[d(B, B^)] at most ``delta`` (Eq. 2) of the "
+        "mapping every release draws from; none declared with ``beta`` alone, whose "
+        "epsilon = 2 beta d_max local differential privacy holds by construction."
+    )
+
+    #: Each release draws b^ again for the same profiles; an attacker holding several releases
+    #: of one person's profile sees several independent draws (their local epsilons add up),
+    #: while the budget and the leakage are those of one draw.
+    repetition: ClassVar[str] = "leaks"
 
     _parameter_constraints: ClassVar[dict] = {
         "beta": [Interval(Real, 0, None, closed="left"), None],
@@ -85,11 +109,9 @@ class ExponentialMechanism:
     }
 
     def __init__(self, *, beta=None, delta=None, rtol: float = 1e-10):
-        _check_beta_or_delta(beta, delta)
-        validate_hyperparameters(self, {"beta": beta, "delta": delta, "rtol": rtol})
         self.beta = beta
         self.delta = delta
-        self.rtol = float(rtol)
+        self.rtol = rtol
 
     @staticmethod
     def expected_distortion_at(p_ab, distortion, beta) -> float:
@@ -103,12 +125,22 @@ class ExponentialMechanism:
         return total
 
     def fit(self, p_ab, distortion, *, mapping: bool = True):
+        """Set ``beta`` (solved for ``delta`` when given) and the mapping; returns ``self``.
+
+        Parameters
+        ----------
+        p_ab, distortion
+            The problem (see :func:`~ppdp.mechanisms.sppm.validate_problem`).
+        mapping : bool, default True
+            Whether to build ``mapping_`` (``|B| x |B^|``, needed by :meth:`release`); without
+            it the leakage is computed block by block from the joint alone.
+        """
         _check_beta_or_delta(self.beta, self.delta)
         validate_hyperparameters(self)
         p, dist, delta = validate_problem(p_ab, distortion, self.delta)
         beta = self.beta
         if beta is None:
-            beta = self._solve_beta(p, dist, delta)
+            beta = self._solve_beta(p, dist, delta, float(self.rtol))
         self.beta_ = float(beta)
         self.d_max_ = dist.max()
         self.epsilon_ = exponential_epsilon(self.beta_, self.d_max_)
@@ -147,7 +179,7 @@ class ExponentialMechanism:
             )
         ]
 
-    def _solve_beta(self, p, dist, delta):
+    def _solve_beta(self, p, dist, delta, rtol):
         f = lambda b: self.expected_distortion_at(p, dist, b)  # noqa: E731
         if f(0.0) <= delta:
             return 0.0
@@ -162,7 +194,7 @@ class ExponentialMechanism:
             if hi > 1e12:
                 raise ValueError(f"no finite beta meets delta = {delta}; the budget is too small")
         lo = 0.0 if hi == 1.0 else hi / 2.0
-        while hi - lo > self.rtol * hi:
+        while hi - lo > rtol * hi:
             mid = 0.5 * (lo + hi)
             if f(mid) > delta:
                 lo = mid
@@ -170,12 +202,34 @@ class ExponentialMechanism:
                 hi = mid
         return hi
 
-    def sample(self, b, random_state=None):
-        """Release ``b^ ~ p(. | b)`` for each profile index in ``b``."""
+    def release(self, b, random_state=None) -> np.ndarray:
+        """Release ``b^ ~ p(. | b)`` for each profile index in ``b``, after the budget check.
+
+        Parameters
+        ----------
+        b : array_like of int
+            Profile indices in ``[0, |B|)`` (integral floats are accepted).
+        random_state : None, int >= 0 or numpy.random.Generator, optional
+            Seed or stream (:func:`ppdp.base.check_random_state`).
+
+        Returns
+        -------
+        ndarray of int64, of the length of ``b``
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+        RuntimeError
+            After ``fit(..., mapping=False)``, which builds no mapping to draw from.
+        ppdp.guarantees.GuaranteeViolation
+            If the mapping breaks the budget ``delta`` (:meth:`guarantee_checks`).
+        """
+        check_fitted(self, "beta_")
         if not hasattr(self, "mapping_"):
             raise RuntimeError(
                 f"{type(self).__name__} has no mapping; call fit (with mapping=True) first"
             )
-        out = sample_release(self.mapping_, b, check_random_state(random_state))
+        rng = check_random_state(random_state)
         enforce(self.guarantee_checks())
-        return out
+        return sample_release(self.mapping_, b, rng)

@@ -6,6 +6,7 @@ The factored gradient of the leakage (Sec. 3.4), the exact line search (Eq. 5) a
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass
@@ -29,6 +30,9 @@ from .problem import (
     validate_problem,
 )
 from .release import BudgetedMapping
+
+#: The module's logger (silent unless the application configures ``ppdp``'s).
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -268,6 +272,15 @@ class SPPM(BudgetedMapping):
     priced_entries_ : int
         Number of reduced costs computed by pricing (blocks skipped by their lower bound are
         not computed).
+    n_releases_ : int
+        Releases since the last ``fit`` (``release``, :class:`~ppdp.base.ReleaseLedger`).
+
+    Raises
+    ------
+    ValueError
+        From ``fit`` (the constructor stores its arguments as given and checks nothing), if a
+        hyper-parameter is not allowed (an ``InvalidParameterError``, also a ``TypeError``,
+        naming it) or the problem is invalid (:func:`~ppdp.mechanisms.sppm.validate_problem`).
 
     Notes
     -----
@@ -297,7 +310,7 @@ class SPPM(BudgetedMapping):
     10    10    0.378
     >>> sppm.mapping_.shape, sppm.mapping_.nnz
     ((8, 8), 24)
-    >>> sppm.sample([0, 3, 4, 7], random_state=0)
+    >>> sppm.release([0, 3, 4, 7], random_state=0)
     array([0, 5, 1, 7])
     """
 
@@ -332,31 +345,15 @@ class SPPM(BudgetedMapping):
         certify: bool = True,
         progress: bool = False,
     ):
-        validate_hyperparameters(
-            self,
-            {
-                "variant": variant,
-                "active_set": active_set,
-                "n_steps": n_steps,
-                "floor": floor,
-                "tol": tol,
-                "cg_tol": cg_tol,
-                "columns_per_row": columns_per_row,
-                "drop_after": drop_after,
-                "delta": delta,
-                "blas_threads": blas_threads,
-                "certify": certify,
-            },
-        )
         self.variant = variant
         self.active_set = active_set
-        self.columns_per_row = int(columns_per_row)
-        self.drop_after = None if drop_after is None else int(drop_after)
+        self.columns_per_row = columns_per_row
+        self.drop_after = drop_after
         self.delta = delta
-        self.n_steps = int(n_steps)
-        self.floor = float(floor)
-        self.tol = float(tol)
-        self.cg_tol = float(cg_tol)
+        self.n_steps = n_steps
+        self.floor = floor
+        self.tol = tol
+        self.cg_tol = cg_tol
         self.blas_threads = blas_threads
         self.certify = certify
         self.progress = progress
@@ -387,6 +384,10 @@ class SPPM(BudgetedMapping):
             return self._fit(p_ab, distortion, init, callback)
 
     def _fit(self, p_ab, distortion, init, callback):
+        # the hyper-parameters as numbers (checked by fit): numpy scalars compute as Python's
+        n_steps, floor, tol = int(self.n_steps), float(self.floor), float(self.tol)
+        columns_per_row = int(self.columns_per_row)
+        drop_after = None if self.drop_after is None else int(self.drop_after)
         p, dist, delta = validate_problem(p_ab, distortion, self.delta)
         n, m = dist.shape
         t_start = time.perf_counter()
@@ -402,10 +403,10 @@ class SPPM(BudgetedMapping):
             p,
             dist,
             delta,
-            tol=self.cg_tol,
+            tol=float(self.cg_tol),
             active_set=self.active_set,
-            columns_per_row=self.columns_per_row,
-            drop_after=self.drop_after,
+            columns_per_row=columns_per_row,
+            drop_after=drop_after,
         )
         history = [
             dict(
@@ -427,7 +428,7 @@ class SPPM(BudgetedMapping):
         lower = -np.inf
         if callback is not None:
             callback(0, X)
-        steps = range(1, self.n_steps + 1)
+        steps = range(1, n_steps + 1)
         if self.progress:
             from tqdm.auto import tqdm
 
@@ -437,7 +438,7 @@ class SPPM(BudgetedMapping):
         atom_q = [q]
         weights = np.array([1.0])
         for step in steps:
-            grad = gradient(p, X, self.floor)
+            grad = gradient(p, X, floor)
             lin = solver.solve(grad)
             current = _inner(grad, X)
             gap = current - lin.value
@@ -499,7 +500,7 @@ class SPPM(BudgetedMapping):
             )
             if callback is not None:
                 callback(step, X)
-            if self.tol > 0 and gap <= self.tol:
+            if tol > 0 and gap <= tol:
                 break
         # every vertex meets the budget only up to HiGHS's feasibility tolerance
         X, self.budget_excess_ = repair_distortion(p, dist, X, delta)
@@ -523,5 +524,15 @@ class SPPM(BudgetedMapping):
         self.pricing_seconds_ = solver.price_time
         self.lp_seconds_ = solver.lp_time
         self.priced_entries_ = solver.n_priced
+        logger.info(
+            "SPPM: %d x %d mapping, %d Frank-Wolfe steps, leakage %.6g bits (lower bound %.6g), "
+            "%d active entries",
+            X.shape[0],
+            X.shape[1],
+            len(history),
+            self.leakage_,
+            self.lower_bound_,
+            self.n_active_,
+        )
         enforce(self.guarantee_checks())
         return self

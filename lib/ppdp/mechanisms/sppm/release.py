@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ppdp.base import check_fitted, check_random_state
+from ppdp.base import ArrayMechanism, check_fitted, check_random_state
 from ppdp.guarantees import GuaranteeCheck, enforce
 
 from .distortion import as_distortion
@@ -40,7 +42,7 @@ def sample_release(mapping, b, random_state=None) -> np.ndarray:
     """Draw ``b^ ~ p(. | b)`` for each index in ``b`` (dense or sparse mapping).
 
     One uniform number per entry of ``b``, inverted through the cumulative sum of its row; no
-    budget check (the fitted mechanisms' ``sample`` adds it).
+    budget check (the fitted mechanisms' ``release`` adds it).
 
     Parameters
     ----------
@@ -144,22 +146,64 @@ def nearest_point_profile(mapping, distortion, k_max: int | None = None, weights
     )
 
 
-class BudgetedMapping:
-    """What SPPM and the exact optimum share once fitted: the budget check and the release.
+class BudgetedMapping(ArrayMechanism):
+    """What SPPM and the exact and certified optima share once fitted: the budget and the release.
 
-    A subclass sets ``p_ab_``, ``_distortion``, ``mapping_`` (the mapping :meth:`sample` draws
-    from, repaired to the budget, see :func:`~ppdp.mechanisms.sppm.repair_distortion`) and
-    ``delta``.
+    A subclass stores its hyper-parameters as given (``delta`` among them), checks them in
+    ``fit(p_ab, distortion)``, and sets there ``p_ab_``, ``_distortion`` and ``mapping_``, the
+    mapping :meth:`release` draws from, repaired to the budget (see
+    :func:`~ppdp.mechanisms.sppm.repair_distortion`).
+
+    Attributes
+    ----------
+    guarantee : str
+        Class attribute: the distortion budget of Eq. (2).
+    repetition : str
+        Class attribute: ``"leaks"`` (see below).
+    n_releases_ : int
+        Releases since the last ``fit`` (:class:`~ppdp.base.ReleaseLedger`).
     """
+
+    #: Every release is checked against the budget of problem (1) on the mapping it draws from.
+    guarantee: ClassVar[str] = (
+        "the distortion budget of the mapping every release draws from, E[d(B, B^)] at most "
+        "``delta`` (Eq. 2)."
+    )
+
+    #: Each release draws b^ ~ p(. | b) again for the same profiles; an attacker holding several
+    #: releases of one person's profile sees several independent draws, and the leakage I(A; B^)
+    #: the mapping minimizes is that of one draw.
+    repetition: ClassVar[str] = "leaks"
 
     def guarantee_checks(self) -> list[GuaranteeCheck]:
         """The distortion budget ``E[d(B, B^)] <= delta`` (Eq. 2) measured on ``mapping_``."""
         check_fitted(self, "mapping_")
         return [budget_check(self, self.p_ab_, self._distortion, self.mapping_, self.delta)]
 
-    def sample(self, b, random_state=None):
-        """Release ``b^ ~ p(. | b)`` for each profile index in ``b``, after the budget check."""
+    def release(self, b, random_state=None) -> np.ndarray:
+        """Release ``b^ ~ p(. | b)`` for each profile index in ``b``, after the budget check.
+
+        Parameters
+        ----------
+        b : array_like of int
+            Profile indices in ``[0, |B|)`` (integral floats are accepted).
+        random_state : None, int >= 0 or numpy.random.Generator, optional
+            Seed or stream (:func:`ppdp.base.check_random_state`): one uniform number per entry
+            of ``b``.
+
+        Returns
+        -------
+        ndarray of int64, of the length of ``b``
+            The released value's index for each entry of ``b`` (:func:`~ppdp.mechanisms.sppm.sample_release`).
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+        ppdp.guarantees.GuaranteeViolation
+            If the fitted mapping breaks the budget (:meth:`guarantee_checks`).
+        """
         check_fitted(self, "mapping_")
-        out = sample_release(self.mapping_, b, check_random_state(random_state))
+        rng = check_random_state(random_state)
         enforce(self.guarantee_checks())
-        return out
+        return sample_release(self.mapping_, b, rng)

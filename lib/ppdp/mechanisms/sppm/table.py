@@ -27,6 +27,7 @@ Census and Movie problems with the last two.
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Sequence
 from numbers import Integral
 from typing import Any, ClassVar
@@ -34,8 +35,20 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ppdp._validation import Interval, StrOptions, check_params, validate_hyperparameters
-from ppdp.base import Mechanism, check_fitted, check_frame, check_random_state
+from ppdp._validation import (
+    Interval,
+    StrOptions,
+    check_columns,
+    check_params,
+    validate_hyperparameters,
+)
+from ppdp.base import (
+    Mechanism,
+    RepeatedReleaseWarning,
+    check_fitted,
+    check_frame,
+    check_random_state,
+)
 from ppdp.guarantees import enforce
 
 from .certified import CertifiedMapping
@@ -212,31 +225,6 @@ def empirical_joint(a_index, b_index, n_a: int, n_b: int) -> np.ndarray:
 # the mechanism
 
 
-def _column_list(value: Any, name: str, df: pd.DataFrame) -> list:
-    """``value`` as a non-empty list of distinct columns of ``df`` (a single name is accepted)."""
-    if isinstance(value, str):
-        value = [value]
-    if (
-        value is None
-        or isinstance(value, dict | set | frozenset)
-        or not isinstance(value, Sequence | pd.Index | np.ndarray)
-    ):
-        raise TypeError(f"{name} must be a column name or a list of column names, got {value!r}")
-    cols = list(value)
-    if not cols:
-        raise ValueError(f"{name} must name at least one column, got {value!r}")
-    repeated = sorted({str(c) for c in cols if cols.count(c) > 1})
-    if repeated:
-        raise ValueError(f"{name} = {cols!r} repeats the columns {repeated}; name each once")
-    missing = [c for c in cols if c not in df.columns]
-    if missing:
-        raise ValueError(
-            f"{name} = {cols!r} names columns {missing} that are not in df; "
-            f"its columns are {list(df.columns)}"
-        )
-    return cols
-
-
 class TableMapping(Mechanism):
     """A privacy-preserving mapping of a table's released columns (SPPM on a DataFrame).
 
@@ -278,7 +266,7 @@ class TableMapping(Mechanism):
     profile_index_ : ndarray of shape (n_rows,)
         Each fitted row's profile (position in ``profiles_``).
     mechanism_ : SPPM, CertifiedMapping, ExactMapping or ExponentialMechanism
-        The fitted core; :meth:`release` draws from its ``mapping_`` through its ``sample``,
+        The fitted core; :meth:`release` draws from its ``mapping_`` through its ``release``,
         which re-checks the budget on that mapping.
     mapping_ : sparse matrix or ndarray of shape (|B|, |B|)
         ``mechanism_.mapping_``.
@@ -333,6 +321,10 @@ class TableMapping(Mechanism):
         " alike."
     )
 
+    #: Each release maps every record again through the fitted channel p(b^ | b); several releases
+    #: of one fit give an attacker several draws for the same person.
+    repetition: ClassVar[str] = "leaks"
+
     _parameter_constraints: ClassVar[dict] = {
         "distortion": [StrOptions(DISTORTIONS)],
         "method": [StrOptions(tuple(METHODS))],
@@ -371,8 +363,13 @@ class TableMapping(Mechanism):
     # -- checks -------------------------------------------------------------------------------
 
     def _check_params(self, df: pd.DataFrame) -> tuple[list, list]:
-        private = _column_list(self.private, "private", df)
-        released = _column_list(self.released, "released", df)
+        # a single name stands for a one-column list
+        private = check_columns(
+            self.private, name="private", table=df, table_name="df", allow_single=True
+        )
+        released = check_columns(
+            self.released, name="released", table=df, table_name="df", allow_single=True
+        )
         shared = [c for c in private if c in released]
         if shared:
             raise ValueError(
@@ -466,14 +463,19 @@ class TableMapping(Mechanism):
     def release(self, random_state=None) -> pd.DataFrame:
         """A copy of the fitted table whose released columns hold each row's drawn ``b^``.
 
-        Each row's ``b^`` is drawn from ``p(. | b)`` of its profile ``b`` with ``mechanism_.sample``
-        (which checks the budget on the mapping it draws from); the private and other columns,
-        the column order, the index and the dtypes are those of the fitted table.
+        Each row's ``b^`` is drawn from ``p(. | b)`` of its profile ``b`` with
+        ``mechanism_.release`` (which checks the budget on the mapping it draws from); the private
+        and other columns, the column order, the index and the dtypes are those of the fitted
+        table.
         """
         check_fitted(self, "mechanism_")
         rng = check_random_state(random_state)
         enforce(self.guarantee_checks())
-        drawn = np.asarray(self.mechanism_.sample(self.profile_index_, rng), dtype=np.int64)
+        with warnings.catch_warnings():
+            # this table's own ledger accounts for repeated releases; the core's would warn again
+            warnings.simplefilter("ignore", RepeatedReleaseWarning)
+            drawn = self.mechanism_.release(self.profile_index_, random_state=rng)
+        drawn = np.asarray(drawn, dtype=np.int64)
         out = self._table.copy()
         values = self._table[self.released_columns_].iloc[self._first[drawn]]
         for col in self.released_columns_:

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import entr
 
+from ppdp._validation import check_columns
 from ppdp.base import check_frame
 from ppdp.cells import cell_membership
 from ppdp.tabular import AttributeDomain
@@ -105,18 +106,7 @@ def _class_ids(frame: pd.DataFrame, qi: list[str]) -> np.ndarray:
 
 
 def _check_names(released: pd.DataFrame, qi, private, domains) -> list[str]:
-    if isinstance(qi, str) or not isinstance(qi, Sequence):
-        raise TypeError(f"qi must be a sequence of column names, got {qi!r}")
-    qi = list(qi)
-    if not qi:
-        raise ValueError("qi is empty; name the quasi-identifier columns of the release")
-    if len(set(qi)) != len(qi):
-        raise ValueError(f"qi {qi!r} lists a column twice")
-    missing = [c for c in qi if c not in released.columns]
-    if missing:
-        raise ValueError(
-            f"qi columns {missing} are not in released; it has {list(released.columns)}"
-        )
+    qi = check_columns(qi, name="qi", table=released, table_name="released")
     if not isinstance(private, str):
         raise TypeError(f"private must be one column name (str), got {private!r}")
     if private not in released.columns:

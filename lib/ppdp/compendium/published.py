@@ -21,11 +21,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ppdp.compendium.yamlfile import read_yaml
 from ppdp.memo import Memo, digest
-from ppdp.yamlfile import read_yaml
 
 #: ``claims.yaml`` at the root of the compendium (the library is installed from ``lib/``).
-DEFAULT_CLAIMS = Path(__file__).resolve().parents[2] / "claims.yaml"
+DEFAULT_CLAIMS = Path(__file__).resolve().parents[3] / "claims.yaml"
 PUBLISHED_KEYS = ("where", "value")
 
 

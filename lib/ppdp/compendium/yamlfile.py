@@ -109,7 +109,7 @@ def _problem(err) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Check YAML files: ``python -m ppdp.yamlfile config/<profile>.yaml ...``.
+    """Check YAML files: ``python -m ppdp.compendium.yamlfile config/<profile>.yaml ...``.
 
     Snakemake reads a ``--configfile`` itself, before the Snakefile runs, and reports a syntax
     error in it without the file or the line; this names both. Prints one line per broken file
