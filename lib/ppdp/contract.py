@@ -180,15 +180,20 @@ def _assert_same_value(a, b, what: str) -> None:
 
 
 def check_not_fitted(case: MechanismCase) -> None:
+    mech = case.make()
+    _unfitted_refuses(case.name, mech, lambda: _release(case, mech, 0))
+
+
+def _unfitted_refuses(name: str, mech, release: Callable[[], Any]) -> None:
+    """``release()`` and ``mech.guarantee_checks()`` raise NotFittedError before ``fit``."""
     from sklearn.exceptions import NotFittedError
 
-    mech = case.make()
-    for call in (lambda: _release(case, mech, 0), mech.guarantee_checks):
+    for call in (release, mech.guarantee_checks):
         try:
             call()
         except NotFittedError:
             continue
-        raise AssertionError(f"{case.name}: an unfitted mechanism did not raise NotFittedError")
+        raise AssertionError(f"{name}: an unfitted mechanism did not raise NotFittedError")
 
 
 def check_fit_returns_self_and_keeps_the_table(case: MechanismCase) -> None:
@@ -244,6 +249,11 @@ def check_bad_random_state(case: MechanismCase) -> None:
     calls = {"release": lambda bad: _release(case, mech, bad)}
     if "random_state" in inspect.signature(mech.fit).parameters:
         calls["fit"] = lambda bad: _fit(case.make(), case.table(), bad)
+    _refuses_bad_random_states(case.name, calls)
+
+
+def _refuses_bad_random_states(name: str, calls: Mapping[str, Callable[[Any], Any]]) -> None:
+    """Each call (verb -> call(random_state)) refuses bad values with an error naming it."""
     bads = (("seed", TypeError), (1.5, TypeError), (True, TypeError), (-1, ValueError))
     for verb, call in calls.items():
         for bad, error in bads:
@@ -251,10 +261,10 @@ def check_bad_random_state(case: MechanismCase) -> None:
                 call(bad)
             except error as err:
                 assert "random_state" in str(err), (
-                    f"{case.name}: {verb}(random_state={bad!r}) did not name random_state: {err}"
+                    f"{name}: {verb}(random_state={bad!r}) did not name random_state: {err}"
                 )
                 continue
-            raise AssertionError(f"{case.name}: {verb}(random_state={bad!r}) did not raise {error}")
+            raise AssertionError(f"{name}: {verb}(random_state={bad!r}) did not raise {error}")
 
 
 def check_fit_release_is_fit_then_release(case: MechanismCase) -> None:
@@ -344,10 +354,16 @@ def check_pickle_round_trip(case: MechanismCase) -> None:
 
 
 def check_bad_parameters_raise_at_fit(case: MechanismCase) -> None:
+    _fit_refuses_bad_parameters(case, lambda mech: _fit(mech, case.table()))
+
+
+def _fit_refuses_bad_parameters(case, fit: Callable[[Any], Any]) -> None:
+    """Each of ``case.bad_params``, stored by the constructor's path, is refused by ``fit(mech)``
+    with an error naming it."""
     for name, value in case.bad_params.items():
         mech = case.make().set_params(**{name: value})  # the constructor path stores it too
         try:
-            _fit(mech, case.table())
+            fit(mech)
         except (TypeError, ValueError) as err:
             assert re.search(rf"\b{re.escape(name)}\b", str(err)), (
                 f"{case.name}: {name}={value!r} raised without naming it: {err}"
@@ -641,15 +657,8 @@ def check_is_an_array_mechanism(case: ArrayCase) -> None:
 
 
 def check_array_not_fitted(case: ArrayCase) -> None:
-    from sklearn.exceptions import NotFittedError
-
     mech = case.make()
-    for call in (lambda: _array_release(case, mech, 0), mech.guarantee_checks):
-        try:
-            call()
-        except NotFittedError:
-            continue
-        raise AssertionError(f"{case.name}: an unfitted mechanism did not raise NotFittedError")
+    _unfitted_refuses(case.name, mech, lambda: _array_release(case, mech, 0))
 
 
 def check_fit_returns_self_and_keeps_the_inputs(case: ArrayCase) -> None:
@@ -699,17 +708,7 @@ def check_array_bad_random_state(case: ArrayCase) -> None:
     calls = {"release": lambda bad: _array_release(case, mech, bad)}
     if "random_state" in inspect.signature(mech.fit).parameters:
         calls["fit"] = lambda bad: _array_fit(case, case.make(), bad)
-    bads = (("seed", TypeError), (1.5, TypeError), (True, TypeError), (-1, ValueError))
-    for verb, call in calls.items():
-        for bad, error in bads:
-            try:
-                call(bad)
-            except error as err:
-                assert "random_state" in str(err), (
-                    f"{case.name}: {verb}(random_state={bad!r}) did not name random_state: {err}"
-                )
-                continue
-            raise AssertionError(f"{case.name}: {verb}(random_state={bad!r}) did not raise {error}")
+    _refuses_bad_random_states(case.name, calls)
 
 
 def check_array_guarantees_are_enforced(case: ArrayCase) -> None:
@@ -736,16 +735,7 @@ def check_array_pickle_round_trip(case: ArrayCase) -> None:
 
 
 def check_array_bad_parameters_raise_at_fit(case: ArrayCase) -> None:
-    for name, value in case.bad_params.items():
-        mech = case.make().set_params(**{name: value})  # the constructor path stores it too
-        try:
-            _array_fit(case, mech)
-        except (TypeError, ValueError) as err:
-            assert re.search(rf"\b{re.escape(name)}\b", str(err)), (
-                f"{case.name}: {name}={value!r} raised without naming it: {err}"
-            )
-            continue
-        raise AssertionError(f"{case.name}: fit accepted {name}={value!r}")
+    _fit_refuses_bad_parameters(case, lambda mech: _array_fit(case, mech))
 
 
 def check_array_repetition(case: ArrayCase) -> None:
