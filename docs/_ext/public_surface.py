@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 
 from docutils import nodes
+from mechanism_guarantees import _row
 from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
@@ -25,15 +26,6 @@ def surface_rows() -> list[tuple[str, str, str, str]]:
         summary = (inspect.getdoc(obj) or "").strip().split("\n", 1)[0]
         rows.append((name, module, role, summary))
     return rows
-
-
-def _row(*cells: list[nodes.Node]) -> nodes.row:
-    row = nodes.row()
-    for content in cells:
-        entry = nodes.entry()
-        entry += nodes.paragraph("", "", *content)
-        row += entry
-    return row
 
 
 class PublicSurface(SphinxDirective):
