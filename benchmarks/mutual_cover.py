@@ -131,7 +131,7 @@ def main(argv=None) -> pd.DataFrame:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import method_style, use_style
+    from ppdp.compendium.plotting import method_style, use_style
 
     use_style()
     fig, ax = plt.subplots()

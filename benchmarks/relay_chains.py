@@ -167,7 +167,7 @@ def main(quick: bool = False) -> None:
 
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import method_style, save_figure, use_style
+    from ppdp.compendium.plotting import method_style, save_figure, use_style
 
     use_style()
     fig, ax = plt.subplots()

@@ -227,7 +227,7 @@ def summarize(frame, out):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        from ppdp.plotting import method_style, use_style
+        from ppdp.compendium.plotting import method_style, use_style
 
         use_style()
         fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))

@@ -13,8 +13,8 @@ import matplotlib.pyplot as plt
 import nbformat
 import pytest
 
-from ppdp import plotting
-from ppdp.plotting import method_style, save_figure, show_figure, use_style
+from ppdp.compendium import plotting
+from ppdp.compendium.plotting import method_style, save_figure, show_figure, use_style
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))

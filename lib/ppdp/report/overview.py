@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ppdp.plotting import PALETTE
+from ppdp.compendium.plotting import PALETTE
 from ppdp.report.claims import Check, Claim
 from ppdp.report.verdicts import AMBIGUOUS, UNSTABLE
 

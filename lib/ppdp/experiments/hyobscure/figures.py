@@ -35,7 +35,7 @@ def plot_tradeoff(
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
-    from ppdp.plotting import method_style
+    from ppdp.compendium.plotting import method_style
 
     summ = _mean_ci(frame)
     xlab, ylab = _labels(dataset)
@@ -88,7 +88,7 @@ def plot_decomposition(dec: pd.DataFrame, dataset: str, protocol: str = "paper")
     :func:`~ppdp.experiments.hyobscure.claims.decomposition`'s frame."""
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import PALETTE
+    from ppdp.compendium.plotting import PALETTE
 
     summ = dec.groupby("point", sort=False).mean(numeric_only=True)
     summ = summ.sort_values("utility_change_pct", kind="mergesort")
@@ -133,7 +133,7 @@ def plot_sweep(
     line per method (or per ``series`` value)."""
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import method_style
+    from ppdp.compendium.plotting import method_style
 
     attack = is_metric(frame, "privacy", model=model, scenario=scenario)
     sub = with_parameters(frame[attack], [key] if series is None else [key, series]).copy()

@@ -2,7 +2,7 @@
 
 ``plot_fig6``, ``plot_training_history``, ``plot_fig7``, ``plot_fig8`` and
 ``plot_privacy_utility``: each takes tidy rows (any superset of the experiments it draws) and
-returns the figure; the notebook saves it with :func:`ppdp.plotting.save_figure`. They lay the
+returns the figure; the notebook saves it with :func:`ppdp.compendium.plotting.save_figure`. They lay the
 rows out with :mod:`ppdp.experiments.imposter.claims` and read the paper's numbers with
 :func:`ppdp.compendium.published.published_value` (``claims.yaml``).
 """
@@ -36,7 +36,7 @@ __all__ = [
 
 # ------------------------------------------------------------------------------------------------
 # Figures. Each takes tidy rows (any superset of the experiments it draws) and returns the figure;
-# the notebook saves it with ppdp.plotting.save_figure.
+# the notebook saves it with ppdp.compendium.plotting.save_figure.
 
 
 def _seed_note(fig, rows: pd.DataFrame) -> None:
@@ -62,7 +62,7 @@ def plot_fig6(frame: pd.DataFrame, columns: Sequence[str] | None = None):
     """
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import PALETTE
+    from ppdp.compendium.plotting import PALETTE
 
     matrix = nmi_matrix(frame, columns)
     scores = detection_scores(frame)
@@ -107,7 +107,7 @@ def plot_training_history(history: pd.DataFrame, seed: int | None = None):
     """
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import method_style
+    from ppdp.compendium.plotting import method_style
 
     seed = int(history["seed"].iloc[0]) if seed is None else seed
     run = history[history["seed"] == seed]
@@ -161,7 +161,7 @@ def plot_fig7(frame: pd.DataFrame, classifier: str = "GBDT"):
     """
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import method_style
+    from ppdp.compendium.plotting import method_style
 
     imp_b = _imposter_point(frame, "B", classifier)
     b7 = score_table(frame, "fig7").loc["B"]
@@ -213,7 +213,7 @@ def plot_fig8(frame: pd.DataFrame):
     """
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import method_style
+    from ppdp.compendium.plotting import method_style
 
     t8 = score_table(frame, "fig8")
     ci8 = score_table(frame, "fig8", stat="ci")
@@ -264,7 +264,7 @@ def plot_privacy_utility(
     """
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import method_style
+    from ppdp.compendium.plotting import method_style
 
     acc_private, acc_label = (PRIVATE, "accuracy"), (LABEL, "accuracy")
     a_real = _imposter_point(frame, "A", classifier)

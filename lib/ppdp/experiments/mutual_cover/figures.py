@@ -31,7 +31,7 @@ def plot_disclosure(frame: pd.DataFrame, experiment: str, metric: str, ylabel: s
     """One panel per P_match: mean over runs with the min-max band, x = 1/delta (Figs. 3, 4)."""
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import method_style
+    from ppdp.compendium.plotting import method_style
 
     s = summary(frame, experiment, metric)
     ps = sorted(s["p_match"].unique())
@@ -64,7 +64,7 @@ def plot_mondrian_disclosure(frame: pd.DataFrame):
     """Fig. 5: Mondrian's identity and attribute disclosure against P_match, beside MutualCover."""
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import method_style
+    from ppdp.compendium.plotting import method_style
 
     fig, axes = plt.subplots(1, 2, figsize=(9.4, 3), sharey=True)
     for ax, metric, mc_exp, title in (
@@ -109,7 +109,7 @@ def plot_tradeoff(
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter, LogLocator
 
-    from ppdp.plotting import method_style
+    from ppdp.compendium.plotting import method_style
 
     fig, axes = plt.subplots(1, 1 + len(baselines), figsize=(3.2 * (1 + len(baselines)), 3))
     axes = np.atleast_1d(axes)
@@ -152,7 +152,7 @@ def plot_effect_of_l(frame: pd.DataFrame):
     """Fig. 8: information loss and query error of MutualCover against l at delta = 1/6."""
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import method_style
+    from ppdp.compendium.plotting import method_style
 
     fig, axes = plt.subplots(1, 2, figsize=(7, 3))
     for ax, metric, title in (

@@ -30,7 +30,7 @@ def _methods_in(frame) -> list[str]:
 
 def _curves(ax, summary: pd.DataFrame, key: str) -> None:
     """One line per method: the mean over seeds against ``key``, with its 95% interval."""
-    from ppdp.plotting import method_style
+    from ppdp.compendium.plotting import method_style
 
     for i, method in enumerate(_methods_in(summary)):
         part = summary[summary["method"] == method].sort_values(key)
@@ -61,7 +61,7 @@ def plot_fig5(figs: pd.DataFrame, dataset: str = "german", ax=None):
     """Fig. 5: each table's privacy P(T_i) along the chain, bars, with the requirement lines."""
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import method_style
+    from ppdp.compendium.plotting import method_style
 
     s = _summary(figs, "fig5", "privacy", dataset, "hop")
     t = _summary(figs, "fig5", "threshold", dataset, "hop")

@@ -2,7 +2,7 @@
 
 Every ``plot_*`` function returns a matplotlib figure; the tables it reads come from
 :mod:`ppdp.experiments.sppm.claims`. Methods are drawn in the house style
-(:func:`ppdp.plotting.method_style`) given by :data:`METHOD_STYLE`, labelled by
+(:func:`ppdp.compendium.plotting.method_style`) given by :data:`METHOD_STYLE`, labelled by
 :func:`method_label`.
 """
 
@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 
-#: House-style index (colour and marker, :func:`ppdp.plotting.method_style`) of each method; the
+#: House-style index (colour and marker, :func:`ppdp.compendium.plotting.method_style`) of each method; the
 #: figures draw methods in this order.
 METHOD_STYLE = {
     "optimal": 0,
@@ -97,7 +97,7 @@ def plot_tradeoff(frame: pd.DataFrame):
     """
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import method_style
+    from ppdp.compendium.plotting import method_style
 
     present = set(frame["experiment"])
     panels = [(exp, title) for exp, title in FIG2_PANELS if exp in present]
@@ -140,7 +140,7 @@ def plot_roc(frame: pd.DataFrame, experiment: str, title: str):
     """
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import method_style
+    from ppdp.compendium.plotting import method_style
 
     auc = auc_table(frame, experiment)
     tpr = _rows(frame, experiment, ("tpr",))
@@ -180,7 +180,7 @@ def plot_nearest(frame: pd.DataFrame):
     """
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import method_style
+    from ppdp.compendium.plotting import method_style
 
     tab = nearest_point_table(frame)
     methods = [m for m in ("sppm", "expmec") if ("mean", m) in tab.columns]
@@ -215,7 +215,7 @@ def plot_time(frame: pd.DataFrame):
     """
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import method_style
+    from ppdp.compendium.plotting import method_style
 
     tab = time_table(frame)
     fig, ax = plt.subplots()
@@ -249,7 +249,7 @@ def plot_support(frame: pd.DataFrame, dataset: str = "Movie"):
     """
     import matplotlib.pyplot as plt
 
-    from ppdp.plotting import method_style
+    from ppdp.compendium.plotting import method_style
 
     counts = _rows(frame, "fig7", ("profiles",))
     deltas = counts["delta"].unique()
