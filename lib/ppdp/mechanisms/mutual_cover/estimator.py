@@ -322,6 +322,7 @@ class MutualCover(Mechanism):
         self._cum, self._col_vals, self._row_start, self._row_len = [], [], [], []
         self._prob, self._perm, self._col_start, self._entry_w = [], [], [], []
         self._col_group, self._col_index = [], []
+        self._columns_flat, self._first_col = [], []
         self._weights = np.zeros((n_groups, d))
         self._ncols = np.zeros((n_groups, d), dtype=np.int64)
         every, groups = np.arange(n_groups), self.groups_
@@ -351,6 +352,8 @@ class MutualCover(Mechanism):
                 [t.columns if dom.kind == "numeric" else t.columns.astype(object) for t in tables]
             )
             self._col_vals.append(columns[first_col[entry_group] + j])
+            self._columns_flat.append(columns)
+            self._first_col.append(first_col)
             self._row_start.append(pos[groups] + local[a] * k[groups])
             self._row_len.append(k[groups])
             # column-major layout: column j of table g holds its r entries (i, j), i = 0..r-1
@@ -508,23 +511,45 @@ class MutualCover(Mechanism):
         u_val = rng.random(len(rows))
         attr = (np.cumsum(w / total[:, None], axis=1) < u_attr[:, None]).sum(axis=1)
         attr = np.minimum(attr, len(self.qi_) - 1)
-        columns = [released.columns.get_loc(c) for c in self.qi_]
         for a in np.unique(attr):
             sel = np.flatnonzero(attr == a)
             c = self.qi_[a]
-            dom = self.domains_[c]
-            new_vals = []
-            for i in sel:
-                t = self.tables_[g[i]][c]
-                cols = t.columns
-                orig = released.iat[rows[i], columns[a]]
-                others = cols[cols != orig]
-                new_vals.append(others[min(int(u_val[i] * len(others)), len(others) - 1)])
-            col = released.iloc[:, columns[a]].to_numpy().copy()
-            col[rows[sel]] = np.array(
-                new_vals, dtype=col.dtype if dom.kind == "numeric" else object
-            )
+            col = released[c].to_numpy().copy()
+            col[rows[sel]] = self._other_columns(a, g[sel], col[rows[sel]], u_val[sel])
             released[c] = _as_column(col, released[c])
+
+    #: Largest number of table cells :meth:`_other_columns` lays out at once (64 MiB of floats).
+    _BLOCK_CELLS = 1 << 23
+
+    def _other_columns(
+        self, a: int, groups: np.ndarray, values: np.ndarray, u: np.ndarray
+    ) -> np.ndarray:
+        """Algorithm 3's new value of each tuple on QI ``a``: uniform among its table's other columns.
+
+        For a tuple of group ``g`` with value ``v``, the output values of ``g``'s table on ``a``
+        other than ``v`` (in the table's column order) are ``others``; the pick is
+        ``others[min(floor(u * len(others)), len(others) - 1)]``. Tuples are handled in blocks of
+        equal column count.
+        """
+        flat, first = self._columns_flat[a], self._first_col[a][groups]
+        ncols = self._ncols[groups, a]
+        out = np.empty(len(values), dtype=flat.dtype)
+        for k in np.unique(ncols):
+            same = np.flatnonzero(ncols == k)
+            step = max(1, self._BLOCK_CELLS // int(k))
+            for lo in range(0, len(same), step):
+                sel = same[lo : lo + step]
+                block = flat[first[sel][:, None] + np.arange(k)[None, :]]
+                other = block != values[sel][:, None]
+                n_other = other.sum(axis=1)
+                pick = np.minimum((u[sel] * n_other).astype(np.int64), n_other - 1)
+                # the pick-th other column: where the running count of others reaches pick + 1
+                hit = other & (np.cumsum(other, axis=1) == (pick + 1)[:, None])
+                out[sel] = block[np.arange(len(sel)), hit.argmax(axis=1)]
+                # no other column (a table of one output value is never picked): keep the value
+                keep = n_other == 0
+                out[sel[keep]] = values[sel][keep]
+        return out
 
     def fit_sample(
         self, table: pd.DataFrame, random_state: Any = None, groups=None

@@ -6,11 +6,20 @@ each shape built once (:data:`LP_PATTERNS`), solves it (interior point by defaul
 the simplex method when it stops short) and passes the solution through :func:`repair_table`,
 which removes the solver's residue so that the table meets Definition 5 exactly.
 
+Two shortcuts leave every table as it was:
+
+- when every distinct value is held by at least ``1/delta`` records, the identity table is the
+  LP's unique optimum (:func:`_identity_table`) and no solver runs; on a million census-like
+  rows every LP is of this kind;
+- each thread keeps one HiGHS instance and clears it between LPs (creating one costs about a
+  tenth of solving a small LP); a reused instance gives bit-identical solutions.
+
 The solve looks up ``_run_highs`` and ``_repair`` in this module: replace them here.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import NamedTuple
 
 import numpy as np
@@ -52,6 +61,24 @@ def _repair(q: np.ndarray, counts: np.ndarray, delta: float) -> np.ndarray | Non
     if not table_delta_ratio(q, counts) <= delta + CHECK_TOL:
         return None
     return q
+
+
+def _identity_table(distance: np.ndarray, counts: np.ndarray, delta: float) -> np.ndarray | None:
+    """The LP's optimum in closed form when every distinct value is held by ``>= 1/delta`` records.
+
+    Each record keeping its own value (the identity table) then meets Definition 5: an output's
+    mass is at least its value's count ``c_k``, and ``1 <= delta * c_k``. It costs 0, and every
+    other table costs more: mass off a row's only zero-distance column lands where the distance
+    is positive. So the identity is the unique optimum, the table every solver returns up to its
+    residue. Returns None unless every count meets ``1/delta``, no distance is negative and each
+    row has exactly one zero-distance column (the table of each row's own value).
+    """
+    if not np.all(counts * delta >= 1.0 - 1e-12) or np.any(distance < 0):
+        return None
+    own = distance == 0
+    if not np.all(own.sum(axis=1) == 1):
+        return None
+    return own.astype(float)
 
 
 def repair_table(probabilities, counts, delta: float) -> np.ndarray:
@@ -122,33 +149,58 @@ def repair_table(probabilities, counts, delta: float) -> np.ndarray:
     return repaired
 
 
+_THREAD_SOLVER = threading.local()
+
+
+def _highs():
+    """This thread's HiGHS instance, created on first use with the options every solve shares."""
+    h = getattr(_THREAD_SOLVER, "highs", None)
+    if h is None:
+        import highspy
+
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("threads", 1)
+        h.setOptionValue("random_seed", 0)
+        _THREAD_SOLVER.highs = h
+    return h
+
+
 def _run_highs(model: _LpModel, solver: str) -> tuple[np.ndarray, str]:
-    """Solve ``model`` with HiGHS; returns the primal solution and the model status text."""
+    """Solve ``model`` with HiGHS; returns the primal solution and the model status text.
+
+    The thread's instance (:func:`_highs`) starts from a cleared solver and ends with the model
+    removed, so no state passes from one LP to the next.
+    """
     import highspy
 
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
-    h.setOptionValue("random_seed", 0)
+    h = _highs()
+    h.clearSolver()
     if solver == "ipm":
         h.setOptionValue("solver", "ipm")
         h.setOptionValue("run_crossover", "off")
     else:
         h.setOptionValue("solver", "simplex")
-    h.passModel(*model)
-    h.run()
-    status = h.getModelStatus()
-    if status != highspy.HighsModelStatus.kOptimal and solver == "ipm":
-        # no interior to follow (e.g. delta = 1/m forces equal rows): finish with crossover
         h.setOptionValue("run_crossover", "on")
+    try:
+        h.passModel(*model)
         h.run()
         status = h.getModelStatus()
-    if status != highspy.HighsModelStatus.kOptimal:
-        h.setOptionValue("solver", "simplex")
-        h.run()
-        status = h.getModelStatus()
-    ok = status == highspy.HighsModelStatus.kOptimal
-    return np.asarray(h.getSolution().col_value), "" if ok else h.modelStatusToString(status)
+        if status != highspy.HighsModelStatus.kOptimal and solver == "ipm":
+            # no interior to follow (e.g. delta = 1/m forces equal rows): finish with crossover
+            h.setOptionValue("run_crossover", "on")
+            h.run()
+            status = h.getModelStatus()
+        if status != highspy.HighsModelStatus.kOptimal:
+            h.setOptionValue("solver", "simplex")
+            h.run()
+            status = h.getModelStatus()
+        ok = status == highspy.HighsModelStatus.kOptimal
+        # a copy: the solution's storage belongs to the instance, which the next LP reuses
+        x = np.array(h.getSolution().col_value, dtype=float)
+        return x, "" if ok else h.modelStatusToString(status)
+    finally:
+        h.clearModel()
 
 
 class _LpModel(NamedTuple):
@@ -265,7 +317,9 @@ def solve_random_output_table(
         Rows sum to one and the table meets delta-probability exactly: the solution is passed
         through :func:`repair_table`. If the repaired interior-point table cannot be verified or
         costs more than ``1e-6`` (relative) above the solver's objective, the LP is solved again
-        with the simplex method and the better verified table is kept.
+        with the simplex method and the better verified table is kept. When every count is at
+        least ``1/delta``, the identity table, the LP's unique optimum, is returned without a
+        solve (:func:`_identity_table`).
     objective : float
         Objective value of the returned table.
 
@@ -309,6 +363,9 @@ def solve_random_output_table(
         raise ValueError(
             f"delta={delta!r} must lie in [1/m, 1] = [{1 / m:.6g}, 1] for a group of m={m:g} tuples (Property 1)"
         )
+    identity = _identity_table(distance, counts, float(delta))
+    if identity is not None:
+        return identity, 0.0
     nq = r * n
     pattern = _lp_pattern(r, n)
     # the matrix entries in the pattern's order: per q_kj (1, -c_k, 1), per s_j (1, -delta x r)
