@@ -9,7 +9,7 @@ which removes the solver's residue so that the table meets Definition 5 exactly.
 Two shortcuts leave every table as it was:
 
 - when every distinct value is held by at least ``1/delta`` records, the identity table is the
-  LP's unique optimum (:func:`_identity_table`) and no solver runs; on a million census-like
+  LP's unique optimum (``_identity_table``) and no solver runs; on a million census-like
   rows every LP is of this kind;
 - each thread keeps one HiGHS instance and clears it between LPs (creating one costs about a
   tenth of solving a small LP); a reused instance gives bit-identical solutions.
@@ -319,7 +319,7 @@ def solve_random_output_table(
         costs more than ``1e-6`` (relative) above the solver's objective, the LP is solved again
         with the simplex method and the better verified table is kept. When every count is at
         least ``1/delta``, the identity table, the LP's unique optimum, is returned without a
-        solve (:func:`_identity_table`).
+        solve (``_identity_table``).
     objective : float
         Objective value of the returned table.
 
