@@ -17,7 +17,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import ppdp.mechanisms.mutual_cover.estimator as mc_estimator
 import ppdp.mechanisms.mutual_cover.lp as mc_lp
 from populations import census_sample
 from ppdp.mechanisms.mutual_cover import MutualCover, solve_random_output_table
@@ -27,66 +26,25 @@ from ppdp.tabular import Hierarchy
 
 
 def fresh_instance_run(model, solver):
-    """HiGHS on a new instance for every LP (the reference for the reused one)."""
-    import highspy
-
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
-    h.setOptionValue("random_seed", 0)
-    if solver == "ipm":
-        h.setOptionValue("solver", "ipm")
-        h.setOptionValue("run_crossover", "off")
-    else:
-        h.setOptionValue("solver", "simplex")
-    h.passModel(*model)
-    h.run()
-    status = h.getModelStatus()
-    if status != highspy.HighsModelStatus.kOptimal and solver == "ipm":
-        h.setOptionValue("run_crossover", "on")
-        h.run()
-        status = h.getModelStatus()
-    if status != highspy.HighsModelStatus.kOptimal:
-        h.setOptionValue("solver", "simplex")
-        h.run()
-        status = h.getModelStatus()
-    ok = status == highspy.HighsModelStatus.kOptimal
-    return np.asarray(h.getSolution().col_value), "" if ok else h.modelStatusToString(status)
+    """The same solve on a new HiGHS instance for every LP (the reference for the reused one)."""
+    return mc_lp._solve_with(mc_lp._new_highs(), model, solver)
 
 
-def per_row_algorithm3(self, released, rows, rng):
-    """Algorithm 3 one tuple at a time: the new value is ``others[floor(u * len(others))]``."""
-    g = self.groups_[rows]
-    w = self.algorithm3_weights_[g]
-    total = w.sum(axis=1)
-    ok = total > 0
-    self.n_unchangeable_ = int((~ok).sum())
-    rows, w, total, g = rows[ok], w[ok], total[ok], g[ok]
-    if len(rows) == 0:
-        return
-    u_attr = rng.random(len(rows))
-    u_val = rng.random(len(rows))
-    attr = (np.cumsum(w / total[:, None], axis=1) < u_attr[:, None]).sum(axis=1)
-    attr = np.minimum(attr, len(self.qi_) - 1)
-    columns = [released.columns.get_loc(c) for c in self.qi_]
-    for a in np.unique(attr):
-        sel = np.flatnonzero(attr == a)
-        c = self.qi_[a]
-        new_vals = []
-        for i in sel:
-            cols = self.tables_[g[i]][c].columns
-            others = cols[cols != released.iat[rows[i], columns[a]]]
-            new_vals.append(others[min(int(u_val[i] * len(others)), len(others) - 1)])
-        col = released.iloc[:, columns[a]].to_numpy().copy()
-        numeric = self.domains_[c].kind == "numeric"
-        col[rows[sel]] = np.array(new_vals, dtype=col.dtype if numeric else object)
-        released[c] = mc_estimator._as_column(col, released[c])
+def per_row_other_columns(self, a, groups, values, u):
+    """Algorithm 3's pick one tuple at a time: ``others[floor(u * len(others))]``."""
+    c = self.qi_[a]
+    picks = []
+    for g, value, draw in zip(groups, values, u, strict=True):
+        cols = self.tables_[g][c].columns
+        others = cols[cols != value]
+        picks.append(others[min(int(draw * len(others)), len(others) - 1)])
+    return np.array(picks, dtype=self._columns_flat[a].dtype)
 
 
 def without_shortcuts(monkeypatch):
     monkeypatch.setattr(mc_lp, "_identity_table", lambda distance, counts, delta: None)
     monkeypatch.setattr(mc_lp, "_run_highs", fresh_instance_run)
-    monkeypatch.setattr(MutualCover, "_randomize_unchanged", per_row_algorithm3)
+    monkeypatch.setattr(MutualCover, "_other_columns", per_row_other_columns)
 
 
 # -- tables --------------------------------------------------------------------------------------
@@ -162,7 +120,6 @@ def test_no_closed_form_without_one_own_column_per_row():
 
 def lp_models(rng, n_models=60):
     """Random output table LPs of several shapes, as :func:`solve_random_output_table` builds them."""
-    models = []
     captured = []
     original = mc_lp._run_highs
 
@@ -182,8 +139,7 @@ def lp_models(rng, n_models=60):
             solve_random_output_table(distance, counts, delta, solver="simplex")
     finally:
         mc_lp._run_highs = original
-    models.extend(captured)
-    return models
+    return captured
 
 
 @pytest.mark.parametrize("solver", ["ipm", "simplex"])
@@ -241,7 +197,7 @@ def test_algorithm3_without_the_row_loop_releases_the_same_table(setting, delta,
     for seed in (0, 1):
         mc, fast = release(setting, delta, seed)
         with monkeypatch.context() as patch:
-            patch.setattr(MutualCover, "_randomize_unchanged", per_row_algorithm3)
+            patch.setattr(MutualCover, "_other_columns", per_row_other_columns)
             plain = mc.release(random_state=seed)
         pd.testing.assert_frame_equal(fast, plain)
         assert mc.n_unchanged_ > 0

@@ -152,29 +152,38 @@ def repair_table(probabilities, counts, delta: float) -> np.ndarray:
 _THREAD_SOLVER = threading.local()
 
 
+def _new_highs():
+    """A HiGHS instance with the options every solve shares."""
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("random_seed", 0)
+    return h
+
+
 def _highs():
-    """This thread's HiGHS instance, created on first use with the options every solve shares."""
+    """This thread's HiGHS instance, created on first use."""
     h = getattr(_THREAD_SOLVER, "highs", None)
     if h is None:
-        import highspy
-
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("threads", 1)
-        h.setOptionValue("random_seed", 0)
-        _THREAD_SOLVER.highs = h
+        h = _THREAD_SOLVER.highs = _new_highs()
     return h
 
 
 def _run_highs(model: _LpModel, solver: str) -> tuple[np.ndarray, str]:
-    """Solve ``model`` with HiGHS; returns the primal solution and the model status text.
+    """Solve ``model`` with this thread's HiGHS instance (:func:`_highs`): :func:`_solve_with`."""
+    return _solve_with(_highs(), model, solver)
 
-    The thread's instance (:func:`_highs`) starts from a cleared solver and ends with the model
-    removed, so no state passes from one LP to the next.
+
+def _solve_with(h, model: _LpModel, solver: str) -> tuple[np.ndarray, str]:
+    """Solve ``model`` on the HiGHS instance ``h``; returns the primal solution and the status text.
+
+    The instance starts from a cleared solver and ends with the model removed, so no state passes
+    from one LP to the next.
     """
     import highspy
 
-    h = _highs()
     h.clearSolver()
     if solver == "ipm":
         h.setOptionValue("solver", "ipm")
