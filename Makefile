@@ -1,6 +1,6 @@
 # Two commands for a fresh machine with Python 3.11 or newer:
 #   make reproduce   create .venv if missing, install, run the default reproduction
-#   make test        same set-up, then lint, unit/property tests, pipeline checks and nbval
+#   make test        same set-up, then lint, one smoke run, unit/property tests, pipeline checks, nbval's check
 # Other targets: make install, make lab (JupyterLab on notebooks/), make notebooks (re-execute the
 # committed notebooks in place), make docs (the documentation site), make reproduce PROFILE=paper,
 # make cost PROFILE=paper (what a profile's runs will cost), make benchmarks, make clean. With conda
@@ -54,7 +54,7 @@ $(eval $(subst ;,$(newline),$(shell PPDP_NATIVE_KERNELS="$(PPDP_NATIVE_KERNELS)"
 # The offline data mirror (../shared/data beside the project) is found by the data layer itself
 # (lib/ppdp/datasets/fetch.py); PPDP_DATA_MIRROR, if set, overrides it.
 
-.PHONY: install reproduce cost test test-cluster lint unit doctest nbval notebooks lab docs benchmarks clean
+.PHONY: install reproduce cost test test-cluster lint smoke-run unit doctest nbval notebooks lab docs benchmarks clean
 
 install: $(STAMP)
 
@@ -79,6 +79,10 @@ endif
 	# anonymeter (the benchmark's independent risk evaluator) pins numpy<1.27; its evaluators run
 	# on current numpy and pandas (tests/test_attack_suite.py); its dependencies come with ".[dev]"
 	$(BIN)/python -m pip install --quiet --no-deps -c $(PIP_CONSTRAINTS) anonymeter
+	# jsonschema imports rfc3987-syntax (pulled in by jupyter-events for the IRI formats, which no
+	# schema here uses) at start-up, and it builds ~35 grammars there: 3 CPU seconds in every
+	# Snakemake, papermill, pytest and Sphinx process. Without it jsonschema skips those formats.
+	$(BIN)/python -m pip uninstall --quiet --yes rfc3987-syntax
 	# the notebooks' kernel "python3" of this environment starts through ppdp.kernels, which applies
 	# the CPU kernel caps first: papermill, nbval and JupyterLab compute as the pipeline does
 	$(BIN)/python -m ppdp.kernels install-kernelspec --prefix "$(abspath $(VENV))"
@@ -112,7 +116,7 @@ cost: $(STAMP)
 	@$(BIN)/python -m ppdp.compendium.yamlfile config/$(PROFILE).yaml
 	$(BIN)/python -m ppdp.report cost --config config/$(PROFILE).yaml --measured reports/costs.csv
 
-test: lint unit doctest nbval
+test: lint unit
 
 LINTED := lib tests benchmarks notebooks docs
 
@@ -125,22 +129,37 @@ lint: $(STAMP)
 # the process it ran in (every random step is seeded, every notebook runs in a kernel of its own).
 TEST_WORKERS ?= 2
 
-# unit and property tests, plus the pipeline tests (snakemake dry runs, a real smoke run, determinism);
-# the log ends with the slowest tests, the first place to look when the suite grows slower
-unit: $(STAMP)
-	$(BIN)/pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --durations=15 tests
+# One run of the smoke profile, made before the tests and read by every test that reads a run
+# (tests/shared_smoke_run.py): the pipeline's end-to-end checks, the comparison across kernels, the
+# routes, nbval's check of the committed notebooks' outputs, the figures papermill embeds. The
+# folder records the digest of the sources it was made from; a test refuses it after an edit.
+SMOKE_RUN := build/smoke-run
 
-# the Examples sections of the library's docstrings, executed as written (docs/tests.md)
+smoke-run: $(STAMP)
+	$(BIN)/python tests/shared_smoke_run.py $(SMOKE_RUN)
+
+# unit and property tests, the pipeline tests on the smoke run, nbval's comparison of the committed
+# notebooks' checked outputs with that run's executions (tests/test_committed_notebooks.py), and the
+# Examples sections of the library's docstrings, executed as written (docs/tests.md), in one session;
+# the log ends with the slowest tests, the first place to look when the suite grows slower
+unit: smoke-run
+	PPDP_SMOKE_RUN=$(abspath $(SMOKE_RUN)) $(BIN)/pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --durations=15 --doctest-modules tests lib/ppdp
+
+# the docstrings' examples alone
 doctest: $(STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider --doctest-modules lib/ppdp
 
 # The smoke profile through profiles/slurm on a single-node SLURM cluster of this machine (root;
 # cluster/start --install adds slurm-wlm, slurmdbd, munge, mariadb-server if missing), compared
-# with a local smoke run; fails instead of skipping without a cluster. cluster/stop stops it.
+# with the local smoke run of make test (made again if the sources changed since); fails instead
+# of skipping without a cluster. cluster/stop stops it.
 test-cluster: $(STAMP)
 	cluster/start --install
-	PPDP_REQUIRE_SLURM=1 $(BIN)/pytest -q -p no:cacheprovider -rA tests/test_slurm_cluster.py
+	$(BIN)/python tests/shared_smoke_run.py --reuse $(SMOKE_RUN)
+	PPDP_SMOKE_RUN=$(abspath $(SMOKE_RUN)) PPDP_REQUIRE_SLURM=1 $(BIN)/pytest -q -p no:cacheprovider -rA tests/test_slurm_cluster.py
 
+# nbval itself: every committed notebook executed again with its defaults (make test applies nbval's
+# comparison to the smoke run's executions of the same notebooks instead)
 nbval: $(STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --nbval-lax notebooks
 
@@ -188,4 +207,4 @@ benchmarks: $(STAMP)
 	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf results figures/smoke figures/default figures/paper reports/smoke reports/paper .snakemake docs/_build
+	rm -rf results figures/smoke figures/default figures/paper reports/smoke reports/paper .snakemake docs/_build $(SMOKE_RUN)

@@ -97,7 +97,7 @@ html_title = f"ppdp {release}"
 html_copy_source = False
 html_show_sourcelink = False
 html_static_path = ["_static"]
-# long claim ids wrap inside table cells (tests/test_docs_browser.py measures the tables)
+# long claim ids wrap inside table cells (tests/test_docs_site.py measures the tables)
 html_css_files = ["report-tables.css"]
 
 # ---- cross-references --------------------------------------------------------------------------

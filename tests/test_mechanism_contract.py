@@ -152,6 +152,7 @@ CASES = [
         {"epsilon": -1.0},
         column="zip",
         named_columns=False,
+        keeps_index=False,  # as many rows as the noisy total, under a RangeIndex
     ),
 ]
 

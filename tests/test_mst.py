@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from ppdp.base import NotFittedError
 from ppdp.guarantees import guarantee_report
@@ -165,11 +166,12 @@ def test_high_epsilon_keeps_marginals_and_links_the_copies(copies, high_epsilon)
     assert (letters == out["c"].to_numpy()).mean() > 0.97
 
 
-def test_release_keeps_columns_dtypes_and_index(copies, high_epsilon):
+def test_release_keeps_columns_and_dtypes_under_a_fresh_index(copies, high_epsilon):
     mech, out = high_epsilon
     assert list(out.columns) == list(copies.columns)
     assert out.dtypes.equals(copies.dtypes)
-    assert out.index.equals(copies.index)
+    # a synthetic row is no row of the table: a RangeIndex of the released size
+    assert out.index.equals(pd.RangeIndex(len(out)))
     other = mech.release(random_state=1, n_rows=17)
     assert len(other) == 17 and other.index.equals(pd.RangeIndex(17))
     assert other.dtypes.equals(copies.dtypes)
@@ -203,6 +205,190 @@ def test_same_seed_same_table_other_seed_other_table(copies, high_epsilon):
     )
     other = MST(1e4).fit_release(copies, random_state=4)
     assert not out.equals(other)
+
+
+# -- 4b. the release size: the noisy total, never the true n -------------------------------------
+
+
+def _noisy_total(mech: MST) -> float:
+    """The inverse-variance weighted mean of the noisy marginals' sums, from the fitted
+    measurements (one-way over the full domains, then the selected two-way ones), at least 1."""
+    sums, variances = [], []
+    sigma1 = mech.sigma_["one_way"]
+    for y in mech.noisy_one_way_.values():
+        sums.append(float(np.sum(y)))
+        variances.append(y.size * sigma1**2)
+    for m in mech.measurements_[len(mech.columns_) :]:
+        y = np.asarray(m.noisy_measurement, np.float64)
+        sums.append(float(y.sum()))
+        variances.append(y.size * float(m.stddev) ** 2)
+    weights = 1.0 / np.asarray(variances)
+    return max(1.0, float(weights @ np.asarray(sums) / weights.sum()))
+
+
+def test_neighbouring_tables_do_not_release_their_true_sizes(copies):
+    """A table of 3,001 rows and the same table without its last row, fitted with the same seeds:
+    the release sizes come from the noisy total, so they are not 3,000 and 3,001 each time."""
+    rng = np.random.default_rng(8)
+    last = pd.DataFrame(
+        {"a": [1], "b": [2], "c": ["v"], "d": pd.Categorical(["mid"], ["lo", "mid", "hi"])}
+    )
+    bigger = pd.concat([copies, last], ignore_index=True)
+    assert len(copies) == 3000 and len(bigger) == 3001
+    sizes = {3000: [], 3001: []}
+    for seed in rng.integers(0, 2**31, 5):
+        for table in (copies, bigger):
+            mech = MST(1.0, n_iters=20).fit(table, random_state=int(seed))
+            assert not any("n_fitted" in name for name in vars(mech))
+            out = mech.release(random_state=int(seed))
+            total = _noisy_total(mech)
+            assert mech.total_ == pytest.approx(total, rel=1e-6)
+            assert float(mech.model_.total) == pytest.approx(total, rel=1e-6)
+            assert len(out) == round(total)
+            sizes[len(table)].append(len(out))
+    print(f"released sizes: {sizes}")
+    for n, got in sizes.items():
+        assert got != [n] * len(got), (n, got)
+        # the noise of the total spreads the sizes over many rows, which hides one row
+        assert np.std(got) > 5, (n, got)
+    # (one seed draws the same noise for both tables, so its two totals differ by the added
+    # row's count in every marginal: the coupling of a shared seed, not a leak of n)
+
+
+def test_release_size_is_close_to_n_at_huge_epsilon(copies, high_epsilon):
+    mech, out = high_epsilon
+    assert abs(len(out) - len(copies)) <= 2
+    assert len(out) == round(mech.total_)
+
+
+def test_release_size_reads_the_fitted_total_only(high_epsilon):
+    mech, _ = high_epsilon
+    fitted = mech.total_
+    try:
+        mech.total_ = 1234.4
+        assert len(mech.release(random_state=0)) == 1234
+        mech.total_ = 7.6
+        assert len(mech.release(random_state=0)) == 8
+    finally:
+        mech.total_ = fitted
+
+
+def test_explicit_n_rows_is_honoured(high_epsilon):
+    mech, _ = high_epsilon
+    for k in (1, 17, 4321):
+        assert len(mech.release(random_state=0, n_rows=k)) == k
+    assert len(mech.release(random_state=0, n_rows=np.int64(5))) == 5
+
+
+@pytest.mark.parametrize("n_rows", [0, -3, 2.5, "10", True, float("nan")])
+def test_bad_n_rows(high_epsilon, n_rows):
+    mech, _ = high_epsilon
+    with pytest.raises(ValueError, match=r"'n_rows'.*int in the range \[1, inf\) or None"):
+        mech.release(random_state=0, n_rows=n_rows)
+
+
+def test_a_noisy_total_below_one_row_warns_and_releases_one():
+    df = pd.DataFrame({"x": ["a", "b"]})
+    mech = MST(0.01, n_iters=5, domains={"x": ["a", "b"]})
+    with pytest.warns(
+        UserWarning, match=r"estimated from the noisy marginals is -1\.11.*use 1 row"
+    ):
+        mech.fit(df, random_state=0)
+    assert mech.total_ == 1.0
+    assert len(mech.release(random_state=0)) == 1
+
+
+# -- 4c. the benchmark's public domains ------------------------------------------------------------
+
+
+def test_every_benchmark_value_lies_in_its_documented_domain():
+    """The full tables, loaded through the data layer as the benchmark loads them."""
+    from ppdp.experiments.benchmark import data as bdata
+
+    for name, table_of in (("adult", bdata.adult_table), ("movielens", bdata.movielens_table)):
+        public = bdata.load_public_domains(name)
+        table = table_of(None)
+        assert list(public) == list(table.columns), name
+        for column in table.columns:
+            outside = set(table[column].unique()) - set(public[column])
+            assert not outside, f"{name}.{column}: values {sorted(outside)[:5]} undocumented"
+            if column in bdata.load_roles()[name]["numeric"]:  # numbers, in increasing order
+                assert public[column] == sorted(public[column]), (name, column)
+        # the domains are typed as the table's columns: MST takes them on a small sample
+        MST(1.0, domains=public, n_iters=1).fit(table.head(50), random_state=0)
+    adult = bdata.load_public_domains("adult")
+    assert (adult["age"][0], adult["age"][-1], len(adult["age"])) == (17, 90, 74)
+    assert adult["education_num"] == list(range(1, 17))
+    assert len(adult["native_country"]) == 41 and len(adult["occupation"]) == 14
+    movielens = bdata.load_public_domains("movielens")
+    assert movielens["occupation"] == [str(i) for i in range(21)]
+    assert movielens["gender"] == ["F", "M"]
+
+
+def test_public_domains_file_is_checked(tmp_path):
+    from ppdp.experiments.benchmark import data as bdata
+
+    with pytest.raises(ValueError, match=r"dataset must be one of .*'census'"):
+        bdata.load_public_domains("census")
+    good = bdata.load_public_domains("movielens")
+
+    def write(**changes):
+        spec = {c: list(v) for c, v in good.items()} | changes
+        path = tmp_path / "domains.yaml"
+        path.write_text(yaml.safe_dump({"movielens": spec}))
+        return path
+
+    with pytest.raises(ValueError, match=r"gives no domains for the dataset 'adult'"):
+        bdata.load_public_domains("adult", write())
+    path = write()
+    text = path.read_text().replace("action_fan:", "fan:")
+    path.write_text(text)
+    with pytest.raises(ValueError, match=r"missing \['action_fan'\], not a column \['fan'\]"):
+        bdata.load_public_domains("movielens", path)
+    with pytest.raises(ValueError, match=r"movielens.age must be .*integers: \[low, high\]"):
+        bdata.load_public_domains("movielens", write(age={"integers": [5, 1]}))
+    with pytest.raises(ValueError, match=r"movielens.gender repeats the values \['F'\]"):
+        bdata.load_public_domains("movielens", write(gender=["F", "M", "F"]))
+    with pytest.raises(ValueError, match=r"movielens.gender must be a non-empty list"):
+        bdata.load_public_domains("movielens", write(gender=[]))
+
+
+def test_the_benchmark_gives_mst_the_same_domains_whatever_the_rows(monkeypatch):
+    """Two subsamples (seeds 0 and 1) of each dataset: MST receives the documented domains both
+    times, whatever values the rows hold, and its release reads in the evaluation's domains."""
+    import ppdp.mechanisms.mst as mst_module
+    from ppdp.cells import cell_membership
+    from ppdp.experiments import benchmark as bm
+
+    received = []
+
+    class Recording(MST):
+        def fit(self, df, random_state=None):
+            self.n_iters = 20  # the domains are under test, not the estimate
+            received.append({c: list(v) for c, v in self.domains.items()})
+            return super().fit(df, random_state=random_state)
+
+    monkeypatch.setattr(mst_module, "MST", Recording)
+    observed_differs = False
+    for name in bm.data.DATASETS:
+        public = bm.data.load_public_domains(name)
+        received.clear()
+        for seed in (0, 1):
+            data = bm.data.load_dataset(name, 300, seed)
+            train = bm.data.split(data, seed).train
+            released, _ = bm.registry.REGISTRY["mst"].release(
+                data, train, 1.0, np.random.default_rng(seed)
+            )
+            assert list(released.columns) == list(train.columns)
+            for column in released.columns:
+                cell_membership(released[column], data.domains[column])
+            observed_differs |= any(
+                list(data.domains[c].values) != public[c] for c in train.columns
+            )
+        assert len(received) == 2
+        assert received[0] == received[1] == public, name
+    # on 300 rows some documented values are missing: the observed domains would differ
+    assert observed_differs
 
 
 # -- 5. bad input ----------------------------------------------------------------------------------

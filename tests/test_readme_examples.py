@@ -42,7 +42,10 @@ def run_examples(blocks: list[str]) -> int:
         released, original = namespace["released"], namespace[source]
         assert isinstance(released, pd.DataFrame)
         assert list(released.columns) == list(original.columns), block
-        assert released.index.equals(original.index), block
+        if "MST(" in block:  # synthetic rows, as many as the noisy total, under a RangeIndex
+            assert released.index.equals(pd.RangeIndex(len(released))), block
+        else:
+            assert released.index.equals(original.index), block
         released_by.append(source)
     return len(released_by)
 

@@ -30,11 +30,23 @@ addition, and :func:`cdp_rho` picks the largest ``rho`` whose zCDP implies ``(ep
 by the conversion of Canonne, Kamath and Steinke ("The Discrete Gaussian for Differential
 Privacy", NeurIPS 2020, Section 2.3).
 
-Two simplifications common in uses of MST: the number of released rows defaults to the true number
-of rows ``n`` (not private; the paper's reference implementation does the same), and the attribute
-domains default to the values observed in the fitted table, which also leaks information and is
-not differentially private. Give the public domains in ``domains`` for a release whose only
-data-dependent inputs are the table's rows.
+What is private. Under add/remove-one-row neighbours, the measurements, the selections and the
+number of rows estimated from them are private, and a release is post-processing of them. Two
+other inputs shape a release and must not depend on the rows for it to be ``(epsilon, delta)``-DP:
+
+- **the attribute domains**: give them in ``domains`` from public knowledge of the schema
+  (documented categories and ranges). The default, ``domains=None``, takes the values observed in
+  the fitted table: a value that one person holds is in the domain, and can appear in the release,
+  only if that person is in the table, so that default is not differentially private;
+- **the number of released rows**: by default the model's total, the number of rows estimated
+  from the noisy marginals alone (the inverse-variance weighted mean of their sums, at least 1),
+  rounded to the nearest integer; the true ``n`` is never stored. Private-PGM's reference MST
+  (``mechanisms/mst.py`` of the ``private-pgm`` repository) does the same: it returns
+  ``est.synthetic_data()``, which draws ``max(1, int(model.total))`` rows, the total that mirror
+  descent estimated from the noisy measurements with identity queries (truncated instead of
+  rounded; here the compressed one-way marginals contribute their sums too). An explicit
+  ``n_rows`` given to :meth:`MST.release` is the caller's knowledge: private only if it does not
+  depend on the table (the true ``n`` does).
 
 All randomness (measurement noise, selection, sampling and the undoing of the compression) comes
 from one :class:`numpy.random.Generator`; the estimation is deterministic, so the same seed gives the
@@ -423,14 +435,15 @@ class MST(Mechanism):
     Parameters
     ----------
     epsilon : float > 0
-        Privacy budget: the mechanism is ``(epsilon, delta)``-differentially private (adding or
-        removing one row) through ``rho = cdp_rho(epsilon, delta)``-zCDP.
+        Privacy budget: the fit spends ``rho = cdp_rho(epsilon, delta)``-zCDP, which implies
+        ``(epsilon, delta)``-differential privacy (adding or removing one row) for a release whose
+        domains are public (``domains``) and whose size is the noisy total (``n_rows=None``).
     delta : float in (0, 1)
     domains : mapping column -> list of values, or None
         The public domain of every column, in order; each fitted value must lie in its column's
         domain. ``None`` takes each column's distinct values in the fitted table, sorted (a
-        categorical column: its observed categories in category order), which reveals them and is
-        not differentially private.
+        categorical column: its observed categories in category order), which reveals them: the
+        release is then not differentially private.
     n_iters : int >= 1
         Iterations of Private-PGM's mirror descent. The estimation is compiled once per model
         structure, which dominates its time; the iterations themselves are cheap.
@@ -452,10 +465,11 @@ class MST(Mechanism):
         pair in the table's column order)
     measurements_ : list of the ``mbi.LinearMeasurement`` given to Private-PGM (one-way marginals
         over the compressed domains, then the selected two-way marginals); ``len`` is their count
-    total_ : float, the number of rows estimated from the noisy marginals
+    total_ : float, the number of rows estimated from the noisy marginals alone (the
+        inverse-variance weighted mean of their sums, at least 1): the model's total (``model_``
+        holds it in single precision) and, rounded, the default number of released rows
     model_ : ``mbi.MarkovRandomField`` over the compressed domains; its attributes are named
         ``"a0", "a1", ...`` in the table's column order, a rare value is the last of its domain
-    n_fitted_ : int, rows of the fitted table (the default number of released rows)
 
     Release (the library protocol of :mod:`ppdp.base`)
     ---------------------------------------------------
@@ -478,15 +492,19 @@ class MST(Mechanism):
     >>> round(mst.rho_, 5), mst.zcdp_spent() <= mst.rho_ * (1 + 1e-12)
     (0.01497, True)
     >>> synthetic = mst.release(random_state=0)
-    >>> synthetic.shape, synthetic.columns.tolist()
-    ((24, 2), ['sex', 'smoker'])
+    >>> synthetic.columns.tolist(), len(synthetic) == round(mst.total_)
+    (['sex', 'smoker'], True)
+    >>> mst.release(random_state=0, n_rows=5).shape
+    (5, 2)
     """
 
     #: The bound every release is checked against (listed on the API reference's index).
     guarantee: ClassVar[str] = (
-        "(epsilon, delta)-differential privacy through rho-zCDP: the zCDP spent by the noise "
-        "scales and selection rounds actually used is at most ``rho_``, which implies "
-        "``epsilon`` at ``delta``."
+        "(epsilon, delta)-differential privacy (add/remove one row) through rho-zCDP: the zCDP "
+        "spent by the noise scales and selection rounds actually used is at most ``rho_``, which "
+        "implies ``epsilon`` at ``delta``, for a release on public ``domains`` of the size the "
+        "noisy total gives (``n_rows=None``). Not private: the observed domains "
+        "(``domains=None``) or an ``n_rows`` that depends on the table, such as its true size."
     )
 
     #: A release samples the fitted private model; more rows or more tables are post-processing and
@@ -513,9 +531,7 @@ class MST(Mechanism):
         "measurements_",
         "total_",
         "model_",
-        "n_fitted_",
         "_values",
-        "_index",
         "_tree",
     )
 
@@ -588,7 +604,6 @@ class MST(Mechanism):
         columns = list(df.columns)
         d = len(columns)
         sizes = [len(domains[c]) for c in columns]
-        n = len(df)
 
         rho = cdp_rho(self.epsilon, self.delta)
         if d == 1:  # no pair to select or measure: the whole budget goes to the one marginal
@@ -631,7 +646,8 @@ class MST(Mechanism):
         edges: list[tuple[int, int]] = []
         selection_epsilon = 0.0
         if d > 1:
-            total1 = _weighted_total(sums, variances)
+            # the selection's model needs a positive total (a total below 1 warns further down)
+            total1 = max(1.0, _weighted_total(sums, variances))
             # Private-PGM's estimate from one-way measurements alone: a product of independent
             # marginals, each the least-squares fit to its (compressed) measurement on the simplex
             # of the estimated total (the loss separates by attribute), computed here exactly
@@ -669,7 +685,18 @@ class MST(Mechanism):
             noisy2.append(y)
             sums.append(float(y.sum()))
             variances.append(x.size * sigma2**2)
+        # the number of rows the model (and by default the release) holds: from the noisy
+        # measurements only, never from len(df)
         total = _weighted_total(sums, variances)
+        if total < 1.0:
+            warnings.warn(
+                f"MST: the number of rows estimated from the noisy marginals is {total:.4g}, "
+                f"below 1 (a table too small for epsilon = {float(self.epsilon):g}); the model, "
+                "and a release with n_rows=None, use 1 row",
+                UserWarning,
+                stacklevel=2,
+            )
+            total = 1.0
 
         # 5. Private-PGM
         mbi = _mbi()
@@ -702,7 +729,6 @@ class MST(Mechanism):
         self.measurements_ = measurements
         self.total_ = total
         self.model_ = model
-        self.n_fitted_ = n
         logger.info(
             "MST: %d columns, %d two-way marginals selected, rho = %.4g zCDP for "
             "(epsilon = %g, delta = %g)",
@@ -713,7 +739,6 @@ class MST(Mechanism):
             float(self.delta),
         )
         self._values = values
-        self._index = df.index.copy()
         self._tree = (names, edges, kept, sizes)
         return self
 
@@ -784,14 +809,17 @@ class MST(Mechanism):
         random_state : None, int >= 0 or numpy.random.Generator
             :func:`ppdp.base.check_random_state`; the same int gives the same table.
         n_rows : int >= 1 or None
-            Rows to draw; ``None`` draws as many as the fitted table has (the true ``n``, a
-            standard simplification of MST that is not private).
+            Rows to draw. ``None`` draws the model's total, ``total_`` (estimated from the noisy
+            marginals, at least 1), rounded to the nearest integer (half to even), as
+            Private-PGM's MST draws its model's total: the size is then private too. An explicit
+            ``n_rows`` is the caller's public knowledge; the true number of rows is not, and a
+            release of that size is not differentially private.
 
         Returns
         -------
         DataFrame
-            The fitted table's columns, in its order and with its dtypes; the fitted table's index
-            when ``n_rows`` equals its length, a ``RangeIndex`` otherwise.
+            The fitted table's columns, in its order and with its dtypes, and a ``RangeIndex``
+            (a synthetic row is no row of the table).
 
         Raises
         ------
@@ -808,9 +836,10 @@ class MST(Mechanism):
             "MST.release",
         )
         enforce(self.guarantee_checks())
-        n = self.n_fitted_ if n_rows is None else int(n_rows)
+        # total_ >= 1 (fit clips it, with a warning), so the rounded size is at least 1
+        n = round(self.total_) if n_rows is None else int(n_rows)
         codes = self._sample(n, rng)
-        index = self._index if n == self.n_fitted_ else pd.RangeIndex(n)
+        index = pd.RangeIndex(n)
         out = {}
         for j, col in enumerate(self.columns_):
             typed = self._values[col]
@@ -874,6 +903,6 @@ class MST(Mechanism):
 
 
 def _weighted_total(sums: list[float], variances: list[float]) -> float:
-    """Inverse-variance weighted mean of noisy totals, at least 1."""
+    """Inverse-variance weighted mean of noisy totals (the minimum-variance unbiased estimate)."""
     weights = 1.0 / np.asarray(variances)
-    return max(1.0, float(np.dot(weights, sums) / weights.sum()))
+    return float(np.dot(weights, sums) / weights.sum())

@@ -14,14 +14,21 @@ The **no-release baseline** is the strongest of two models (XGBoost, logistic re
 the attacker trains on auxiliary real records of other people (``aux``), disjoint from targets
 and controls. An attacker's **advantage** is its AUC on the targets minus the baseline's on the
 same targets. The **risk** of a release is the largest advantage over the suite, and at least 0:
-an attacker who also holds the auxiliary data can always ignore the release.
+an attacker who also holds the auxiliary data can always ignore the release. One attacker is left
+out of the risk of some releases: ``xgb_II`` (below) on a release that publishes every kept
+record's private values unchanged (``private_unchanged``: Mondrian, Mutual Cover, relay chains,
+the unprotected table) reads the target's value off his row. Those mechanisms' premise is that the
+attacker cannot single out the row, so that knowledge is outside their threat model; ``xgb_II`` is
+still reported for them as its own metric.
 
 The suite:
 
 * ``xgb_I``, ``lr_I``: models trained on the release (released quasi-identifier cells ->
   released private value), applied to the target's true quasi-identifiers;
-* ``xgb_II``: the no-release XGBoost applied to the target's released row (releases that keep
-  records; the attacker is told which row is the target's);
+* ``xgb_II``: the attacker is told which released row is the target's (releases that keep
+  records) and reads all of it: the no-release XGBoost's posterior on the row's released
+  quasi-identifiers, combined with what the row's released private cell says
+  (:func:`with_own_cell`: a value states itself, a set or range restricts to its members);
 * ``class_matching``: the released rows whose cells hold the target's values, mixed
   (:func:`ppdp.attacks.targeted.class_matching_posterior`): every release;
 * ``class_matching_aux``: the same classes combined with the baseline's belief about the target
@@ -53,10 +60,23 @@ import pandas as pd
 from ppdp.base import check_random_state
 from ppdp.experiments.benchmark.data import BenchmarkData, Split
 
-__all__ = ["AWARE_ATTACKERS", "AttackContext", "attack_context", "targeted_risks", "with_prior"]
+__all__ = [
+    "AWARE_ATTACKERS",
+    "ROW_READERS",
+    "AttackContext",
+    "attack_context",
+    "targeted_risks",
+    "with_own_cell",
+    "with_prior",
+]
 
 #: The models of the no-release baseline and of Scenario I.
 LEARNED = ("xgb", "lr")
+
+#: The attackers told which released row is the target's. On a release that publishes every kept
+#: record's private values unchanged (``private_unchanged``) they read the value off the row, so
+#: they are reported but left out of its risk.
+ROW_READERS = ("xgb_II",)
 
 
 @dataclass
@@ -355,6 +375,7 @@ def targeted_risks(
     released: pd.DataFrame,
     *,
     keeps_records: bool,
+    private_unchanged: bool = False,
     aware: str | None = None,
     protects: str | None = None,
     level=None,
@@ -365,10 +386,11 @@ def targeted_risks(
 
     Returns flat metrics ``<private>:<attacker>_auc``, ``..._auc_control``, ``..._advantage``,
     ``<private>:baseline_auc`` (``_control``) and ``<private>:risk`` (the largest advantage, at
-    least 0). ``released`` holds the cells as published; the learned attackers train on one
-    domain value drawn from each private cell (:func:`ppdp.cells.sample_cells`). The benchmark's
-    tidy rows split each name at its colon: metric ``risk`` with the facet ``attribute`` the
-    private attribute (``ppdp.experiments.benchmark.run.metric_facets``).
+    least 0; :data:`ROW_READERS` left out when ``private_unchanged``). ``released`` holds the
+    cells as published; the learned attackers train on one domain value drawn from each private
+    cell (:func:`ppdp.cells.sample_cells`). The benchmark's tidy rows split each name at its
+    colon: metric ``risk`` with the facet ``attribute`` the private attribute
+    (``ppdp.experiments.benchmark.run.metric_facets``).
 
     Parameters
     ----------
@@ -380,7 +402,12 @@ def targeted_risks(
         The release of ``ctx``'s split, ``train``'s columns.
     keeps_records : bool
         Whether released row ``i`` is a version of the released person ``i`` (adds ``xgb_II``,
-        which reads the target's own row by its label).
+        which reads the target's own row by its label, its private cell included).
+    private_unchanged : bool, default False
+        Whether the release publishes every kept record's private values unchanged
+        (``Entry.private_unchanged``). ``xgb_II`` then reads the target's value off his row,
+        which the mechanism's threat model excludes: its metrics are reported, its advantage is
+        left out of the risk.
     aware : str, optional
         A key of :data:`AWARE_ATTACKERS`: the mechanism-aware attacker, run when ``ctx.private``
         is the attribute the mechanism protects.
@@ -407,7 +434,8 @@ def targeted_risks(
     --------
     The attacker knows the age and zip of 8 released people and wants their sex. The
     unprotected table lets class matching find each of them (AUC 1 against the baseline's
-    0.8); with the sex suppressed, no attacker beats the baseline:
+    0.8); ``xgb_II``, told each target's row, reads the sex off it, outside the risk of a
+    release that publishes it unchanged. With the sex suppressed, no attacker beats the baseline:
 
     >>> import numpy as np, pandas as pd
     >>> from ppdp.cells import table_domains
@@ -421,11 +449,11 @@ def targeted_risks(
     >>> data = BenchmarkData("toy", table, roles, domains)
     >>> parts = split(data, 0)  # 16 released people, 16 auxiliary records, 8 controls
     >>> ctx = attack_context(data, parts, "sex", seed=0, n_estimators=5)
-    >>> shown = ("sex:baseline_auc", "sex:class_matching_auc", "sex:risk")
+    >>> shown = ("sex:baseline_auc", "sex:class_matching_auc", "sex:xgb_II_auc", "sex:risk")
     >>> metrics = targeted_risks(ctx, data, parts.train.copy(), keeps_records=True,
-    ...                          random_state=0)
+    ...                          private_unchanged=True, random_state=0)
     >>> {name: round(metrics[name], 3) for name in shown}
-    {'sex:baseline_auc': 0.8, 'sex:class_matching_auc': 1.0, 'sex:risk': 0.2}
+    {'sex:baseline_auc': 0.8, 'sex:class_matching_auc': 1.0, 'sex:xgb_II_auc': 1.0, 'sex:risk': 0.2}
     >>> [name for name in metrics if name.endswith("_advantage")]
     ['sex:xgb_I_advantage', 'sex:lr_I_advantage', 'sex:xgb_II_advantage',
      'sex:anonymeter_nn_advantage', 'sex:class_matching_advantage',
@@ -460,8 +488,9 @@ def targeted_risks(
         )
         posteriors[f"{model}_I"] = (post_t, post_c)
     if keeps_records:
-        rows = design_matrix(released.loc[ctx.targets.index], data.domains, ctx.qi)
-        (post_t,) = learned_posteriors(
+        own = released.loc[ctx.targets.index]
+        rows = design_matrix(own, data.domains, ctx.qi)
+        (from_qi,) = learned_posteriors(
             "xgb",
             ctx.x_aux,
             ctx.y_aux,
@@ -470,7 +499,8 @@ def targeted_risks(
             random_state=ctx.seed,
             n_estimators=ctx.n_estimators,
         )
-        posteriors["xgb_II"] = (post_t, None)
+        own_cells = cell_membership(own[p], data.domains[p])
+        posteriors["xgb_II"] = (with_own_cell(from_qi, own_cells), None)
     # one draw of the released cells for targets and controls alike
     guesses = _one_hot(
         nearest_record_guesses(
@@ -507,6 +537,8 @@ def targeted_risks(
             np.vstack(ctx.priors),
         )
         posteriors[aware] = (both[: len(ctx.targets)], both[len(ctx.targets) :])
+    # an attacker told the row reads a value published unchanged: outside the threat model
+    outside_risk = ROW_READERS if private_unchanged else ()
     advantages = []
     for name, (post_t, post_c) in posteriors.items():
         auc_t, auc_c = ctx.scores(post_t, post_c)
@@ -514,7 +546,8 @@ def targeted_risks(
         if post_c is not None:
             out[f"{p}:{name}_auc_control"] = auc_c
         out[f"{p}:{name}_advantage"] = auc_t - base_t
-        advantages.append(auc_t - base_t)
+        if name not in outside_risk:
+            advantages.append(auc_t - base_t)
     out[f"{p}:risk"] = max(0.0, *advantages)
     return out
 
@@ -565,6 +598,75 @@ def with_prior(matched: np.ndarray, prior: np.ndarray, marginal: np.ndarray) -> 
     post = prior * ratio
     total = post.sum(axis=1, keepdims=True)
     return np.where(total > 0, post / np.where(total > 0, total, 1.0), matched)
+
+
+def with_own_cell(prior: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """A belief about each target combined with his own released private cell (naive Bayes).
+
+    The attacker knows which released row is the target's and believes ``prior(t, s)`` from the
+    row's other cells; the row's private cell ``c_t`` is evidence with the likelihood
+    ``P(c_t | s) ∝ m(c_t, s)``, the cell's membership weight of value ``s``
+    (:func:`ppdp.cells.cell_membership`: one on the value a cell states, uniform over the
+    members of a set or range). The posterior is ::
+
+        posterior(t, s) = prior(t, s) * m(c_t, s) / sum_s' prior(t, s') * m(c_t, s')
+
+    A cell that is one value makes it certain, a set or range restricts the prior to its
+    members, a cell of the whole domain (a suppressed value) leaves the prior as it is. The cell
+    is taken at its word, as class matching takes it: a randomized value (k-RR) reads as the
+    value it shows. Where the prior gives no weight to any member of the cell, the cell alone
+    (``m(c_t, .)`` normalized) is the posterior.
+
+    Parameters
+    ----------
+    prior : ndarray, shape (n, n_values)
+        The attacker's belief about each target from the rest of his row.
+    cells : ndarray, shape (n, n_values)
+        The targets' released private cells over the domain, rows of
+        :func:`ppdp.cells.cell_membership`.
+
+    Returns
+    -------
+    ndarray, shape (n, n_values)
+        Rows sum to 1.
+
+    Raises
+    ------
+    ValueError
+        When the shapes differ, or a cell covers no value of the domain (an empty or foreign
+        cell is an error of the release, never evidence to skip).
+
+    Examples
+    --------
+    A belief of 0.8 in the first of three values, and the target's row releases the second
+    value, the set of the first two, the whole domain:
+
+    >>> prior = np.array([[0.8, 0.15, 0.05]] * 3)
+    >>> cells = np.array([[0.0, 1.0, 0.0], [0.5, 0.5, 0.0], [1 / 3, 1 / 3, 1 / 3]])
+    >>> with_own_cell(prior, cells).round(3)
+    array([[0.   , 1.   , 0.   ],
+           [0.842, 0.158, 0.   ],
+           [0.8  , 0.15 , 0.05 ]])
+    >>> with_own_cell(prior[:1], np.zeros((1, 3)))
+    Traceback (most recent call last):
+    ...
+    ValueError: cells: row 0 covers no value of the private domain
+    """
+    prior = np.asarray(prior, dtype=np.float64)
+    cells = np.asarray(cells, dtype=np.float64)
+    if prior.shape != cells.shape or prior.ndim != 2:
+        raise ValueError(
+            f"prior and cells must be two arrays of one shape (n, n_values), got {prior.shape} "
+            f"and {cells.shape}"
+        )
+    covered = cells.sum(axis=1)
+    if not (covered > 0).all():
+        first = int(np.flatnonzero(~(covered > 0))[0])
+        raise ValueError(f"cells: row {first} covers no value of the private domain")
+    post = prior * cells
+    total = post.sum(axis=1, keepdims=True)
+    alone = cells / covered[:, None]
+    return np.where(total > 0, post / np.where(total > 0, total, 1.0), alone)
 
 
 def _one_hot(guesses, values) -> np.ndarray:

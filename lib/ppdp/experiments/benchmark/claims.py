@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdp.experiments.benchmark.attacks import AWARE_ATTACKERS
+from ppdp.experiments.benchmark.attacks import AWARE_ATTACKERS, ROW_READERS
 from ppdp.experiments.benchmark.data import load_roles
 from ppdp.experiments.benchmark.registry import REGISTRY
 from ppdp.experiments.common import facet, is_metric, mean_halfwidth, tidy_frame, with_parameters
@@ -101,10 +101,16 @@ def _risk_rows(frame: pd.DataFrame, private: str, risk: str) -> pd.Series:
 def binding_attackers(results: pd.DataFrame, dataset: str, private: str) -> pd.Series:
     """The attacker with the largest mean advantage (over seeds) at each (method, level): the one
     that sets the release's risk (``"baseline"`` when none beats the no-release baseline).
-    Indexed by (method, level)."""
+    Attackers left out of a release's risk (:data:`ROW_READERS` on a release whose entry is
+    ``private_unchanged``) bind none. Indexed by (method, level)."""
     frame = results[results["experiment"] == f"benchmark_{dataset}"]
     suffix = "_advantage"
     sub = frame[(facet(frame, "attribute") == private) & frame["metric"].str.endswith(suffix)]
+    unchanged = [name for name, entry in REGISTRY.items() if entry.private_unchanged]
+    outside = sub["method"].isin(unchanged) & sub["metric"].isin(
+        [f"{a}{suffix}" for a in ROW_READERS]
+    )
+    sub = sub[~outside]
     if sub.empty:
         return pd.Series(dtype=object)
     sub = with_parameters(sub, ["level"])

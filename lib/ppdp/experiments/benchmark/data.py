@@ -21,6 +21,7 @@ __all__ = [
     "Split",
     "adult_table",
     "load_dataset",
+    "load_public_domains",
     "load_roles",
     "load_threat_models",
     "movielens_table",
@@ -29,6 +30,7 @@ __all__ = [
 
 DATASETS = ("adult", "movielens")
 ROLES_FILE = Path(__file__).with_name("roles.yaml")
+PUBLIC_DOMAINS_FILE = Path(__file__).with_name("public_domains.yaml")
 
 
 def _roles_file(path: str | Path | None) -> dict[str, Any]:
@@ -51,6 +53,90 @@ def load_roles(path: str | Path | None = None) -> dict[str, dict[str, Any]]:
         if missing:
             raise ValueError(f"benchmark roles of {name!r} lack {sorted(missing)}")
     return roles
+
+
+def load_public_domains(name: str, path: str | Path | None = None) -> dict[str, list]:
+    """The documented domain of every column of one dataset (``public_domains.yaml``).
+
+    The domains come from the datasets' documentation (UCI's ``adult.names``, MovieLens-1M's
+    README) and from the benchmark's construction of its derived columns, never from the rows: the
+    same for every subsample and seed, so that a differentially private synthesizer (MST) can be
+    given them without revealing which values the table holds. The file states its sources.
+
+    Parameters
+    ----------
+    name : {"adult", "movielens"}
+    path : str or path-like, optional
+        Another file of the same layout; default ``public_domains.yaml`` beside this module.
+
+    Returns
+    -------
+    dict of str to list
+        Column -> its values in order (an integer range ``{integers: [low, high]}`` of the file
+        expanded to every integer from ``low`` to ``high``), for the columns of the dataset's
+        table in their order (quasi-identifiers, private attributes, task).
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a benchmark dataset, or the file gives no domains for it, misses or
+        adds a column of its table, or gives a column an empty, repeated or malformed domain.
+
+    Examples
+    --------
+    >>> domains = load_public_domains("adult")
+    >>> list(domains) == [*load_roles()["adult"]["quasi_identifiers"], "sex", "income"]
+    True
+    >>> domains["age"][0], domains["age"][-1], len(domains["native_country"])
+    (17, 90, 41)
+    >>> load_public_domains("movielens")["age"]
+    [1, 18, 25, 35, 45, 50, 56]
+    """
+    from ppdp.compendium.yamlfile import read_yaml
+
+    if name not in DATASETS:
+        raise ValueError(f"dataset must be one of {DATASETS}, got {name!r}")
+    source = Path(path or PUBLIC_DOMAINS_FILE)
+    spec = read_yaml(source) or {}
+    if not isinstance(spec.get(name), Mapping):
+        raise ValueError(f"{source.name} gives no domains for the dataset {name!r}")
+    roles = load_roles()[name]
+    columns = [*roles["quasi_identifiers"], *roles["private"], roles["task"]]
+    given = spec[name]
+    missing = [c for c in columns if c not in given]
+    extra = [c for c in given if c not in columns]
+    if missing or extra:
+        raise ValueError(
+            f"{source.name}: the domains of {name!r} must name exactly its columns {columns}; "
+            f"missing {missing}, not a column {extra}"
+        )
+    domains = {}
+    for column in columns:
+        values = given[column]
+        if isinstance(values, Mapping):
+            bounds = values.get("integers")
+            ok = (
+                set(values) == {"integers"}
+                and isinstance(bounds, list)
+                and len(bounds) == 2
+                and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
+                and bounds[0] <= bounds[1]
+            )
+            if not ok:
+                raise ValueError(
+                    f"{source.name}: {name}.{column} must be a list of values or "
+                    f"{{integers: [low, high]}} with integers low <= high, got {values!r}"
+                )
+            values = list(range(bounds[0], bounds[1] + 1))
+        if not isinstance(values, list) or not values:
+            raise ValueError(
+                f"{source.name}: {name}.{column} must be a non-empty list of values, got {values!r}"
+            )
+        repeated = sorted({v for v in values if values.count(v) > 1}, key=repr)
+        if repeated:
+            raise ValueError(f"{source.name}: {name}.{column} repeats the values {repeated}")
+        domains[column] = values
+    return domains
 
 
 @dataclass

@@ -61,6 +61,15 @@ class Entry:
     keeps_records : bool
         Whether released row ``i`` is a version of ``train``'s row ``i`` (Scenario II and record
         linkage need it; synthetic data does not keep records).
+    private_unchanged : bool
+        Whether every released row carries its record's private values unchanged (Mondrian,
+        Mutual Cover, relay chains, the unprotected table; needs ``keeps_records``). Such a
+        mechanism's premise is that the attacker cannot single out the target's row: one who is
+        told it (``xgb_II``) reads the value off it. ``xgb_II`` is then reported as its own
+        metric but left out of the risk
+        (:data:`ppdp.experiments.benchmark.attacks.ROW_READERS`); for every other release that
+        keeps records (k-RR, SPPM, HyObscure, suppression) it counts. A test releases each
+        registered entry and checks the declaration against the released cells.
     not_applicable : dict of str to str
         Datasets it does not apply to, and why.
     protects : str, optional
@@ -105,10 +114,18 @@ class Entry:
     levels: Mapping[str, tuple]
     release: ReleaseFn
     keeps_records: bool = True
+    private_unchanged: bool = False
     not_applicable: Mapping[str, str] = field(default_factory=dict)
     protects: str | None = None
     aware: str | None = None
     allowed_levels: tuple = FINITE_LEVELS
+
+    def __post_init__(self):
+        if self.private_unchanged and not self.keeps_records:
+            raise ValueError(
+                f"{self.name}: private_unchanged=True needs keeps_records=True (a release that "
+                "keeps no records has no row of the target's)"
+            )
 
 
 #: Every registered mechanism by name, in registration order (:func:`register` adds one).
@@ -245,12 +262,35 @@ def _nothing(data, train, level, random_state):
 
 
 def _mst(data, train, level, random_state):
-    """MST at ``epsilon = level`` (delta 1e-9) over every column, on the public domains."""
+    """MST at ``epsilon = level`` (delta 1e-9) over every column, as private-pgm publishes it.
+
+    Its only data-dependent input is the rows of ``train``: the domains are the documented ones
+    of ``public_domains.yaml`` (:func:`~ppdp.experiments.benchmark.data.load_public_domains`),
+    not the values of the table, and the release has as many rows as the model's total estimated
+    from the noisy marginals, not ``len(train)``. The release is then ``(epsilon, delta)``-DP
+    under adding or removing one row.
+
+    The evaluation reads every release in ``data.domains``, the values of the real table (for
+    every mechanism alike, and known to every attacker), where a number between two of them is
+    split between the two. A synthetic value of the public domain beyond them is rewritten after
+    the fit, from the evaluation's domains only: a number outside the observed range (an age of
+    90 in a subsample whose oldest person is 85) becomes its nearest end, a category that no real
+    row holds (a country missing from a subsample) the column's whole domain.
+    """
+    from ppdp.experiments.benchmark.data import load_public_domains
     from ppdp.mechanisms.mst import MST
 
-    domains = {c: list(data.domains[c].values) for c in train.columns}
-    mech = MST(epsilon=float(level), delta=1e-9, domains=domains)
+    public = load_public_domains(data.name)
+    mech = MST(epsilon=float(level), delta=1e-9, domains={c: public[c] for c in train.columns})
     released = mech.fit(train, random_state=random_state).release(random_state=random_state)
+    for c in released.columns:
+        known = data.domains[c]
+        if known.kind == "numeric":
+            released[c] = released[c].clip(known.values.min(), known.values.max())
+        else:
+            unknown = ~released[c].isin(known.values)
+            if unknown.any():
+                released.loc[unknown, c] = whole_domain_cell(known)
     return released, {"rho": float(mech.rho_)}
 
 
@@ -447,7 +487,9 @@ def _register_defaults(
 ) -> None:
     REGISTRY.clear()
     both = ("adult", "movielens")
-    register(Entry("none", "reference", "-", {d: (0,) for d in both}, _none))
+    register(
+        Entry("none", "reference", "-", {d: (0,) for d in both}, _none, private_unchanged=True)
+    )
     register(Entry("suppressed", "reference", "-", {d: (0,) for d in both}, _suppressed))
     register(Entry("nothing", "reference", "-", {d: (0,) for d in both}, _nothing))
     register(
@@ -500,6 +542,7 @@ def _register_defaults(
             "k",
             {d: (5, 10, 25, 50, 100) for d in both},
             _mondrian,
+            private_unchanged=True,
             allowed_levels=(Interval(Integral, 1, None, closed="left"),),
         )
     )
@@ -511,6 +554,7 @@ def _register_defaults(
             # delta = 1 imposes nothing; the smallest admissible delta is 1/l = 0.8
             {d: (0.95, 0.9, 0.85, 0.81) for d in both},
             _mutual_cover,
+            private_unchanged=True,
             aware="random_tables",
             allowed_levels=(Interval(Real, 1 / MUTUAL_COVER_L, 1, closed="both"),),
         )
@@ -523,6 +567,7 @@ def _register_defaults(
                 "delta",
                 {d: (0.2, 0.1, 0.05, 0.02, 0.01) for d in both},
                 _relay(method),
+                private_unchanged=True,
                 aware="nearest_class",
                 allowed_levels=(Interval(Real, 0, 1, closed="right"),),
             )

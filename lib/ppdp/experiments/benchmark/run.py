@@ -66,6 +66,7 @@ def evaluate_release(
     keeps_records: bool,
     queries,
     seed: int,
+    private_unchanged: bool = False,
     contexts: Mapping[str, Any] | None = None,
     aware: str | None = None,
     protects: str | None = None,
@@ -86,8 +87,9 @@ def evaluate_release(
     ``contexts`` holds each private attribute's
     :class:`~ppdp.experiments.benchmark.attacks.AttackContext` of this split (its targets, controls
     and no-release baseline; built here when not given).
-    ``aware``, ``level`` and ``fitted`` feed the mechanism-aware attacker. ``query_truth``, the
-    answers of ``queries`` on ``parts.train`` when already computed (see
+    ``aware``, ``level`` and ``fitted`` feed the mechanism-aware attacker; ``private_unchanged``
+    (``Entry.private_unchanged``) leaves the attackers told the target's row out of the risk.
+    ``query_truth``, the answers of ``queries`` on ``parts.train`` when already computed (see
     :func:`ppdp.utility.workload.workload_error`), saves recomputing them for every release.
     """
     from ppdp.attacks.suite import anonymeter_risks, record_linkage
@@ -110,6 +112,7 @@ def evaluate_release(
                 data,
                 released,
                 keeps_records=keeps_records,
+                private_unchanged=private_unchanged,
                 aware=aware,
                 protects=protects,
                 level=level,
@@ -325,6 +328,7 @@ def _run_one(data, parts, name, level, seed, queries, options) -> list[dict]:
         keeps_records=entry.keeps_records,
         queries=queries,
         seed=seed,
+        private_unchanged=entry.private_unchanged,
         aware=entry.aware,
         protects=entry.protects,
         level=level,
