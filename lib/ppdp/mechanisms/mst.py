@@ -30,23 +30,16 @@ addition, and :func:`cdp_rho` picks the largest ``rho`` whose zCDP implies ``(ep
 by the conversion of Canonne, Kamath and Steinke ("The Discrete Gaussian for Differential
 Privacy", NeurIPS 2020, Section 2.3).
 
-What is private. Under add/remove-one-row neighbours, the measurements, the selections and the
-number of rows estimated from them are private, and a release is post-processing of them. Two
-other inputs shape a release and must not depend on the rows for it to be ``(epsilon, delta)``-DP:
-
-- **the attribute domains**: give them in ``domains`` from public knowledge of the schema
-  (documented categories and ranges). The default, ``domains=None``, takes the values observed in
-  the fitted table: a value that one person holds is in the domain, and can appear in the release,
-  only if that person is in the table, so that default is not differentially private;
-- **the number of released rows**: by default the model's total, the number of rows estimated
-  from the noisy marginals alone (the inverse-variance weighted mean of their sums, at least 1),
-  rounded to the nearest integer; the true ``n`` is never stored. Private-PGM's reference MST
-  (``mechanisms/mst.py`` of the ``private-pgm`` repository) does the same: it returns
-  ``est.synthetic_data()``, which draws ``max(1, int(model.total))`` rows, the total that mirror
-  descent estimated from the noisy measurements with identity queries (truncated instead of
-  rounded; here the compressed one-way marginals contribute their sums too). An explicit
-  ``n_rows`` given to :meth:`MST.release` is the caller's knowledge: private only if it does not
-  depend on the table (the true ``n`` does).
+What is private. Under add/remove-one-row neighbours the measurements, the selections and the
+number of rows estimated from them are private, and a release is post-processing of them, if two
+other inputs do not depend on the rows: the attribute **domains** (give them in ``domains`` from
+public knowledge of the schema; the default ``domains=None`` takes the observed values, so a value
+one person holds is in the domain only if that person is in the table: not private), and the
+**number of released rows**: by default the model's total (the inverse-variance weighted mean of
+the noisy marginals' sums, at least 1), rounded; the true ``n`` is never stored. Private-PGM's
+reference MST does the same: ``est.synthetic_data()`` draws ``max(1, int(model.total))`` rows
+(truncated rather than rounded). An explicit ``n_rows`` is the caller's knowledge, private only if
+it does not depend on the table.
 
 All randomness (measurement noise, selection, sampling and the undoing of the compression) comes
 from one :class:`numpy.random.Generator`; the estimation is deterministic, so the same seed gives the
@@ -465,9 +458,8 @@ class MST(Mechanism):
         pair in the table's column order)
     measurements_ : list of the ``mbi.LinearMeasurement`` given to Private-PGM (one-way marginals
         over the compressed domains, then the selected two-way marginals); ``len`` is their count
-    total_ : float, the number of rows estimated from the noisy marginals alone (the
-        inverse-variance weighted mean of their sums, at least 1): the model's total (``model_``
-        holds it in single precision) and, rounded, the default number of released rows
+    total_ : float, the number of rows estimated from the noisy marginals alone (at least 1): the
+        model's total and, rounded, the default number of released rows
     model_ : ``mbi.MarkovRandomField`` over the compressed domains; its attributes are named
         ``"a0", "a1", ...`` in the table's column order, a rare value is the last of its domain
 
