@@ -21,7 +21,6 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import json
-import os
 import re
 import subprocess
 import sys
@@ -35,7 +34,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from ppdp import kernels
-from test_import_graph import GRAPH, LIB, import_graph, library_modules
+from test_import_graph import GRAPH, LIB, from_target, import_graph, library_modules
 
 ROOT = LIB.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -294,16 +293,6 @@ def runs_to_rerun(
 # Which notebooks can import a module
 
 
-def _absolute_target(node: ast.ImportFrom, name: str, is_package: bool) -> str:
-    """The module a ``from ... import`` in module ``name`` reads from (relative ones resolved)."""
-    if not node.level:
-        return node.module or ""
-    package = name if is_package else name.rpartition(".")[0]
-    base = package.split(".")
-    base = base[: len(base) - node.level + 1]
-    return ".".join([*base, node.module] if node.module else base)
-
-
 def _is_library(name: str) -> bool:
     return name == TOP or name.startswith(TOP + ".")
 
@@ -372,7 +361,8 @@ class _ImportScan(ast.NodeVisitor):
                 self.bound.add(alias.asname)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        target = _absolute_target(node, self.name, self.is_package)
+        package = self.name if self.is_package else self.name.rpartition(".")[0]
+        target = from_target(node, package)
         self.imported.add(target)
         # `from package import name` loads package.name when it is a submodule
         self.imported.update(f"{target}.{alias.name}" for alias in node.names)
@@ -693,12 +683,3 @@ def runs_reaching(
         if by_notebook[notebook]:
             reaching.add(run)
     return reaching
-
-
-if __name__ == "__main__":  # pragma: no cover  (a look at this machine)
-    import yaml
-
-    smoke = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["runs"]
-    for run, spec in smoke.items():
-        print(run, " -> ".join(import_chain("torch", spec["notebook"])) or "-")
-    print(json.dumps(environment_record(os.environ), indent=1))

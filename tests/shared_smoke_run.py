@@ -61,13 +61,15 @@ def _source_files() -> list[Path]:
         if path.is_file():
             files.append(path)
         elif path.is_dir():
+            # compiled files, notebook checkpoints and the install's metadata are not read
             files.extend(
                 p
                 for p in path.rglob("*")
                 if p.is_file()
-                and not {"__pycache__", ".ipynb_checkpoints"} & set(p.parts)
-                and not p.name.endswith((".pyc", ".egg-info"))
-                and ".egg-info" not in p.as_posix()
+                and not any(
+                    part in {"__pycache__", ".ipynb_checkpoints"} or part.endswith(".egg-info")
+                    for part in p.relative_to(ROOT).parts
+                )
             )
     return sorted(files)
 

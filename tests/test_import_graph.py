@@ -69,6 +69,16 @@ def library_modules(root: Path = LIB) -> dict[str, Path]:
     return {module_name(p, root): p for p in sorted((root / "ppdp").rglob("*.py"))}
 
 
+def from_target(node: ast.ImportFrom, package: str) -> str:
+    """The module a ``from ... import`` in a module of ``package`` reads from (relative ones
+    resolved)."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")
+    base = base[: len(base) - node.level + 1]
+    return ".".join([*base, node.module] if node.module else base)
+
+
 def imported_modules(name: str, path: Path, known: set[str]) -> set[str]:
     """The library modules that ``path`` (module ``name``) imports, anywhere in its body."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
@@ -77,12 +87,7 @@ def imported_modules(name: str, path: Path, known: set[str]) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1]
-                target = ".".join([*base, node.module] if node.module else base)
-            else:
-                target = node.module or ""
+            target = from_target(node, package)
             # `from package import submodule` depends on the submodule, not on the package's
             # own code; any other name depends on the module that defines it
             submodules = {f"{target}.{alias.name}" for alias in node.names} & known

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 import yaml
 
+import shared_smoke_run as shared_smoke
 from ppdp import kernels
 from ppdp.experiments.common import DERIVED_EXPERIMENTS, read_results, tidy_frame
 
@@ -29,13 +30,15 @@ pytestmark = pytest.mark.slow
 
 
 def _snakemake(*args, cwd=ROOT, check=True, env=None):
-    env = {
-        **(os.environ if env is None else env),
-        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-        "MPLBACKEND": "Agg",
-    }
     cmd = [str(BIN / "snakemake"), "--snakefile", str(ROOT / "Snakefile"), *args]
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=1200)
+    proc = subprocess.run(
+        cmd,
+        cwd=cwd,
+        env=shared_smoke.snakemake_environment(env),
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     if check and proc.returncode != 0:
         pytest.fail(
             f"snakemake {' '.join(args)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"

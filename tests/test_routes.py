@@ -73,22 +73,6 @@ def _makefile_environment(tmp_path: Path) -> dict[str, str]:
     return json.loads(proc.stdout.splitlines()[-1])
 
 
-def _smoke_snakemake(work: Path, *targets: str) -> list[str]:
-    """Snakemake on one core for the smoke profile, its outputs under ``work``."""
-    return [
-        str(BIN / "snakemake"),
-        "--snakefile",
-        str(ROOT / "Snakefile"),
-        "--cores",
-        "1",
-        "--configfile",
-        str(ROOT / "config" / "smoke.yaml"),
-        "--directory",
-        str(work),
-        *targets,
-    ]
-
-
 def _expected_caps() -> dict[str, str]:
     """The caps this machine gets from ppdp.kernels (none off x86-64 with AVX2)."""
     return kernels.environment({}, hash_seed=False)
@@ -127,7 +111,7 @@ def test_plain_snakemake_and_make_compute_alike(smoke_run, tmp_path):
             continue
         folders[route] = work = tmp_path / route
         work.mkdir()
-        cmd = _smoke_snakemake(work, f"results/smoke/{RUN}.csv")
+        cmd = shared_smoke.snakemake_command(work, f"results/smoke/{RUN}.csv", cores=1)
         log = (tmp_path / f"{route}.log").open("w")
         procs[route] = (subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT), log)
     for route, (proc, log) in procs.items():
@@ -191,7 +175,7 @@ def test_snakemake_without_data_stops_before_any_job(tmp_path):
         "PPDP_OFFLINE": "1",
     }
     proc = subprocess.run(
-        _smoke_snakemake(tmp_path / "work"),
+        shared_smoke.snakemake_command(tmp_path / "work", cores=1),
         env=env,
         capture_output=True,
         text=True,
