@@ -385,23 +385,23 @@ def test_the_leaderboard_is_long_and_keeps_every_number():
         {
             "mechanism": ["a", "b", "c"],
             "risk<=0.02": [
-                "0.771 ± 0.024 (level 1; risk <= 0.000, baseline)",
+                "0.771 ± 0.024 (level 1; risk <= 0.000, AUC advantage by baseline)",
                 "",
                 "",
             ],
             "risk<=0.05": [
-                "0.771 ± 0.024 (level 1; risk <= 0.000, baseline)",
-                "0.870 ± 0.007 (level 5; risk <= 0.030, class_matching_aux)",
+                "0.771 ± 0.024 (level 1; risk <= 0.000, AUC advantage by baseline)",
+                "0.870 ± 0.007 (level 5; risk <= 0.030, TPR at 1% FPR by class_matching_aux)",
                 "",
             ],
         }
     )
     lines = _leaderboard_lines(board)
-    assert lines[0] == "| mechanism | risk ≤ | task AUC | level | risk bound | bound by |"
+    assert lines[0] == "| mechanism | risk ≤ | population AUC | level | risk bound | bound by |"
     rows = [line for line in lines[2:] if line.startswith("|")]
     assert rows == [
-        "| a | 0.02, 0.05 | 0.771 ± 0.024 | 1 | 0.000 | baseline |",
-        "| b | 0.05 | 0.870 ± 0.007 | 5 | 0.030 | class_matching_aux |",
+        "| a | 0.02, 0.05 | 0.771 ± 0.024 | 1 | 0.000 | AUC advantage by baseline |",
+        "| b | 0.05 | 0.870 ± 0.007 | 5 | 0.030 | TPR at 1% FPR by class_matching_aux |",
     ]
     assert "No level qualifies under any threshold (0.02, 0.05): `c`." in lines
     text = "\n".join(lines)

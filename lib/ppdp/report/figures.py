@@ -22,9 +22,10 @@ __all__ = ["MAX_FIGURE_BYTES", "benchmark_figures", "copy_figures"]
 MAX_FIGURE_BYTES = 150_000
 
 
-def _benchmark_figure_names(dataset: str) -> list[str]:
-    """The benchmark notebook's planes of ``dataset``: the protected attribute's (task AUC, then
-    count-query error), then one per further private attribute."""
+def _benchmark_figure_names(dataset: str, *, sized: bool = False) -> list[str]:
+    """The benchmark notebook's figures of ``dataset``: the protected attribute's planes
+    (population AUC, then count-query error), one per further private attribute, and the risk
+    against the release size when the run swept it (``sized``)."""
     from ppdp.experiments.benchmark.data import load_roles
 
     _, *others = load_roles()[dataset]["private"]
@@ -32,7 +33,17 @@ def _benchmark_figure_names(dataset: str) -> list[str]:
         f"plane_{dataset}",
         f"plane_{dataset}_queries",
         *(f"plane_{dataset}_{p}" for p in others),
+        *([f"release_size_{dataset}"] if sized else []),
     ]
+
+
+def _swept_datasets(frame) -> set[str]:
+    """The datasets of a benchmark run's release-size sweep (experiments ``release_size_<d>``)."""
+    return {
+        e.removeprefix("release_size_")
+        for e in frame["experiment"]
+        if e.startswith("release_size_")
+    }
 
 
 def benchmark_figures(results_dir: str | os.PathLike, run: str = "benchmark") -> list[str]:
@@ -44,7 +55,8 @@ def benchmark_figures(results_dir: str | os.PathLike, run: str = "benchmark") ->
     datasets = sorted(
         {e.removeprefix("benchmark_") for e in frame["experiment"] if e.startswith("benchmark_")}
     )
-    return [name for d in datasets for name in _benchmark_figure_names(d)]
+    sized = _swept_datasets(frame)
+    return [name for d in datasets for name in _benchmark_figure_names(d, sized=d in sized)]
 
 
 def copy_figures(

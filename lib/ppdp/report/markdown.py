@@ -13,7 +13,7 @@ import pandas as pd
 
 from ppdp.experiments.common import read_results
 from ppdp.report.claims import CAUSES, Claim, _fmt, _is_interval, fill_summary
-from ppdp.report.figures import _benchmark_figure_names
+from ppdp.report.figures import _benchmark_figure_names, _swept_datasets
 from ppdp.report.overview import MARGIN_LIMIT, OVERVIEW_NAME, SCALE_TEXT, Overview
 from ppdp.report.provenance import _cell
 from ppdp.report.verdicts import AMBIGUOUS, UNSTABLE, VERDICTS, cause_counts
@@ -204,13 +204,9 @@ def render_benchmark(
     each private attribute (in long form: a row per mechanism and best level, six narrow
     columns), the columns each mechanism leaves untouched and links to the privacy-utility
     planes; then the time per mechanism (no claims are judged). Empty if the run has no CSV."""
-    from ppdp.experiments.benchmark.claims import (
-        RISK_THRESHOLDS,
-        coverage_table,
-        leaderboard,
-        time_table,
-    )
+    from ppdp.experiments.benchmark.claims import coverage_table, time_table
     from ppdp.experiments.benchmark.data import load_roles, load_threat_models
+    from ppdp.experiments.benchmark.leaderboard import RISK_THRESHOLDS, leaderboard
 
     csv_path = Path(results_dir) / f"{run}.csv"
     if not csv_path.exists():
@@ -228,9 +224,16 @@ def render_benchmark(
         "",
         "Threat models. Every targeted attacker targets a person known to be in the release, "
         "knows the target's true quasi-identifiers and wants the target's private value; it is "
-        "scored by AUC on released targets and, with the same attack, on controls outside the "
-        "release. An attacker's advantage is its AUC on the targets minus that of the no-release "
-        "baseline; the risk of a release is the largest advantage over the suite, and at least 0.",
+        "scored on released targets and, with the same attack, on controls outside the release. "
+        "Risk is what an individual loses beyond the population: an attacker's advantage is its "
+        "AUC on the targets minus that of the no-release baseline, its gap that advantage minus "
+        "the same on the controls, and its tail the excess over the baseline in TPR at 1% and "
+        "0.1% FPR and in the share of targets whose value it infers with posterior >= 0.99. A "
+        "release's risk on each measure is the worst attacker's, averaged over seeds without a "
+        "floor at 0. Membership attacks (distance to the closest released record, and a shadow "
+        "model trained on the mechanism's releases of auxiliary records) score every release; "
+        "they gate the releases that do not keep records, as a release that keeps records "
+        "publishes one row per member by construction.",
         "",
         "| attacker | knows | wants |",
         "|---|---|---|",
@@ -239,13 +242,20 @@ def render_benchmark(
             for name, model in load_threat_models().items()
         ),
         "",
-        "Each leaderboard row is a mechanism's best task AUC (trained on the release with the "
-        "private columns among its features, tested on held-out real rows) among its levels whose "
-        "risk interval lies under the threshold (*risk ≤*; the upper end of its 95% interval over "
-        "seeds), with the utility's half-width, the level, that upper end (*risk bound*) and the "
-        "attacker that bound it; one row stands for every threshold under which the same level is "
-        "the best, and a threshold missing from a mechanism's rows has no qualifying level. `none` is the unprotected table, `suppressed` "
-        "the private columns suppressed, `nothing` nothing released. On MovieLens the HyObscure "
+        "Utility is what the population keeps: the AUC, on real people outside the release, "
+        "of XGBoost trained on the release to predict the private attribute from the "
+        "quasi-identifiers. A release that scrambles, permutes or suppresses the attribute "
+        "scores the floor of 0.5 (`nothing`), the unprotected table the ceiling. Each leaderboard "
+        "row is a mechanism's best population AUC among its levels that gain over the floor "
+        "(the lower end of the AUC's 95% interval over seeds above 0.5) and whose every risk "
+        "measure (average and tail; membership for releases without records) has the upper "
+        "end of its 95% interval under the threshold (*risk ≤*), with the utility's half-width, "
+        "the level, the largest upper end (*risk bound*) and the measure and attacker that set "
+        "it; one row stands for every threshold under which the same level is the best, and a "
+        "threshold missing from a mechanism's rows has no qualifying level. The income task, "
+        "the count workload and the marginals are secondary utilities, in the notebook. `none` "
+        "is the unprotected table, `suppressed` the private columns suppressed, `nothing` "
+        "nothing released. On MovieLens the HyObscure "
         "family protects age, the other mechanisms gender.",
         "",
     ]
@@ -269,7 +279,7 @@ def render_benchmark(
                 "",
             ]
         links = []
-        for fig in _benchmark_figure_names(dataset):
+        for fig in _benchmark_figure_names(dataset, sized=dataset in _swept_datasets(frame)):
             if figures_dir is not None:
                 target = Path(figures_dir) / run / f"{fig}.png"
                 links.append(f"[{fig}]({_relpath(target, base)})")
@@ -318,12 +328,14 @@ def _leaderboard_lines(board: pd.DataFrame) -> list[str]:
             rows.append(
                 f"| {record['mechanism']} | {', '.join(under)} | " + " | ".join(parts) + " |"
             )
-    lines = [
-        "| mechanism | risk ≤ | task AUC | level | risk bound | bound by |",
-        "|---|---|---|---|---|---|",
-        *rows,
-        "",
-    ]
+    lines = []
+    if rows:
+        lines = [
+            "| mechanism | risk ≤ | population AUC | level | risk bound | bound by |",
+            "|---|---|---|---|---|---|",
+            *rows,
+            "",
+        ]
     if none:
         lines += [
             "No level qualifies under any threshold ("

@@ -26,13 +26,39 @@ Modules
   :func:`~ppdp.experiments.benchmark.registry.register` call);
 - :mod:`~ppdp.experiments.benchmark.attacks`: the targeted attackers, their advantage over no
   release and the risk of a release;
+- :mod:`~ppdp.experiments.benchmark.measures`: the tail of an attack and what the population
+  keeps of a private attribute;
 - :mod:`~ppdp.experiments.benchmark.run`: the protocol, every release run through the attackers
   and the utility measures (tidy rows), and the notebook's ``PARAMETERS``;
 - :mod:`~ppdp.experiments.benchmark.claims`: what is read from the result rows: the planes' points,
-  the Pareto frontiers, the leaderboard and the other tables (the benchmark judges no claim);
-- :mod:`~ppdp.experiments.benchmark.figures`: the privacy-utility planes.
+  the Pareto frontiers and the other tables (the benchmark judges no claim);
+- :mod:`~ppdp.experiments.benchmark.leaderboard`: the leaderboard, the best population utility
+  under each threshold on every risk measure;
+- :mod:`~ppdp.experiments.benchmark.sizes`: the risk against the release size;
+- :mod:`~ppdp.experiments.benchmark.figures`: the privacy-utility planes and the risk against the
+  release size.
 """
 
-from ppdp.experiments.benchmark import attacks, claims, data, figures, registry, run
+from ppdp.experiments.benchmark import (
+    attacks,
+    claims,
+    data,
+    figures,
+    leaderboard,
+    measures,
+    registry,
+    run,
+    sizes,
+)
 
-__all__ = ["attacks", "claims", "data", "figures", "registry", "run"]
+__all__ = [
+    "attacks",
+    "claims",
+    "data",
+    "figures",
+    "leaderboard",
+    "measures",
+    "registry",
+    "run",
+    "sizes",
+]

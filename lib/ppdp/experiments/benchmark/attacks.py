@@ -13,8 +13,13 @@ each is scored by AUC on
 The **no-release baseline** is the strongest of two models (XGBoost, logistic regression) that
 the attacker trains on auxiliary real records of other people (``aux``), disjoint from targets
 and controls. An attacker's **advantage** is its AUC on the targets minus the baseline's on the
-same targets. The **risk** of a release is the largest advantage over the suite, and at least 0:
-an attacker who also holds the auxiliary data can always ignore the release. One attacker is left
+same targets; its **gap** that advantage minus the same on the controls; its **tail** the excess
+over the baseline in TPR at 1% and 0.1% FPR and in confident disclosures
+(:mod:`ppdp.experiments.benchmark.measures`). The **risk** of a release on each measure is the
+worst attacker's, with no floor at 0, so that intervals over seeds come before any clamping (an
+attacker who also holds the auxiliary data can ignore the release, which the reader applies to
+the interval, not to each seed). The Scenario I XGBoost's AUC on the controls is the population
+utility of the attribute: what the release teaches about everyone. One attacker is left
 out of the risk of some releases: ``xgb_II`` (below) on a release that publishes every kept
 record's private values unchanged (``private_unchanged``: Mondrian, Mutual Cover, relay chains,
 the unprotected table) reads the target's value off his row. Those mechanisms' premise is that the
@@ -65,6 +70,7 @@ __all__ = [
     "ROW_READERS",
     "AttackContext",
     "attack_context",
+    "holds_own_values",
     "targeted_risks",
     "with_own_cell",
     "with_prior",
@@ -166,6 +172,21 @@ class AttackContext:
     def baseline_scores(self) -> tuple[float, float]:
         """The best baseline's AUC on the targets and on the controls, computed once."""
         return self.scores(*self.baseline[self.best_baseline])
+
+    @cached_property
+    def truth_codes(self) -> np.ndarray:
+        """The targets' true private values as columns of every posterior."""
+        return pd.Index(list(self.values)).get_indexer(list(self.targets[self.private]))
+
+    @cached_property
+    def baseline_tail(self) -> dict[str, float]:
+        """Each tail measure (:data:`~ppdp.experiments.benchmark.measures.TAIL_MEASURES`) of the
+        no-release attacker on the targets: the larger of its two models' values, as the
+        strongest attacker without the release sets the bar for each measure."""
+        from ppdp.experiments.benchmark.measures import tail_measures
+
+        per_model = [tail_measures(self.baseline[m][0], self.truth_codes) for m in LEARNED]
+        return {name: max(t[name] for t in per_model) for name in per_model[0]}
 
     @property
     def priors(self) -> tuple[np.ndarray, np.ndarray]:
@@ -274,7 +295,7 @@ def attack_context(
 # ``prior`` the no-release baseline's posterior on ``people``
 
 
-def _krr_posterior(ctx, data, released, level, fitted, people, prior):
+def _krr_posterior(ctx, data, released, level, fitted, people, prior, population):
     """Bayes through k-RR's channel at the release's epsilon, the baseline as prior."""
     from ppdp.attacks.targeted import channel_posterior, krr_channel
 
@@ -290,7 +311,7 @@ def _krr_posterior(ctx, data, released, level, fitted, people, prior):
     )
 
 
-def _sppm_posterior(ctx, data, released, level, fitted, people, prior):
+def _sppm_posterior(ctx, data, released, level, fitted, people, prior, population):
     """The released rows weighted by SPPM's fitted mapping from the target's true profile."""
     from ppdp.attacks.targeted import mapping_matching_posterior, sppm_channel
 
@@ -308,7 +329,7 @@ def _sppm_posterior(ctx, data, released, level, fitted, people, prior):
     )
 
 
-def _obfuscation_posterior(ctx, data, released, level, fitted, people, prior):
+def _obfuscation_posterior(ctx, data, released, level, fitted, people, prior, population):
     """Bayes through HyObscure's (or a baseline's) feature channel, the baseline as prior."""
     from ppdp.attacks.obfuscation import obfuscation_channel, obfuscation_posterior
 
@@ -323,27 +344,37 @@ def _obfuscation_posterior(ctx, data, released, level, fitted, people, prior):
     )
 
 
-def _random_table_posterior(ctx, data, released, level, fitted, people, prior):
+def _random_table_posterior(ctx, data, released, level, fitted, people, prior, population):
     """Mutual Cover's random output tables: each row weighed by the chance that the target's
     record became it, in each group that can hold him (Algorithm 3 included), combined with the
-    baseline's belief as class matching is (:func:`with_prior`)."""
+    baseline's belief as class matching is (:func:`with_prior`).
+
+    Released people are attacked exactly where their block is small
+    (:func:`ppdp.attacks.exact.exact_random_table_posterior`, knowing every released person's
+    quasi-identifiers, ``population``); controls, who are none of them, by the approximation."""
+    from ppdp.attacks.exact import exact_random_table_posterior
     from ppdp.attacks.random_tables import mutual_cover_tables, random_table_posterior
     from ppdp.cells import cell_membership
 
-    matched = random_table_posterior(
-        people,
-        released,
-        domains=data.domains,
-        qi=ctx.qi,
-        private=ctx.private,
-        tables=mutual_cover_tables(fitted),
-        prior=prior,
-    )
+    tables = mutual_cover_tables(fitted)
+    common = {"domains": data.domains, "qi": ctx.qi, "private": ctx.private, "tables": tables}
+    inside = people.index.isin(population.index) if population is not None else None
+    if inside is None or not inside.any():
+        matched = random_table_posterior(people, released, prior=prior, **common)
+    else:
+        matched = np.empty((len(people), len(ctx.values)))
+        matched[inside] = exact_random_table_posterior(
+            people[inside], released, population=population, prior=prior[inside], **common
+        )
+        if (~inside).any():
+            matched[~inside] = random_table_posterior(
+                people[~inside], released, prior=prior[~inside], **common
+            )
     marginal = cell_membership(released[ctx.private], data.domains[ctx.private]).mean(axis=0)
     return with_prior(matched, prior, marginal)
 
 
-def _nearest_class_posterior(ctx, data, released, level, fitted, people, prior):
+def _nearest_class_posterior(ctx, data, released, level, fitted, people, prior, population):
     """The class whose released means are nearest to the target (microaggregation)."""
     from ppdp.attacks.targeted import nearest_class_posterior
 
@@ -380,6 +411,7 @@ def targeted_risks(
     protects: str | None = None,
     level=None,
     fitted=None,
+    population: pd.DataFrame | None = None,
     random_state: Any,
 ) -> dict[str, float]:
     """Every attacker's AUC on targets and controls, its advantage, and the release's risk.
@@ -417,6 +449,13 @@ def targeted_risks(
         The mechanism's privacy level (k-RR's epsilon for its channel).
     fitted : optional
         The fitted mechanism, for an attacker that reads it (tables, channels, mappings).
+    population : DataFrame, optional
+        The released people's true records (``train``), for a release that keeps records: the
+        exact attackers (:mod:`ppdp.attacks.exact`) know every released person's
+        quasi-identifiers. ``class_matching`` is then exact on the targets where their blocks
+        are small, when every released row's cells hold its person's values
+        (:func:`holds_own_values`); Mutual Cover's ``random_tables`` likewise. Controls, who are
+        in no block, keep the approximations.
     random_state : None, int or numpy.random.Generator
         Draws the private values the learned attackers train on.
 
@@ -465,6 +504,7 @@ def targeted_risks(
     0.0
     """
     rng = check_random_state(random_state)
+    from ppdp.attacks.exact import exact_class_matching_posterior
     from ppdp.attacks.suite import learned_posteriors, nearest_record_guesses
     from ppdp.attacks.targeted import class_matching_posterior
     from ppdp.cells import cell_membership, design_matrix, sample_cells
@@ -518,6 +558,19 @@ def targeted_risks(
         class_matching_posterior(people, released, domains=data.domains, qi=ctx.qi, private=p)
         for people in (ctx.targets, ctx.controls)
     )
+    if population is not None and holds_own_values(released, population, data.domains, ctx.qi):
+        # every released row's cells hold its person's values (generalization, suppression,
+        # perturbation of the private column only): the attacker who knows every released
+        # person's quasi-identifiers assigns people to rows exactly where the blocks are small
+        exact = exact_class_matching_posterior(
+            ctx.targets,
+            released,
+            domains=data.domains,
+            qi=ctx.qi,
+            private=p,
+            population=population,
+        )
+        posteriors["class_matching"] = (exact, posteriors["class_matching"][1])
     marginal = cell_membership(released[p], data.domains[p]).mean(axis=0)
     posteriors["class_matching_aux"] = tuple(
         with_prior(matched, prior, marginal)
@@ -535,21 +588,102 @@ def targeted_risks(
             fitted,
             pd.concat([ctx.targets, ctx.controls]),
             np.vstack(ctx.priors),
+            population,
         )
         posteriors[aware] = (both[: len(ctx.targets)], both[len(ctx.targets) :])
-    # an attacker told the row reads a value published unchanged: outside the threat model
-    outside_risk = ROW_READERS if private_unchanged else ()
-    advantages = []
+    out.update(_scored(ctx, posteriors, ROW_READERS if private_unchanged else ()))
+    return out
+
+
+def _scored(ctx: AttackContext, posteriors: dict[str, tuple], outside_risk) -> dict[str, float]:
+    """Every attacker's measures and the release's risks on one private attribute.
+
+    Per attacker: its AUC on targets and controls, its ``advantage`` (AUC on the targets minus
+    the no-release baseline's), its ``gap`` (that advantage minus the same on the controls: what
+    the release tells about its own people beyond the population) and each tail measure's
+    ``excess`` over the baseline's (:func:`ppdp.experiments.benchmark.measures.tail_measures`).
+    Per release: ``risk`` and ``risk_<measure>``, the largest of each over the attackers that
+    count (not ``outside_risk``), with no floor at 0, so that intervals over seeds are taken
+    before any clamping; and the population utility of the attribute, the AUC on the controls of
+    the XGBoost trained on the release
+    (:func:`~ppdp.experiments.benchmark.measures.population_utility`).
+    """
+    from ppdp.experiments.benchmark.measures import TAIL_MEASURES, population_utility, tail_measures
+
+    p = ctx.private
+    base_t, base_c = ctx.baseline_scores
+    out: dict[str, float] = {}
+    worst: dict[str, list[float]] = {"": [], "gap": [], **{m: [] for m in TAIL_MEASURES}}
     for name, (post_t, post_c) in posteriors.items():
         auc_t, auc_c = ctx.scores(post_t, post_c)
+        counts = name not in outside_risk
         out[f"{p}:{name}_auc"] = auc_t
+        out[f"{p}:{name}_advantage"] = auc_t - base_t
         if post_c is not None:
             out[f"{p}:{name}_auc_control"] = auc_c
-        out[f"{p}:{name}_advantage"] = auc_t - base_t
-        if name not in outside_risk:
-            advantages.append(auc_t - base_t)
-    out[f"{p}:risk"] = max(0.0, *advantages)
+            out[f"{p}:{name}_gap"] = (auc_t - base_t) - (auc_c - base_c)
+            if counts:
+                worst["gap"].append(out[f"{p}:{name}_gap"])
+        for measure, value in tail_measures(post_t, ctx.truth_codes).items():
+            out[f"{p}:{name}_{measure}_excess"] = value - ctx.baseline_tail[measure]
+            if counts:
+                worst[measure].append(out[f"{p}:{name}_{measure}_excess"])
+        if counts:
+            worst[""].append(auc_t - base_t)
+    for measure, values in worst.items():
+        out[f"{p}:risk_{measure}" if measure else f"{p}:risk"] = max(values)
+    # one fixed learner, the task model's: the best of several would drift above the floor on
+    # a release that teaches nothing
+    utility, gain = population_utility(out[f"{p}:xgb_I_auc_control"])
+    out[f"{p}:population_auc"] = utility
+    out[f"{p}:population_gain"] = gain
     return out
+
+
+def holds_own_values(released: pd.DataFrame, population: pd.DataFrame, domains, qi) -> bool:
+    """Whether every released row's quasi-identifier cells hold its person's true values.
+
+    ``population`` is the release's input, row for row (a release that keeps records). True for
+    a generalization, a suppression or a release that perturbs only the private column; false
+    where a mechanism moves quasi-identifiers (Mutual Cover's draws, class means, obfuscation).
+
+    Parameters
+    ----------
+    released : DataFrame
+        The release, its ``qi`` cells in any form :func:`ppdp.cells.cell_membership` reads.
+    population : DataFrame
+        The release's input, row ``i`` the person of released row ``i``.
+    domains : mapping str -> AttributeDomain
+        The domains of ``qi``.
+    qi : sequence of str
+        The quasi-identifiers compared.
+
+    Returns
+    -------
+    bool
+        False also when the two tables differ in length or a true value is outside its domain.
+
+    Examples
+    --------
+    >>> from ppdp.cells import table_domains
+    >>> people = pd.DataFrame({"age": [21, 23, 25]})
+    >>> doms = table_domains(people, ["age"], numeric=["age"])
+    >>> holds_own_values(pd.DataFrame({"age": ["21-23", "21-23", "25"]}), people, doms, ["age"])
+    True
+    >>> holds_own_values(pd.DataFrame({"age": ["21-23", "25", "21-23"]}), people, doms, ["age"])
+    False
+    """
+    from ppdp.cells import cell_membership
+
+    if len(released) != len(population):
+        return False
+    rows = np.arange(len(released))
+    for c in qi:
+        weights = cell_membership(released[c], domains[c])
+        codes = pd.Index(list(domains[c].values)).get_indexer(population[c].tolist())
+        if (codes < 0).any() or not (weights[rows, codes] > 0).all():
+            return False
+    return True
 
 
 def with_prior(matched: np.ndarray, prior: np.ndarray, marginal: np.ndarray) -> np.ndarray:

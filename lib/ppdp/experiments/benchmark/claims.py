@@ -1,16 +1,15 @@
-"""The cross-paper benchmark's tables, read from result rows: planes, frontiers, leaderboard.
+"""The cross-paper benchmark's tables, read from result rows: planes, frontiers, metrics.
 
 A plane puts a privacy axis (:data:`RISK_AXES`) against a utility axis (:data:`UTILITY_AXES`), one
 point per mechanism and level with intervals over seeds (:func:`plane_points`); its Pareto
-frontier (:func:`pareto_front`); the leaderboard (:func:`leaderboard`: the best utility under each
-of :data:`RISK_THRESHOLDS`), every metric, the time per mechanism and the columns each mechanism
-leaves untouched. The benchmark judges no published claim: :func:`claims` returns no rows.
+frontier (:func:`pareto_front`); every metric, the time per mechanism and the columns each
+mechanism leaves untouched. The leaderboard is :mod:`ppdp.experiments.benchmark.leaderboard`. The
+benchmark judges no published claim: :func:`claims` returns no rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -25,7 +24,6 @@ __all__ = [
     "binding_attackers",
     "claims",
     "coverage_table",
-    "leaderboard",
     "metric_rows",
     "metric_table",
     "native_table",
@@ -39,6 +37,11 @@ __all__ = [
 #: The privacy axes: the worst-case risk, single attackers' advantages, anonymeter's own risk.
 RISK_AXES = {
     "risk": "largest advantage in AUC over the no-release baseline, over the attacker suite",
+    "risk_tpr_1pct": "largest excess over the baseline in TPR at 1% FPR, over the suite",
+    "risk_tpr_01pct": "largest excess over the baseline in TPR at 0.1% FPR, over the suite",
+    "risk_confident": "largest excess over the baseline in the share of targets whose value is "
+    "inferred with posterior >= 0.99, over the suite",
+    "risk_gap": "largest gap between an attacker's advantage on targets and on controls",
     "xgb_I": "advantage of XGBoost trained on the release (Scenario I)",
     "lr_I": "advantage of logistic regression trained on the release (Scenario I)",
     "xgb_II": "advantage of XGBoost trained on auxiliary records, applied to the released row",
@@ -49,6 +52,10 @@ RISK_AXES = {
 #: Short axis labels of the planes.
 RISK_LABELS = {
     "risk": "risk: worst attacker's AUC advantage",
+    "risk_tpr_1pct": "tail: worst excess TPR at 1% FPR",
+    "risk_tpr_01pct": "tail: worst excess TPR at 0.1% FPR",
+    "risk_confident": "tail: worst excess of disclosures at 0.99",
+    "risk_gap": "worst target-control gap",
     "xgb_I": "XGBoost (Scenario I) advantage",
     "lr_I": "logistic regression (Scenario I) advantage",
     "xgb_II": "XGBoost (Scenario II) advantage",
@@ -57,6 +64,8 @@ RISK_LABELS = {
     "anonymeter_inference": "anonymeter inference risk",
 }
 UTILITY_LABELS = {
+    "population_auc": "population AUC of the private attribute",
+    "private_query_error": "query error, queries on the private attribute",
     "task_auc": "task AUC (trained on the release)",
     "query_error": "query error",
     "marginal_tv_1": "1-way marginal TV",
@@ -64,14 +73,19 @@ UTILITY_LABELS = {
 }
 #: The utility axes.
 UTILITY_AXES = {
+    "population_auc": "what the population keeps of the private attribute: the AUC, on real "
+    "people outside the release, of XGBoost trained on the release (quasi-identifiers -> "
+    "private value); 0.5 is the floor of a release that teaches nothing",
+    "private_query_error": "median relative error of the workload's queries that condition on "
+    "the private attribute",
     "task_auc": "task AUC, trained on the release (private columns among the features), tested "
     "on held-out real rows",
     "query_error": "median relative error of the count workload (every column)",
     "marginal_tv_1": "mean total variation of the 1-way marginals of every column",
     "marginal_tv_2": "mean total variation of the 2-way marginals of every pair of columns",
 }
-#: The leaderboard's thresholds on the risk (the worst attacker's AUC advantage).
-RISK_THRESHOLDS = (0.02, 0.05)
+#: The utility axes measured of a private attribute (their rows have its facet ``attribute``).
+ATTRIBUTE_UTILITIES = ("population_auc", "private_query_error")
 #: The reference releases drawn apart in the planes: unprotected, private columns suppressed,
 #: nothing released.
 REFERENCES = ("none", "suppressed", "nothing")
@@ -80,8 +94,12 @@ REFERENCES = ("none", "suppressed", "nothing")
 def _risk_metric(risk: str) -> tuple[str, str | None]:
     """The metric and statistic of a privacy axis (:data:`RISK_AXES` or a mechanism-aware
     attacker), measured of a private attribute (its facet ``attribute``)."""
-    if risk == "risk":
-        return "risk", None
+    if risk.startswith("risk"):
+        if risk not in RISK_AXES:
+            raise ValueError(
+                f"risk must be one of {sorted({*RISK_AXES, *AWARE_ATTACKERS})}, got {risk!r}"
+            )
+        return risk, None
     if risk == "anonymeter_inference":
         return "anonymeter_inference", "risk"
     if risk in RISK_AXES or risk in AWARE_ATTACKERS:
@@ -128,7 +146,7 @@ def plane_points(
     *,
     private: str | None = None,
     risk: str = "risk",
-    utility: str = "task_auc",
+    utility: str = "population_auc",
     confidence: float = 0.95,
 ) -> pd.DataFrame:
     """One point per (mechanism, level): mean risk and utility over seeds, with 95% half-widths
@@ -136,7 +154,8 @@ def plane_points(
 
     ``private`` defaults to the dataset's protected attribute; ``risk`` is a key of
     :data:`RISK_AXES` (``"risk"``: the worst attacker's advantage) or of a mechanism-aware
-    attacker.
+    attacker; ``utility`` a key of :data:`UTILITY_AXES` (those of :data:`ATTRIBUTE_UTILITIES`
+    measured of ``private``).
     """
     if utility not in UTILITY_AXES:
         raise ValueError(f"utility must be one of {sorted(UTILITY_AXES)}, got {utility!r}")
@@ -146,7 +165,11 @@ def plane_points(
     frame = results[results["experiment"] == f"benchmark_{dataset}"]
     frame = with_parameters(frame, ["level"])
     # each row's axis: the risk (its metric of the attribute ``private``) or the utility
-    is_risk, is_utility = _risk_rows(frame, private, risk), frame["metric"] == utility
+    is_risk = _risk_rows(frame, private, risk)
+    if utility in ATTRIBUTE_UTILITIES:
+        is_utility = is_metric(frame, utility, attribute=private)
+    else:
+        is_utility = (frame["metric"] == utility) & facet(frame, "attribute").isna()
     axis = pd.Series(np.where(is_risk, "risk", "utility"), index=frame.index)
     sub = frame.assign(axis=axis)[is_risk | is_utility]
     if not {"risk", "utility"} <= set(sub["axis"]):  # e.g. a run without anonymeter
@@ -178,7 +201,7 @@ def plane_points(
 
 def _better_utility(utility: str) -> int:
     """+1 when larger utility values are better (AUC), -1 when smaller are (errors, distances)."""
-    return -1 if utility.startswith(("query_error", "marginal_tv")) else 1
+    return -1 if utility.startswith(("query_error", "private_query_error", "marginal_tv")) else 1
 
 
 def pareto_front(points: pd.DataFrame, utility: str = "task_auc") -> pd.DataFrame:
@@ -195,49 +218,6 @@ def pareto_front(points: pd.DataFrame, utility: str = "task_auc") -> pd.DataFram
     ).any(axis=1)
     front = points[~dominated]
     return front.sort_values("risk", kind="mergesort").reset_index(drop=True)
-
-
-def leaderboard(
-    results: pd.DataFrame,
-    dataset: str,
-    *,
-    thresholds: Sequence[float] = RISK_THRESHOLDS,
-    private: str | None = None,
-    risk: str = "risk",
-    utility: str = "task_auc",
-) -> pd.DataFrame:
-    """For each mechanism, its best utility among the levels whose risk interval lies under each
-    threshold.
-
-    A level qualifies when the upper end of its 95% risk interval over seeds (mean plus
-    half-width; the mean alone with one seed) is at most the threshold. A cell gives the utility
-    with its half-width, the level, that upper end and the attacker that bound it (the largest
-    mean advantage); empty where no level qualifies."""
-    points = plane_points(results, dataset, private=private, risk=risk, utility=utility)
-    private = private or load_roles()[dataset]["private"][0]
-    binding = binding_attackers(results, dataset, private) if risk == "risk" else None
-    sign = _better_utility(utility)
-    rows = []
-    for method, grp in points.groupby("method", sort=True):
-        row: dict[str, Any] = {"mechanism": method}
-        upper = grp["risk"] + grp["risk_hw"].fillna(0.0)
-        for t in thresholds:
-            ok = grp[upper <= t]
-            if ok.empty:
-                row[f"risk<={t:g}"] = ""
-                continue
-            best = ok.loc[(sign * ok["utility"]).idxmax()]
-            # one seed gives no interval
-            spread = "" if np.isnan(best["utility_hw"]) else f" ± {best['utility_hw']:.3f}"
-            bound = best["risk"] + (0.0 if np.isnan(best["risk_hw"]) else best["risk_hw"])
-            who = ""
-            if binding is not None and (method, best["level"]) in binding.index:
-                who = f", {binding.loc[(method, best['level'])]}"
-            row[f"risk<={t:g}"] = (
-                f"{best['utility']:.3f}{spread} (level {best['level']:g}; risk <= {bound:.3f}{who})"
-            )
-        rows.append(row)
-    return pd.DataFrame(rows)
 
 
 def time_table(results: pd.DataFrame) -> pd.DataFrame:
@@ -257,6 +237,13 @@ def time_table(results: pd.DataFrame) -> pd.DataFrame:
 #: (its facet ``statistic``).
 MAIN_METRICS = (
     "{p}:risk",
+    "{p}:risk_tpr_1pct",
+    "{p}:risk_tpr_01pct",
+    "{p}:risk_confident",
+    "{p}:risk_gap",
+    "{p}:population_auc",
+    "{p}:population_gain",
+    "{p}:private_query_error",
     "{p}:baseline_auc",
     "{p}:xgb_I_advantage",
     "{p}:lr_I_advantage",
@@ -269,6 +256,9 @@ MAIN_METRICS = (
     "{p}:anonymeter_inference_risk",
     "anonymeter_linkability_risk",
     "anonymeter_singling_out_risk",
+    "membership_risk",
+    "membership_risk_tpr_1pct",
+    "membership_risk_tpr_01pct",
     "reidentification",
     "measured_k",
     "measured_l",
@@ -364,6 +354,12 @@ def metric_rows(results: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
 #: one), the worst of them (``risk``), the no-release baseline's AUC and anonymeter's risk.
 ATTACK_COLUMNS = (
     "risk",
+    "risk_tpr_1pct",
+    "risk_tpr_01pct",
+    "risk_confident",
+    "risk_gap",
+    "population_auc",
+    "population_gain",
     "baseline_auc",
     "xgb_I",
     "lr_I",
@@ -505,8 +501,9 @@ def _narrow(rows: pd.DataFrame, keys: list[str], columns: Sequence[str]) -> pd.D
 
 def summary_table(results: pd.DataFrame, dataset: str, *, digits: int = 2) -> pd.DataFrame:
     """Strongest and weakest level of each mechanism: the risk (the worst attacker's advantage)
-    on the attribute the mechanism protects, the attacker that sets it, and the task AUC; means
-    over seeds, rounded."""
+    on the attribute the mechanism protects, the attacker that sets it, and what the population
+    keeps of that attribute (:data:`UTILITY_AXES` ``population_auc``); means over seeds,
+    rounded."""
     protected = load_roles()[dataset]["private"][0]
     by_attr: dict[str, tuple[pd.DataFrame, pd.Series]] = {}
     rows = []
@@ -532,7 +529,7 @@ def summary_table(results: pd.DataFrame, dataset: str, *, digits: int = 2) -> pd
                     "level": row["level"],
                     "risk": round(float(row["risk"]), digits),
                     "attacker": binding.get((method, row["level"]), ""),
-                    "task_auc": round(float(row["utility"]), digits),
+                    "population_auc": round(float(row["utility"]), digits),
                 }
             )
     return pd.DataFrame(rows)

@@ -1,9 +1,11 @@
-"""The cross-paper benchmark's figures: the privacy-utility planes (:func:`plot_planes`)."""
+"""The cross-paper benchmark's figures: the privacy-utility planes (:func:`plot_planes`) and the
+risk against the release size (:func:`plot_release_size`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 from ppdp.experiments.benchmark.claims import (
@@ -16,7 +18,7 @@ from ppdp.experiments.benchmark.claims import (
 from ppdp.experiments.benchmark.data import load_roles
 from ppdp.experiments.benchmark.registry import REGISTRY
 
-__all__ = ["plot_planes"]
+__all__ = ["plot_planes", "plot_release_size"]
 
 
 _REFERENCE_STYLE = {
@@ -31,11 +33,13 @@ def plot_planes(
     dataset: str,
     *,
     private: str | None = None,
-    risks: Sequence[str] = ("risk", "xgb_I", "class_matching", "anonymeter_inference"),
-    utility: str = "task_auc",
+    risks: Sequence[str] = ("risk", "risk_tpr_1pct", "risk_confident", "class_matching"),
+    utility: str = "population_auc",
 ):
     """One panel per privacy axis of ``private`` (default: the dataset's protected attribute; the
-    first panel the worst attacker's advantage): the curve over its levels (95% bars over seeds)
+    panels by default the worst attacker's AUC advantage, the tail's worst excess TPR at 1% FPR
+    and of confident disclosures, and class matching's advantage; the utility what the
+    population keeps of ``private``): the curve over its levels (95% bars over seeds)
     of each mechanism that protects ``private`` (MovieLens' HyObscure family protects age, the
     others gender), the reference releases as black markers (unprotected: star, private columns
     suppressed: square, nothing released: cross) and the Pareto frontier of the points drawn as a
@@ -116,4 +120,60 @@ def plot_planes(
     fig.legend(handles, labels, loc="center right", fontsize=9, frameon=False)
     fig.suptitle(f"{dataset}: attacks on {private!r} against utility")
     fig.tight_layout(rect=(0, 0, (3.3 * n_panels) / (3.3 * n_panels + legend_width), 1))
+    return fig
+
+
+#: The measures drawn against the release size, and their axis labels.
+SIZE_MEASURES = {
+    "risk": "worst AUC advantage",
+    "risk_tpr_1pct": "worst excess TPR at 1% FPR",
+    "risk_confident": "worst excess of disclosures at 0.99",
+}
+
+
+def plot_release_size(results: pd.DataFrame, dataset: str, *, private: str | None = None):
+    """The risk of each (mechanism, level) of a release-size sweep
+    (:func:`ppdp.experiments.benchmark.sizes.release_size_sweep`) against the number of released
+    people: one panel per measure of :data:`SIZE_MEASURES`, means over seeds with 95% t
+    intervals, a log scale of sizes."""
+    import matplotlib.pyplot as plt
+
+    from ppdp.experiments.common import facet, mean_halfwidth
+
+    private = private or load_roles()[dataset]["private"][0]
+    frame = results[
+        (results["experiment"] == f"release_size_{dataset}")
+        & (facet(results, "attribute") == private)
+    ]
+    fig, axes = plt.subplots(1, len(SIZE_MEASURES), figsize=(3.6 * len(SIZE_MEASURES), 3.3))
+    for ax, (measure, label) in zip(axes, SIZE_MEASURES.items(), strict=True):
+        sub = frame[frame["metric"] == measure]
+        stats = sub.groupby(["method", "level", "released_rows"])["value"].agg(
+            ["mean", "std", "count"]
+        )
+        # one seed draws no bar
+        stats["hw"] = np.nan_to_num(
+            mean_halfwidth(stats["std"].fillna(0.0), stats["count"], distribution="t")
+        )
+        for (method, level), grp in stats.reset_index().groupby(["method", "level"]):
+            ax.errorbar(
+                grp["released_rows"],
+                grp["mean"],
+                yerr=grp["hw"],
+                marker="o",
+                ms=4,
+                capsize=2,
+                label=f"{method} ({REGISTRY[method].knob} = {level:g})",
+            )
+        ax.axhline(0.0, color="0.6", lw=0.8)
+        ax.set_xscale("log")
+        # the sizes themselves as ticks: a log axis over one decade labels nothing useful
+        sizes = sorted(set(sub["released_rows"]))
+        ax.set_xticks(sizes, [f"{int(n):,}" for n in sizes], rotation=30)
+        ax.minorticks_off()
+        ax.set_xlabel("released people")
+        ax.set_ylabel(label)
+    axes[0].legend(fontsize=8, frameon=False)
+    fig.suptitle(f"{dataset}: risk on {private!r} against the size of the release")
+    fig.tight_layout()
     return fig

@@ -7,11 +7,14 @@ mechanism is fitted on ``train`` at each of its levels and releases one table.
 
 Threat models (:mod:`ppdp.experiments.benchmark.attacks`; also ``threat_models`` in the roles
 file): targeted attribute inference on released people, scored on targets in the release and on
-controls outside it, as an advantage in AUC over a no-release baseline trained on ``aux``; the
-risk of a release is the largest advantage over the attacker suite, mechanism-aware attackers
-included. anonymeter's risks and record linkage are separate axes. Utility sees everything
-released: the task uses the private columns as features, the count workload constrains every
-column, and the 1- and 2-way marginals of all columns are compared by total variation.
+controls outside it, as an advantage in AUC, and in the tail, over a no-release baseline trained
+on ``aux``; the risk of a release on each measure is the worst attacker's over the suite,
+mechanism-aware attackers included. Membership attacks (:func:`membership_metrics`) score every
+release; anonymeter's risks and record linkage are separate axes. The primary utility is what the
+population keeps of each private attribute (the Scenario I XGBoost's AUC on the controls); the
+secondary ones see everything released: the task uses the private columns as features, the count
+workload constrains every column, and the 1- and 2-way marginals of all columns are compared by
+total variation. The leaderboard is :mod:`ppdp.experiments.benchmark.leaderboard`.
 
 :func:`run_benchmark` returns the tidy rows of every release; :data:`PARAMETERS` are the notebook's
 parameters.
@@ -76,6 +79,8 @@ def evaluate_release(
     anonymeter: bool = True,
     n_attacks: int = 300,
     query_truth=None,
+    shadow_release=None,
+    membership_shadows: int = 2,
 ) -> dict[str, float]:
     """Every privacy and utility metric of one release (flat ``name -> value``).
 
@@ -91,6 +96,9 @@ def evaluate_release(
     (``Entry.private_unchanged``) leaves the attackers told the target's row out of the risk.
     ``query_truth``, the answers of ``queries`` on ``parts.train`` when already computed (see
     :func:`ppdp.utility.workload.workload_error`), saves recomputing them for every release.
+    ``shadow_release(frame, random_state) -> released`` runs the mechanism for the shadow-model
+    membership attack (:func:`membership_metrics`), with ``membership_shadows`` shadow releases;
+    without it, or with 0 shadows, only the distance attack runs.
     """
     from ppdp.attacks.suite import anonymeter_risks, record_linkage
     from ppdp.compendium.measured import measured_anonymity
@@ -117,6 +125,7 @@ def evaluate_release(
                 protects=protects,
                 level=level,
                 fitted=fitted,
+                population=train if keeps_records else None,
                 random_state=rng,
             )
         )
@@ -138,6 +147,17 @@ def evaluate_release(
             for row in risks.itertuples(index=False):
                 prefix = f"{private}:" if row.evaluator == "inference" else ""
                 metrics[f"{prefix}anonymeter_{row.evaluator}_{row.metric}"] = float(row.value)
+    metrics.update(
+        membership_metrics(
+            data,
+            parts,
+            released,
+            contexts[data.protected],
+            shadow_release=shadow_release if membership_shadows > 0 else None,
+            n_shadows=membership_shadows,
+            seed=seed,
+        )
+    )
     if keeps_records:
         metrics["reidentification"] = record_linkage(
             train, released, domains=data.domains, columns=data.qi
@@ -165,11 +185,79 @@ def evaluate_release(
     errors = workload_error(train, released, data.domains, queries, truth=query_truth)
     metrics["query_error"] = float(np.median(errors))
     metrics["query_error_mean"] = float(np.mean(errors))
+    for private in data.private:
+        # the workload's queries that condition on the private attribute: what an analyst of
+        # the attribute itself asks (a permuted column keeps its marginal, not its conjunctions)
+        on_private = np.array([private in q.columns for q in queries])
+        if on_private.any():
+            metrics[f"{private}:private_query_error"] = float(np.median(errors[on_private]))
     for order in (1, 2):
         metrics[f"marginal_tv_{order}"] = mean_marginal_tv(
             train, released, data.domains, data.columns, order=order
         )
     return metrics
+
+
+def membership_metrics(
+    data: BenchmarkData,
+    parts: Split,
+    released: pd.DataFrame,
+    ctx,
+    *,
+    shadow_release=None,
+    n_shadows: int = 2,
+    seed: int,
+) -> dict[str, float]:
+    """The membership attacks on one release: targets (members) against controls.
+
+    The attacker knows a person's whole record and wants to know whether it was in the
+    mechanism's input (:mod:`ppdp.attacks.membership`): ``dcr`` says "member" the nearer the
+    closest released row is; ``shadow`` learns the same from the mechanism run on halves of the
+    auxiliary records (``shadow_release``; skipped without it). Per attack: ``auc``,
+    ``advantage`` (AUC - 0.5) and the excess of the TPR at 1% and 0.1% FPR over those rates
+    (what guessing attains); and the worst of each over the attacks (``membership_risk``,
+    ``membership_risk_tpr_1pct``, ``membership_risk_tpr_01pct``). Flat names ``membership_...``.
+    """
+    from threadpoolctl import threadpool_limits
+
+    from ppdp.attacks.membership import dcr_membership, shadow_membership
+
+    people = {"targets": ctx.targets, "controls": ctx.controls}
+    scores = {
+        "dcr": dcr_membership(
+            **people, released=released, domains=data.domains, columns=data.columns
+        )
+    }
+    if shadow_release is not None:
+
+        def release(frame, random_state):
+            # one thread, as the benchmark's own releases run (see _run_one)
+            with threadpool_limits(limits=1):
+                return shadow_release(frame, random_state)
+
+        scores["shadow"] = shadow_membership(
+            release,
+            parts.aux,
+            **people,
+            released=released,
+            domains=data.domains,
+            columns=data.columns,
+            n_shadows=n_shadows,
+            random_state=np.random.default_rng([seed, 17]),
+        )
+    out: dict[str, float] = {}
+    for name, got in scores.items():
+        out[f"membership_{name}_auc"] = got["auc"]
+        out[f"membership_{name}_advantage"] = got["advantage"]
+        out[f"membership_{name}_tpr_1pct_excess"] = got["tpr_at_1pct_fpr"] - 0.01
+        out[f"membership_{name}_tpr_01pct_excess"] = got["tpr_at_01pct_fpr"] - 0.001
+    for measure, suffix in (
+        ("", "advantage"),
+        ("_tpr_1pct", "tpr_1pct_excess"),
+        ("_tpr_01pct", "tpr_01pct_excess"),
+    ):
+        out[f"membership_risk{measure}"] = max(out[f"membership_{n}_{suffix}"] for n in scores)
+    return out
 
 
 def benchmark_workload(data: BenchmarkData, train: pd.DataFrame, seed: int, n_queries: int):
@@ -197,6 +285,7 @@ def run_benchmark(
     n_estimators: int = 100,
     anonymeter: bool = True,
     n_attacks: int = 300,
+    membership_shadows: int = 2,
     sample_seed: int = 0,
     progress: bool = False,
 ) -> pd.DataFrame:
@@ -226,6 +315,10 @@ def run_benchmark(
         singling out for the protected one).
     n_attacks : int
         anonymeter's attacks per evaluator.
+    membership_shadows : int
+        Shadow releases of the shadow-model membership attack (each a release of half the
+        auxiliary records by the mechanism at the same level), run on the releases that keep no
+        records; 0 runs the distance attack only.
 
     Returns
     -------
@@ -252,6 +345,7 @@ def run_benchmark(
         "n_estimators": n_estimators,
         "anonymeter": anonymeter,
         "n_attacks": n_attacks,
+        "membership_shadows": membership_shadows,
     }
     jobs = []
     for d in datasets:
@@ -259,17 +353,7 @@ def run_benchmark(
             levels = REGISTRY[name].levels.get(d)
             if levels:
                 jobs += [(d, name, lv) for lv in _pick_levels(levels, max_levels)]
-    bar = None
-    if progress:
-        from tqdm import TqdmWarning
-
-        with warnings.catch_warnings():
-            # without ipywidgets tqdm.auto falls back to a text bar, with a warning that would
-            # print this machine's paths into the notebook
-            warnings.simplefilter("ignore", TqdmWarning)
-            from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(jobs) * len(seeds), desc="benchmark")
+    bar = progress_bar(total=len(jobs) * len(seeds), desc="benchmark") if progress else None
     rows = []
     for d in datasets:
         for seed in seeds:
@@ -293,6 +377,19 @@ def run_benchmark(
     if bar is not None:
         bar.close()
     return tidy_frame(rows)
+
+
+def progress_bar(total: int, desc: str):
+    """A tqdm bar (a widget in a notebook with ipywidgets, text otherwise)."""
+    from tqdm import TqdmWarning
+
+    with warnings.catch_warnings():
+        # without ipywidgets tqdm.auto falls back to a text bar, with a warning that would
+        # print this machine's paths into the notebook
+        warnings.simplefilter("ignore", TqdmWarning)
+        from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc)
 
 
 def _run_one(data, parts, name, level, seed, queries, options) -> list[dict]:
@@ -321,6 +418,21 @@ def _run_one(data, parts, name, level, seed, queries, options) -> list[dict]:
         seconds = time.perf_counter() - start
     released, native, fitted = _unpack_release(name, result)
     _check_release(name, train, released, entry.keeps_records)
+
+    def shadow_release(frame, random_state):
+        # the attacker runs the mechanism at the same level on records he holds
+        try:
+            shadow = entry.release(
+                data, frame, level, random_state=np.random.default_rng(random_state)
+            )
+        except ValueError as err:
+            raise ValueError(
+                f"{name} at level {level:g}: the shadow membership attack's release of "
+                f"{len(frame)} auxiliary records (half of aux) failed ({err}); use more rows or "
+                "membership_shadows=0"
+            ) from err
+        return _unpack_release(name, shadow)[0]
+
     metrics = evaluate_release(
         data,
         parts,
@@ -333,6 +445,10 @@ def _run_one(data, parts, name, level, seed, queries, options) -> list[dict]:
         protects=entry.protects,
         level=level,
         fitted=fitted,
+        # the shadow attack gates only releases that keep no records (a release that keeps
+        # records publishes one row per member by construction); it costs two more releases and
+        # a learnt attack, so it runs where it can decide something
+        shadow_release=None if entry.keeps_records else shadow_release,
         **options,
     )
     metrics.update({f"native_{k}": v for k, v in native.items()})
@@ -500,6 +616,7 @@ PARAMETERS: dict[str, Param] = {
     "n_estimators": Param("int", low=1),
     "anonymeter": Param("bool"),
     "n_attacks": Param("int", low=10),
+    "membership_shadows": Param("int", low=0),
     "imposter_epochs": Param("int", low=1),
     "risk_thresholds": Param("list", item=Param("float", low=0.0, high=0.5)),
 }
