@@ -3,7 +3,7 @@ measure of an individual stays under a threshold.
 
 A release qualifies under a threshold ``t`` when, with 95% intervals over seeds (Student t; a run
 of one seed has no interval, and qualifies nothing: a model trained on a scrambled private column
-still scores an AUC anywhere from about 0.35 to 0.65 on one seed):
+still scores an AUC anywhere from about 0.3 to 0.65 on one seed):
 
 * every **gate** (:data:`GATES`) has its upper end at most ``t``: the average (the largest AUC
   advantage over the no-release baseline, over the attackers) and the tail (the largest excess in
