@@ -50,6 +50,7 @@ __all__ = [
     "membership_scores",
     "neighbour_features",
     "shadow_membership",
+    "true_positive_rates",
 ]
 
 #: People per block of the distance matrix: a block holds ``block * n_distinct_released`` floats.
@@ -384,24 +385,66 @@ def membership_scores(member_scores: Any, nonmember_scores: Any) -> dict[str, fl
     ...
     ValueError: nonmember_scores must be a non-empty 1-D array of scores, got shape (0,)
     """
+    tpr, fpr = _roc(member_scores, nonmember_scores)
+    # trapezoids between consecutive thresholds: a tie of members and non-members counts half
+    auc = float(np.sum((fpr[:-1] - fpr[1:]) * (tpr[:-1] + tpr[1:]) / 2))
+    at_1pct, at_01pct = _tpr_at(tpr, fpr, (0.01, 0.001))
+    return {
+        "auc": auc,
+        "advantage": auc - 0.5,
+        "tpr_at_1pct_fpr": at_1pct,
+        "tpr_at_01pct_fpr": at_01pct,
+    }
+
+
+def true_positive_rates(member_scores: Any, nonmember_scores: Any, rates) -> list[float]:
+    """The largest true-positive rate at a false-positive rate of at most each of ``rates``.
+
+    The thresholds are the distinct scores (a tie enters whole) and ``+inf``, as in
+    :func:`membership_scores`, whose ``tpr_at_1pct_fpr`` and ``tpr_at_01pct_fpr`` this gives.
+
+    Parameters
+    ----------
+    member_scores, nonmember_scores : array_like of float
+        As for :func:`membership_scores` (any positives against any negatives).
+    rates : sequence of float in (0, 1)
+        The false-positive rates.
+
+    Returns
+    -------
+    list of float
+        One rate per entry of ``rates``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`membership_scores`, or for a rate outside (0, 1).
+
+    Examples
+    --------
+    >>> true_positive_rates([0.9, 0.8, 0.4, 0.3], [0.7, 0.2, 0.1, 0.0], [0.01, 0.3])
+    [0.5, 1.0]
+    """
+    rates = [float(r) for r in rates]
+    bad = [r for r in rates if not 0.0 < r < 1.0]
+    if bad:
+        raise ValueError(f"rates must lie in (0, 1), got {bad}")
+    return _tpr_at(*_roc(member_scores, nonmember_scores), rates)
+
+
+def _roc(member_scores: Any, nonmember_scores: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The ROC's (TPR, FPR) at every distinct score, highest last, then at ``+inf`` (0, 0)."""
     pos = np.sort(_check_scores(member_scores, "member_scores"))
     neg = np.sort(_check_scores(nonmember_scores, "nonmember_scores"))
     thresholds = np.unique(np.concatenate([pos, neg]))  # ascending: the ROC from (1, 1) down
     tp = np.append(pos.size - np.searchsorted(pos, thresholds, side="left"), 0)
     fp = np.append(neg.size - np.searchsorted(neg, thresholds, side="left"), 0)
-    tpr, fpr = tp / pos.size, fp / neg.size
-    # trapezoids between consecutive thresholds: a tie of members and non-members counts half
-    auc = float(np.sum((fpr[:-1] - fpr[1:]) * (tpr[:-1] + tpr[1:]) / 2))
+    return tp / pos.size, fp / neg.size
 
-    def tpr_at(rate: float) -> float:
-        return float(tpr[fp <= rate * neg.size + 1e-9].max())
 
-    return {
-        "auc": auc,
-        "advantage": auc - 0.5,
-        "tpr_at_1pct_fpr": tpr_at(0.01),
-        "tpr_at_01pct_fpr": tpr_at(0.001),
-    }
+def _tpr_at(tpr: np.ndarray, fpr: np.ndarray, rates) -> list[float]:
+    # the +inf threshold (0, 0) always qualifies; the tolerance absorbs fp / n_neg rounding
+    return [float(tpr[fpr <= rate + 1e-12].max()) for rate in rates]
 
 
 def dcr_membership(

@@ -116,27 +116,35 @@ def _risk_rows(frame: pd.DataFrame, private: str, risk: str) -> pd.Series:
     return is_metric(frame, metric, attribute=private, statistic=statistic)
 
 
-def binding_attackers(results: pd.DataFrame, dataset: str, private: str) -> pd.Series:
-    """The attacker with the largest mean advantage (over seeds) at each (method, level): the one
-    that sets the release's risk (``"baseline"`` when none beats the no-release baseline).
-    Attackers left out of a release's risk (:data:`ROW_READERS` on a release whose entry is
-    ``private_unchanged``) bind none. Indexed by (method, level)."""
+def binding_attackers(
+    results: pd.DataFrame, dataset: str, private: str | None, template: str = "{a}_advantage"
+) -> pd.Series:
+    """The attacker with the largest mean (over seeds) of a per-attacker metric at each
+    (method, level): by default its advantage, the one that sets the release's risk
+    (``"baseline"`` when none beats the no-release baseline).
+
+    ``template`` names the metric of attacker ``{a}`` (``"{a}_tpr_1pct_excess"`` for a tail
+    measure, ``"membership_{a}_advantage"`` for membership, a metric of the whole release: then
+    ``private`` is None). Attackers left out of a release's risk (:data:`ROW_READERS` on a
+    release whose entry is ``private_unchanged``) bind none. Indexed by (method, level)."""
     frame = results[results["experiment"] == f"benchmark_{dataset}"]
-    suffix = "_advantage"
-    sub = frame[(facet(frame, "attribute") == private) & frame["metric"].str.endswith(suffix)]
-    unchanged = [name for name, entry in REGISTRY.items() if entry.private_unchanged]
-    outside = sub["method"].isin(unchanged) & sub["metric"].isin(
-        [f"{a}{suffix}" for a in ROW_READERS]
-    )
-    sub = sub[~outside]
+    head, tail = template.split("{a}")
+    attribute = facet(frame, "attribute")
+    mine = attribute.isna() if private is None else attribute == private
+    metric = frame["metric"]
+    sub = frame[mine & metric.str.startswith(head) & metric.str.endswith(tail)]
+    attacker = sub["metric"].str.removeprefix(head).str.removesuffix(tail)
+    if private is not None:
+        unchanged = [name for name, entry in REGISTRY.items() if entry.private_unchanged]
+        sub = sub[~(sub["method"].isin(unchanged) & attacker.isin(ROW_READERS))]
+        attacker = attacker[sub.index]
     if sub.empty:
         return pd.Series(dtype=object)
-    sub = with_parameters(sub, ["level"])
-    means = sub.groupby(["method", "level", "metric"])["value"].mean().reset_index()
+    sub = with_parameters(sub.assign(attacker=attacker), ["level"])
+    means = sub.groupby(["method", "level", "attacker"])["value"].mean().reset_index()
     best = means.loc[means.groupby(["method", "level"])["value"].idxmax()]
-    names = best["metric"].str.removesuffix(suffix)
     # no attacker beats the baseline: the risk is 0, set by ignoring the release
-    names = names.where(best["value"] > 0, "baseline")
+    names = best["attacker"].where(best["value"] > 0, "baseline")
     return pd.Series(names.to_numpy(), index=pd.MultiIndex.from_frame(best[["method", "level"]]))
 
 

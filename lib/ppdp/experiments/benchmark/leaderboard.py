@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdp.experiments.benchmark.attacks import ROW_READERS
+from ppdp.experiments.benchmark.claims import binding_attackers
 from ppdp.experiments.benchmark.data import load_roles
 from ppdp.experiments.benchmark.registry import REGISTRY
 from ppdp.experiments.common import facet, is_metric, mean_halfwidth, with_parameters
@@ -113,25 +113,6 @@ def level_statistics(
     return pd.concat(parts, axis=1).sort_index()
 
 
-def _binding(results, dataset, private, template, method, level) -> str:
-    """The attacker with the largest mean of a gate's per-attacker metric at (method, level)."""
-    frame = with_parameters(results[results["experiment"] == f"benchmark_{dataset}"], ["level"])
-    frame = frame[(frame["method"] == method) & (frame["level"] == level)]
-    if private is not None:
-        frame = frame[facet(frame, "attribute") == private]
-    head, tail = template.split("{a}")
-    names = frame["metric"].where(
-        frame["metric"].str.startswith(head) & frame["metric"].str.endswith(tail)
-    )
-    attackers = names.str.removeprefix(head).str.removesuffix(tail)
-    entry = REGISTRY.get(method)
-    if private is not None and entry is not None and entry.private_unchanged:
-        attackers = attackers.where(~attackers.isin(ROW_READERS))
-    means = frame.assign(attacker=attackers).dropna(subset=["attacker"])
-    means = means.groupby("attacker")["value"].mean()
-    return str(means.idxmax()) if len(means) else ""
-
-
 def leaderboard(
     results: pd.DataFrame,
     dataset: str,
@@ -191,6 +172,7 @@ def leaderboard(
     if stats.empty or "utility" not in stats:
         return pd.DataFrame(columns=["mechanism", *(f"risk<={t:g}" for t in thresholds)])
     stats = stats.dropna(subset=["utility"])
+    binding: dict[str, pd.Series] = {}  # per gate, the attacker that sets it at each level
     for method, grp in stats.groupby(level="method", sort=True):
         entry = REGISTRY.get(method)
         gates = dict(GATES)
@@ -209,19 +191,14 @@ def leaderboard(
             best = ok["utility"].idxmax()
             level = best[1]
             bound_gate = upper.loc[best].idxmax()
-            template, label = gates[bound_gate]
-            who = _binding(
-                results,
-                dataset,
-                private if bound_gate in GATES else None,
-                template,
-                method,
-                level,
-            )
+            if bound_gate not in binding:
+                on = private if bound_gate in GATES else None
+                binding[bound_gate] = binding_attackers(results, dataset, on, gates[bound_gate][0])
+            who = binding[bound_gate].get((method, level), "")
             row[f"risk<={t:g}"] = (
                 f"{ok.loc[best, 'utility']:.3f} ± {ok.loc[best, 'utility_hw']:.3f} "
                 f"(level {level:g}; risk <= "
-                f"{upper.loc[best, bound_gate]:.3f}, {label} by {who or 'baseline'})"
+                f"{upper.loc[best, bound_gate]:.3f}, {gates[bound_gate][1]} by {who or 'baseline'})"
             )
         rows.append(row)
     return pd.DataFrame(rows)

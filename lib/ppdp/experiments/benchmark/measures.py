@@ -100,18 +100,18 @@ def tpr_at_fpr(posterior, truth, fpr: float) -> float:
     """
     if not 0.0 < float(fpr) < 1.0:
         raise ValueError(f"fpr must lie in (0, 1), got {fpr!r}")
+    return _tprs(posterior, truth, [fpr])[0]
+
+
+def _tprs(posterior, truth, rates) -> list[float]:
+    """:func:`tpr_at_fpr` at each of ``rates``, from one ROC: the true claims' scores against the
+    false claims' (:func:`ppdp.attacks.membership.true_positive_rates`)."""
+    from ppdp.attacks.membership import true_positive_rates
+
     post, codes = _checked(posterior, truth)
-    positive = np.zeros(post.shape, dtype=bool)
-    positive[np.arange(len(codes)), codes] = True
-    scores, labels = post.ravel(), positive.ravel()
-    order = np.argsort(-scores, kind="stable")
-    scores, labels = scores[order], labels[order]
-    # the last index of every tie block: a threshold at that score takes the whole block
-    ends = np.r_[np.flatnonzero(np.diff(scores) != 0), len(scores) - 1]
-    tp = np.cumsum(labels)[ends] / labels.sum()
-    fp = np.cumsum(~labels)[ends] / (~labels).sum()
-    ok = fp <= fpr
-    return float(tp[ok].max()) if ok.any() else 0.0
+    true_claim = np.zeros(post.shape, dtype=bool)
+    true_claim[np.arange(len(codes)), codes] = True
+    return true_positive_rates(post[true_claim], post[~true_claim], rates)
 
 
 def confident_share(posterior, truth, level: float = CONFIDENT) -> float:
@@ -191,7 +191,7 @@ def tail_measures(posterior, truth) -> dict[str, float]:
     >>> tail_measures([[1.0, 0.0], [0.6, 0.4], [0.5, 0.5]], [0, 1, 0])
     {'tpr_1pct': 0.3333333333333333, 'tpr_01pct': 0.3333333333333333, 'confident': 0.3333333333333333}
     """
-    out = {name: tpr_at_fpr(posterior, truth, rate) for name, rate in TAIL_FPRS.items()}
+    out = dict(zip(TAIL_FPRS, _tprs(posterior, truth, TAIL_FPRS.values()), strict=True))
     out["confident"] = confident_share(posterior, truth)
     return out
 
