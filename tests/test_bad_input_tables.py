@@ -80,7 +80,7 @@ CASES = [
         "mc-solver",
         lambda: fit_mc(table(), solver="magic"),
         ValueError,
-        r"'solver' .*among \{'ipm', 'simplex'\}\. Got 'magic'",
+        r"'solver' .*among \{'ipm', 'simplex', 'batch'\}\. Got 'magic'",
     ),
     (
         "mc-refine",

@@ -333,6 +333,42 @@ def test_krr_risk_rises_with_epsilon():
     assert risk.loc[4.0] - risk.loc[0.1] > 0.05
 
 
+def test_splits_in_worker_processes_give_the_same_rows():
+    """Two worker processes give the rows of one (release times aside), and a cap on the
+    targets that does not bind changes nothing while one that binds caps both samples."""
+    options = dict(
+        datasets=["adult"],
+        n_rows={"adult": 400},
+        seeds=[0, 1],
+        mechanisms=["none", "mst"],
+        max_levels=1,
+        n_queries=10,
+        n_estimators=10,
+        anonymeter=False,
+        membership_shadows=1,
+    )
+
+    def without_times(frame):
+        timed = frame["metric"].isin(["seconds", "evaluation_seconds"])
+        return frame[~timed].reset_index(drop=True)
+
+    one = bm.run.run_benchmark(n_jobs=1, n_targets=None, **options)
+    two = bm.run.run_benchmark(n_jobs=2, n_targets=10_000, **options)
+    assert (one.loc[one["metric"] == "evaluation_seconds", "value"] > 0).all()
+    pd.testing.assert_frame_equal(without_times(one), without_times(two))
+    assert sorted(set(one["seed"])) == [0, 1]
+    with pytest.raises(ValueError, match="n_jobs must be a positive integer; got 0"):
+        bm.run.run_benchmark(["adult"], mechanisms=["none"], n_jobs=0)
+    data = bm.data.load_dataset("adult", 600)
+    parts = bm.data.split(data, 0)
+    ctx = ba.attack_context(data, parts, "sex", seed=0, n_estimators=5, n_targets=50)
+    assert len(ctx.targets) == len(ctx.controls) == 50
+    assert ctx.targets.index.isin(parts.train.index).all()
+    assert ctx.controls.index.isin(parts.control.index).all()
+    with pytest.raises(ValueError, match="n_targets must be an int >= 1 or None, got 0"):
+        ba.attack_context(data, parts, "sex", seed=0, n_estimators=5, n_targets=0)
+
+
 def test_a_record_keeping_release_must_keep_the_index_row_for_row():
     """The real table with its rows shuffled would publish every record unprotected and score as
     near-perfect privacy under row-paired attacks: refused."""

@@ -55,12 +55,14 @@ def gamed_results():
             ["adult"],
             n_rows={"adult": ROWS},
             seeds=SEEDS,
-            mechanisms=["permuted", "shuffled", "none", "mondrian_k5"],
+            mechanisms=["permuted", "shuffled", "none", "suppressed", "mondrian_k5"],
             max_levels=1,
             n_queries=40,
             n_estimators=20,
             anonymeter=False,
             membership_shadows=1,
+            # worker processes: entries registered here reach them (run_benchmark passes them)
+            n_jobs=2,
         )
     finally:
         for entry in entries:
@@ -95,6 +97,24 @@ def test_a_permuted_private_column_keeps_the_population_floor(gamed_results):
     assert unprotected["gain"] - unprotected["gain_hw"] > 0.2
     # and no attacker learns the sex of its people from it: the risk alone would qualify it
     assert permuted["risk"] + permuted["risk_hw"] < 0.05
+
+
+def test_a_release_that_states_no_private_value_scores_the_floor_exactly(gamed_results):
+    """Suppressed cells give a model only the noise of values drawn from them; the release
+    states nothing of the attribute, so its population AUC is the floor in every seed."""
+    rows = gamed_results[
+        (gamed_results["method"] == "suppressed")
+        & gamed_results["metric"].isin(["population_auc", "population_gain"])
+    ]
+    assert len(rows) == 2 * len(SEEDS)
+    by_metric = rows.groupby("metric")["value"].agg(["min", "max"])
+    assert by_metric.loc["population_auc"].tolist() == [0.5, 0.5]
+    assert by_metric.loc["population_gain"].tolist() == [0.0, 0.0]
+    # the same learner on the same split does learn from a column that states values
+    stated = gamed_results[
+        (gamed_results["method"] == "none") & (gamed_results["metric"] == "population_auc")
+    ]
+    assert (stated["value"] > 0.7).all()
 
 
 def test_a_shuffle_of_real_records_is_caught_by_membership(gamed_results):

@@ -27,7 +27,6 @@ frame.
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -549,84 +548,14 @@ def _link_baseline(
     return int(rng.binomial(n_attacks, 1.0 - miss))
 
 
-@functools.cache
 def _gower_search():
-    """The compiled search of ``_gower_neighbors`` (built on first use: numba compiles it).
+    """The compiled search of ``_gower_neighbors``: ``ppdp.attacks.gower_kernel.search``.
 
-    ``search(queries, candidates_t, n_num, k)``, with the candidates one column per row, returns
-    for each query the first ``k`` entries of the argsort of its distances to the candidates, as
-    anonymeter's ``_nearest_neighbors`` computes them. The distances are its ``gower_distance``
-    (for each candidate, the same terms added in the same column order), computed column by
-    column over all candidates rather than candidate by candidate. The order is numba's
-    quicksort (``ndarray.argsort``), whose partition and insertion steps are reused here; only
-    its driver loop is written out, with one change: a part of the array that lies wholly at or
-    past position ``k`` is not sorted. Quicksort never moves an entry between the two sides of a
-    placed pivot, so the first ``k`` positions, ties included, are those of the full sort. The
-    full sort of all ~2,000 distances per target, of which the attacks keep 1 or 10, was three
-    quarters of anonymeter's search.
+    Imported on first use: numba compiles it once per machine and keeps the machine code in the
+    module's ``__pycache__``, which later processes (test workers, the benchmark's worker
+    processes) load in about a second instead of compiling for about ten.
     """
-    from math import fabs, isnan
-
-    from numba import njit
-    from numba.misc.quicksort import MAX_STACK, SMALL_QUICKSORT, make_jit_quicksort
-    from numba.np.numpy_support import lt_floats
-
-    # what ndarray.argsort() of a float array runs in numba (kind "quicksort")
-    quicksort = make_jit_quicksort(lt=lt_floats, is_argsort=True, is_np_array=True)
-    partition, insertion_sort = quicksort.partition, quicksort.insertion_sort
-
-    @njit(nogil=True)
-    def argsort_head(a, k):
-        r = np.arange(a.size)
-        if a.size < 2:
-            return r[:k]
-        stack = np.zeros((MAX_STACK, 2), dtype=np.intp)
-        stack[0, 1] = a.size - 1
-        n = 1
-        while n > 0:
-            n -= 1
-            low, high = stack[n, 0], stack[n, 1]
-            while high - low >= SMALL_QUICKSORT and low < k:
-                assert n < MAX_STACK
-                i = partition(a, r, low, high)
-                # as numba's driver: push the larger side, go on with the smaller; never push a
-                # side that starts at or past k
-                if high - i > i - low:
-                    if high > i and i + 1 < k:
-                        stack[n, 0], stack[n, 1] = i + 1, high
-                        n += 1
-                    high = i - 1
-                else:
-                    if i > low:
-                        stack[n, 0], stack[n, 1] = low, i - 1
-                        n += 1
-                    low = i + 1
-            if low < k:
-                insertion_sort(a, r, low, high)
-        return r[:k]
-
-    @njit(nogil=True)
-    def search(queries, candidates_t, n_num, k):
-        # anonymeter's gower_distance for every candidate at once: each candidate's distance
-        # adds the same terms in the same column order, column by column over the candidates
-        n_cols, n_cand = candidates_t.shape
-        idx = np.zeros((queries.shape[0], k), dtype=np.int64)
-        dist = np.zeros(n_cand, dtype=np.float64)
-        for ix in range(queries.shape[0]):
-            dist[:] = 0.0
-            for i in range(n_cols):
-                q = queries[ix, i]
-                column = candidates_t[i]
-                for iy in range(n_cand):
-                    c = column[iy]
-                    if isnan(q) and isnan(c):
-                        dist[iy] += 1
-                    elif i < n_num:
-                        dist[iy] += fabs(q - c)
-                    elif q != c:
-                        dist[iy] += 1
-            idx[ix] = argsort_head(dist, k)
-        return idx
+    from ppdp.attacks.gower_kernel import search
 
     return search
 
@@ -729,7 +658,8 @@ def nearest_record_guesses(
 
     Notes
     -----
-    The first call of a process compiles the search with numba (several seconds).
+    The first call on a machine compiles the search with numba (about 10 s); later processes
+    load it from numba's cache (``ppdp.attacks.gower_kernel``).
 
     Examples
     --------
@@ -967,8 +897,8 @@ def anonymeter_risks(
 
     Runtime, 2,000 rows in each of the three tables, 5 columns (2 numeric), ``n_attacks=500``,
     one core: about 0.8 s for the three evaluators (inference 0.3 s, linkability 0.4 s,
-    singling out 0.1 s), plus about 10 s once per process for numba to compile anonymeter's
-    Gower distance. With a near-unique numeric column (many singling-out queries) and a control
+    singling out 0.1 s), plus about 10 s once per machine for numba to compile anonymeter's
+    Gower distance (about 1 s per process to load it from numba's cache afterwards). With a near-unique numeric column (many singling-out queries) and a control
     table of another size (anonymeter's size correction), about 2.6 s.
 
     Examples

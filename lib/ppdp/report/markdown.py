@@ -287,14 +287,27 @@ def render_benchmark(
             lines += ["Figures: " + ", ".join(links) + "."]
         lines.append("")
     times = time_table(frame)
-    lines += ["Mean seconds of fit and release per mechanism:", ""]
-    lines += ["| dataset | mechanism | mean s | max s | releases |", "|---|---|---|---|---|"]
     lines += [
-        f"| {r.dataset} | {r.method} | {r.mean_seconds:.2f} | {r.max_seconds:.2f} | {r.releases} |"
+        "Mean seconds of fit and release per mechanism, and of a release's evaluation (its "
+        "attacks and measures):",
+        "",
+    ]
+    lines += [
+        "| dataset | mechanism | mean s | max s | releases | evaluation s |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r.dataset} | {r.method} | {r.mean_seconds:.2f} | {r.max_seconds:.2f} | {r.releases} "
+        f"| {_seconds_or_dash(r.mean_evaluation_seconds)} |"
         for r in times.itertuples(index=False)
     ]
     lines.append("")
     return lines
+
+
+def _seconds_or_dash(value: float) -> str:
+    """Seconds to two decimals; a dash where a run did not record them."""
+    return "–" if pd.isna(value) else f"{value:.2f}"
 
 
 #: A leaderboard cell of :func:`ppdp.experiments.benchmark.claims.leaderboard`.

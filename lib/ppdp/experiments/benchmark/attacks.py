@@ -196,12 +196,19 @@ class AttackContext:
 
 
 def attack_context(
-    data: BenchmarkData, parts: Split, private: str, *, seed: int, n_estimators: int
+    data: BenchmarkData,
+    parts: Split,
+    private: str,
+    *,
+    seed: int,
+    n_estimators: int,
+    n_targets: int | None = None,
 ) -> AttackContext:
     """Targets, controls and the no-release baseline of one private attribute on one split.
 
     The targets are a random sample (seeded by ``seed``) of the released people, as many as the
-    controls; the baseline's models train on ``parts.aux``.
+    controls; with ``n_targets``, at most that many of each (the controls then a random sample
+    of ``parts.control`` too). The baseline's models train on ``parts.aux``.
 
     Parameters
     ----------
@@ -216,6 +223,9 @@ def attack_context(
         Seeds the sample of targets and the XGBoost models.
     n_estimators : int
         Trees of the XGBoost models.
+    n_targets : int, optional
+        At most this many targets and controls (None: every control, and as many targets). A
+        cap that binds draws other targets than no cap; one that does not bind changes nothing.
 
     Returns
     -------
@@ -225,7 +235,7 @@ def attack_context(
     ------
     ValueError
         When ``parts.aux`` shares a row label with the targets or the controls (the attacker's
-        auxiliary records must be other people).
+        auxiliary records must be other people), or ``n_targets`` is not an int >= 1 or None.
 
     Examples
     --------
@@ -248,15 +258,27 @@ def attack_context(
     (8, True)
     >>> ctx.x_aux.shape  # age, and the zip one-hot
     (16, 4)
+    >>> capped = attack_context(data, parts, "sex", seed=0, n_estimators=5, n_targets=5)
+    >>> len(capped.targets), len(capped.controls)
+    (5, 5)
     """
     from ppdp.attacks.suite import learned_posteriors
     from ppdp.cells import design_matrix
 
+    if n_targets is not None and (
+        isinstance(n_targets, bool) or not isinstance(n_targets, int) or n_targets < 1
+    ):
+        raise ValueError(f"n_targets must be an int >= 1 or None, got {n_targets!r}")
     rng = np.random.default_rng([seed, 13])
     n = min(len(parts.control), len(parts.train))
+    if n_targets is not None:
+        n = min(n, n_targets)
     pick = np.sort(rng.choice(len(parts.train), size=n, replace=False))
     targets = parts.train.iloc[pick]
     controls = parts.control
+    if len(controls) > n:
+        # drawn after the targets, so a cap that does not bind changes no draw
+        controls = controls.iloc[np.sort(rng.choice(len(controls), size=n, replace=False))]
     if (
         targets.index.intersection(parts.aux.index).size
         or controls.index.intersection(parts.aux.index).size
@@ -466,8 +488,8 @@ def targeted_risks(
 
     Notes
     -----
-    ``anonymeter_nn`` runs :func:`ppdp.attacks.suite.nearest_record_guesses`, whose first call of
-    a process compiles its search with numba (several seconds).
+    ``anonymeter_nn`` runs :func:`ppdp.attacks.suite.nearest_record_guesses`, whose search
+    numba compiles once per machine (about 10 s) and caches on disk.
 
     Examples
     --------
@@ -591,11 +613,17 @@ def targeted_risks(
             population,
         )
         posteriors[aware] = (both[: len(ctx.targets)], both[len(ctx.targets) :])
-    out.update(_scored(ctx, posteriors, ROW_READERS if private_unchanged else ()))
+    # a release whose every cell of the attribute holds several values states none of them
+    states_values = bool(
+        ((cell_membership(released[p], data.domains[p]) > 0).sum(axis=1) == 1).any()
+    )
+    out.update(_scored(ctx, posteriors, ROW_READERS if private_unchanged else (), states_values))
     return out
 
 
-def _scored(ctx: AttackContext, posteriors: dict[str, tuple], outside_risk) -> dict[str, float]:
+def _scored(
+    ctx: AttackContext, posteriors: dict[str, tuple], outside_risk, states_values: bool = True
+) -> dict[str, float]:
     """Every attacker's measures and the release's risks on one private attribute.
 
     Per attacker: its AUC on targets and controls, its ``advantage`` (AUC on the targets minus
@@ -605,8 +633,9 @@ def _scored(ctx: AttackContext, posteriors: dict[str, tuple], outside_risk) -> d
     Per release: ``risk`` and ``risk_<measure>``, the largest of each over the attackers that
     count (not ``outside_risk``), with no floor at 0, so that intervals over seeds are taken
     before any clamping; and the population utility of the attribute, the AUC on the controls of
-    the XGBoost trained on the release
-    (:func:`~ppdp.experiments.benchmark.measures.population_utility`).
+    the XGBoost trained on the release, the floor exactly when the release states no value of
+    the attribute (``states_values=False``;
+    :func:`~ppdp.experiments.benchmark.measures.population_utility`).
     """
     from ppdp.experiments.benchmark.measures import TAIL_MEASURES, population_utility, tail_measures
 
@@ -634,7 +663,7 @@ def _scored(ctx: AttackContext, posteriors: dict[str, tuple], outside_risk) -> d
         out[f"{p}:risk_{measure}" if measure else f"{p}:risk"] = max(values)
     # one fixed learner, the task model's: the best of several would drift above the floor on
     # a release that teaches nothing
-    utility, gain = population_utility(out[f"{p}:xgb_I_auc_control"])
+    utility, gain = population_utility(out[f"{p}:xgb_I_auc_control"], states_values=states_values)
     out[f"{p}:population_auc"] = utility
     out[f"{p}:population_gain"] = gain
     return out

@@ -34,16 +34,18 @@ import pandas as pd
 
 from ppdp.experiments.benchmark.attacks import attack_context, targeted_risks
 from ppdp.experiments.benchmark.data import DATASETS, BenchmarkData, Split, load_dataset, split
-from ppdp.experiments.benchmark.registry import REGISTRY
+from ppdp.experiments.benchmark.registry import REGISTRY, Entry
 from ppdp.experiments.common import COMMON_PARAMETERS, Param, tidy_frame, tidy_rows
 from ppdp.experiments.common import check_parameters as _check_parameters
 
 __all__ = [
     "benchmark_workload",
     "evaluate_release",
+    "map_splits",
     "metric_facets",
     "release_rows",
     "run_benchmark",
+    "run_split",
 ]
 
 #: The statistics of each anonymeter evaluator (:func:`ppdp.attacks.suite.anonymeter_risks`): the
@@ -286,7 +288,9 @@ def run_benchmark(
     anonymeter: bool = True,
     n_attacks: int = 300,
     membership_shadows: int = 2,
+    n_targets: int | None = 2000,
     sample_seed: int = 0,
+    n_jobs: int = 1,
     progress: bool = False,
 ) -> pd.DataFrame:
     """Apply every applicable mechanism at each of its levels, for each seed; tidy rows.
@@ -319,20 +323,31 @@ def run_benchmark(
         Shadow releases of the shadow-model membership attack (each a release of half the
         auxiliary records by the mechanism at the same level), run on the releases that keep no
         records; 0 runs the distance attack only.
+    n_targets : int, optional
+        At most this many targets and as many controls per split
+        (:func:`~ppdp.experiments.benchmark.attacks.attack_context`); None scores every control
+        and as many released people. Most attacks cost in proportion to targets times released
+        rows, and 2,000 binary targets still leave 2,000 negative claims for the TPR at 0.1% FPR.
+    sample_seed : int
+        Added to each seed to seed its subsample.
+    n_jobs : int
+        Splits (one dataset and seed each) evaluated at once in worker processes, each with one
+        BLAS and OpenMP thread; the rows are the same as with ``n_jobs=1`` apart from the
+        ``seconds`` of each release.
+    progress : bool
+        A progress bar, one step per split.
 
     Returns
     -------
     DataFrame
         Tidy rows: ``experiment = "benchmark_<dataset>"``, ``method`` the mechanism, the
         parameter ``level`` (the knob's value), the seed, and one row per metric (``seconds`` is
-        the time of fit and release) and facets (:func:`release_rows`): a targeted attacker's
+        the time of fit and release, ``evaluation_seconds`` that of its evaluation) and facets (:func:`release_rows`): a targeted attacker's
         metrics (``risk``, ``xgb_I_advantage``, ...) and anonymeter's inference have the facet
         ``attribute`` (the private attribute attacked), ``changed`` the column it measures;
         anonymeter's ``anonymeter_<evaluator>`` has the facet ``statistic`` (``attack_rate``,
         ``baseline_rate``, ``control_rate``, ``risk``, the latter with its 95% interval).
     """
-    from ppdp.utility.workload import expected_counts
-
     names = list(REGISTRY) if mechanisms is None else list(mechanisms)
     unknown = [m for m in names if m not in REGISTRY]
     if unknown:
@@ -347,36 +362,117 @@ def run_benchmark(
         "n_attacks": n_attacks,
         "membership_shadows": membership_shadows,
     }
-    jobs = []
+    runs = {}
     for d in datasets:
+        runs[d] = []
         for name in names:
             levels = REGISTRY[name].levels.get(d)
             if levels:
-                jobs += [(d, name, lv) for lv in _pick_levels(levels, max_levels)]
-    bar = progress_bar(total=len(jobs) * len(seeds), desc="benchmark") if progress else None
+                # the entries themselves, not their names: a worker process imports a registry
+                # of its own, without the entries registered or configured in this one
+                runs[d] += [(REGISTRY[name], lv) for lv in _pick_levels(levels, max_levels)]
+    splits = [(d, n_rows.get(d), seed) for d in datasets for seed in seeds]
+    per_split = map_splits(
+        lambda d, rows, seed: run_split(
+            d,
+            rows,
+            seed,
+            runs[d],
+            n_queries=n_queries,
+            n_targets=n_targets,
+            sample_seed=sample_seed,
+            **evaluation_options,
+        ),
+        splits,
+        n_jobs=n_jobs,
+        desc="benchmark",
+        progress=progress,
+    )
+    return tidy_frame([row for rows in per_split for row in rows])
+
+
+def run_split(
+    dataset: str,
+    n_rows: int | None,
+    seed: int,
+    runs: Sequence[tuple[Entry, Any]],
+    *,
+    n_queries: int,
+    n_targets: int | None,
+    sample_seed: int = 0,
+    experiment: str | None = None,
+    size_facet: bool = False,
+    **evaluation_options,
+) -> list[dict]:
+    """The tidy rows of every (registry entry, level) of ``runs`` on one split of ``dataset``.
+
+    The split draws its subsample of ``n_rows`` (seeded by ``sample_seed + seed``), its
+    workload, targets, controls and no-release baselines once; every release is scored against
+    them (:func:`evaluate_release`, with ``evaluation_options``). ``experiment`` renames the
+    rows' experiment (default ``benchmark_<dataset>``); ``size_facet`` adds the facet
+    ``released_rows``, the number of people released.
+    """
+    from ppdp.utility.workload import expected_counts
+
+    data = load_dataset(dataset, n_rows, sample_seed + seed)
+    parts = split(data, seed)
+    queries = benchmark_workload(data, parts.train, seed, n_queries)
+    # the workload's answers on train, the targets, controls and the no-release baseline: the
+    # same for every release of this split
+    truth = expected_counts(parts.train, data.domains, queries)
+    n_estimators = evaluation_options["n_estimators"]
+    contexts = {
+        p: attack_context(data, parts, p, seed=seed, n_estimators=n_estimators, n_targets=n_targets)
+        for p in data.private
+    }
+    options = {**evaluation_options, "query_truth": truth, "contexts": contexts}
     rows = []
-    for d in datasets:
-        for seed in seeds:
-            data = load_dataset(d, n_rows.get(d), sample_seed + seed)
-            parts = split(data, seed)
-            queries = benchmark_workload(data, parts.train, seed, n_queries)
-            # the workload's answers on train, the targets, controls and the no-release baseline:
-            # the same for every release of this split
-            truth = expected_counts(parts.train, data.domains, queries)
-            contexts = {
-                p: attack_context(data, parts, p, seed=seed, n_estimators=n_estimators)
-                for p in data.private
-            }
-            options = {**evaluation_options, "query_truth": truth, "contexts": contexts}
-            for dd, name, level in jobs:
-                if dd != d:
-                    continue
-                rows += _run_one(data, parts, name, level, seed, queries, options)
-                if bar is not None:
-                    bar.update(1)
-    if bar is not None:
+    for entry, level in runs:
+        rows += _run_one(data, parts, entry, level, seed, queries, options)
+    for row in rows:
+        if experiment is not None:
+            row["experiment"] = experiment
+        if size_facet:
+            row["released_rows"] = len(parts.train)
+    return rows
+
+
+def map_splits(fn, splits: Sequence[tuple], *, n_jobs: int, desc: str, progress: bool) -> list:
+    """``[fn(*s) for s in splits]``, in ``n_jobs`` worker processes when ``n_jobs > 1``.
+
+    Each split seeds its own generators, so the results, kept in the order of ``splits``, do
+    not depend on ``n_jobs``. A worker runs one BLAS and one OpenMP thread: two workers on two
+    cores then compute instead of contending, and none of the benchmark's values depends on
+    the thread count (each release already runs on one thread; see :func:`_run_one`).
+    """
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+        raise ValueError(f"n_jobs must be a positive integer; got {n_jobs!r}")
+    splits = list(splits)
+    if n_jobs == 1 or len(splits) < 2:
+        results = (fn(*s) for s in splits)
+    else:
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=min(n_jobs, len(splits)), return_as="generator")(
+            delayed(_on_one_thread)(fn, s) for s in splits
+        )
+    if progress:
+        bar = progress_bar(total=len(splits), desc=desc)
+        out = []
+        for result in results:
+            out.append(result)
+            bar.update(1)
         bar.close()
-    return tidy_frame(rows)
+        return out
+    return list(results)
+
+
+def _on_one_thread(fn, args: tuple):
+    """``fn(*args)`` with one BLAS and one OpenMP thread (in a worker process)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        return fn(*args)
 
 
 def progress_bar(total: int, desc: str):
@@ -392,7 +488,7 @@ def progress_bar(total: int, desc: str):
     return tqdm(total=total, desc=desc)
 
 
-def _run_one(data, parts, name, level, seed, queries, options) -> list[dict]:
+def _run_one(data, parts, entry, level, seed, queries, options) -> list[dict]:
     """The tidy rows of one mechanism at one level on one split: release, then evaluate.
 
     The release runs with one BLAS and one OpenMP thread. Its problems are small (a relay
@@ -409,7 +505,7 @@ def _run_one(data, parts, name, level, seed, queries, options) -> list[dict]:
     """
     from threadpoolctl import threadpool_limits
 
-    entry = REGISTRY[name]
+    name = entry.name
     train = parts.train
     rng = np.random.default_rng([seed, zlib.crc32(name.encode())])
     with threadpool_limits(limits=1):
@@ -433,6 +529,7 @@ def _run_one(data, parts, name, level, seed, queries, options) -> list[dict]:
             ) from err
         return _unpack_release(name, shadow)[0]
 
+    start = time.perf_counter()
     metrics = evaluate_release(
         data,
         parts,
@@ -453,6 +550,9 @@ def _run_one(data, parts, name, level, seed, queries, options) -> list[dict]:
     )
     metrics.update({f"native_{k}": v for k, v in native.items()})
     metrics["seconds"] = seconds
+    # what the attacks and measures of this release cost (its shadow releases included): where
+    # the benchmark's time goes as releases grow
+    metrics["evaluation_seconds"] = time.perf_counter() - start
     return release_rows(f"benchmark_{data.name}", name, metrics, level=level, seed=seed)
 
 
@@ -617,6 +717,8 @@ PARAMETERS: dict[str, Param] = {
     "anonymeter": Param("bool"),
     "n_attacks": Param("int", low=10),
     "membership_shadows": Param("int", low=0),
+    "n_targets": Param("int", low=10, none=True),
+    "n_jobs": Param("int", low=1),
     "imposter_epochs": Param("int", low=1),
     "risk_thresholds": Param("list", item=Param("float", low=0.0, high=0.5)),
 }

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ppdp.experiments.benchmark.data import DATASETS, load_dataset, split
+from ppdp.experiments.benchmark.data import DATASETS
 from ppdp.experiments.benchmark.registry import REGISTRY, _check_level
 from ppdp.experiments.common import tidy_frame
 
@@ -63,7 +63,9 @@ def release_size_sweep(
     seeds: Sequence[int] = (0,),
     n_queries: int = 200,
     n_estimators: int = 100,
+    n_targets: int | None = 2000,
     sample_seed: int = 0,
+    n_jobs: int = 1,
     progress: bool = False,
 ) -> pd.DataFrame:
     """Release ``dataset`` at each size with each (mechanism, level) of ``runs``; tidy rows.
@@ -80,8 +82,9 @@ def release_size_sweep(
     runs : sequence of (str, float)
         Registered mechanisms and the level each runs at.
     seeds : sequence of int
-    n_queries, n_estimators, sample_seed, progress
-        As in ``ppdp.experiments.benchmark.run.run_benchmark``.
+    n_queries, n_estimators, n_targets, sample_seed, n_jobs, progress
+        As in ``ppdp.experiments.benchmark.run.run_benchmark`` (``n_targets`` keeps the
+        attackers' cost flat as the release grows; ``n_jobs`` splits run at once).
 
     Returns
     -------
@@ -109,9 +112,7 @@ def release_size_sweep(
     ...
     ValueError: mondrian: levels['adult'] holds 0: The 'k' parameter of Entry 'mondrian' must be an int in the range [1, inf). Got 0 instead.
     """
-    from ppdp.experiments.benchmark.attacks import attack_context
-    from ppdp.experiments.benchmark.run import _run_one, benchmark_workload
-    from ppdp.utility.workload import expected_counts
+    from ppdp.experiments.benchmark.run import map_splits, run_split
 
     if dataset not in DATASETS:
         raise ValueError(f"dataset must be one of {DATASETS}, got {dataset!r}")
@@ -122,35 +123,26 @@ def release_size_sweep(
             raise ValueError(f"runs: {name!r} does not apply to {dataset!r}")
         _check_level(REGISTRY[name], dataset, level)
     sizes = [rows_for_release(r) for r in released_rows]
-    bar = None
-    if progress:
-        from ppdp.experiments.benchmark.run import progress_bar
+    # the entries themselves travel to worker processes (see run_benchmark)
+    runs = [(REGISTRY[name], level) for name, level in runs]
 
-        bar = progress_bar(total=len(sizes) * len(seeds) * len(runs), desc="release sizes")
-    rows = []
-    for n_rows in sizes:
-        for seed in seeds:
-            data = load_dataset(dataset, n_rows, sample_seed + seed)
-            parts = split(data, seed)
-            queries = benchmark_workload(data, parts.train, seed, n_queries)
-            contexts = {
-                p: attack_context(data, parts, p, seed=seed, n_estimators=n_estimators)
-                for p in data.private
-            }
-            options = {
-                "n_estimators": n_estimators,
-                "anonymeter": False,
-                "membership_shadows": 0,
-                "query_truth": expected_counts(parts.train, data.domains, queries),
-                "contexts": contexts,
-            }
-            for name, level in runs:
-                for row in _run_one(data, parts, name, level, seed, queries, options):
-                    row["experiment"] = f"release_size_{dataset}"
-                    row["released_rows"] = len(parts.train)
-                    rows.append(row)
-                if bar is not None:
-                    bar.update(1)
-    if bar is not None:
-        bar.close()
-    return tidy_frame(rows)
+    def one(n_rows, seed):
+        return run_split(
+            dataset,
+            n_rows,
+            seed,
+            runs,
+            n_queries=n_queries,
+            n_targets=n_targets,
+            sample_seed=sample_seed,
+            experiment=f"release_size_{dataset}",
+            size_facet=True,
+            n_estimators=n_estimators,
+            anonymeter=False,
+            n_attacks=0,
+            membership_shadows=0,
+        )
+
+    splits = [(n_rows, seed) for n_rows in sizes for seed in seeds]
+    per_split = map_splits(one, splits, n_jobs=n_jobs, desc="release sizes", progress=progress)
+    return tidy_frame([row for rows in per_split for row in rows])

@@ -50,7 +50,10 @@ Modules, each importing only from the ones listed before it:
   others and Property 2;
 * ``output_table``: :class:`RandomOutputTable` and :func:`table_delta_ratio` (Definitions 3
   and 5);
-* ``lp``: the LP of Section 4 solved with HiGHS, :func:`solve_random_output_table`, and
+* ``batch_ipm``: many LPs of Section 4 in one compiled interior-point loop (numba, imported on
+  first use), and the lower bound that any row-sum multipliers certify;
+* ``lp``: the LP of Section 4 solved with HiGHS, :func:`solve_random_output_table`,
+  :func:`solve_random_output_tables` (many at once, ``solver="batch"``), and
   :func:`repair_table`;
 * ``groups``: the output values of a group's table, :func:`random_output_table`, and the
   distinct values of every group;
@@ -62,7 +65,7 @@ from __future__ import annotations
 
 from .estimator import MutualCover
 from .groups import random_output_table
-from .lp import repair_table, solve_random_output_table
+from .lp import repair_table, solve_random_output_table, solve_random_output_tables
 from .output_table import RandomOutputTable, table_delta_ratio
 
 __all__ = [
@@ -71,6 +74,7 @@ __all__ = [
     "random_output_table",
     "repair_table",
     "solve_random_output_table",
+    "solve_random_output_tables",
     "table_delta_ratio",
 ]
 

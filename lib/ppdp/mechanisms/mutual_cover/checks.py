@@ -31,7 +31,7 @@ _NUMERIC_COLUMNS = ("auto", "range", "observed")
 _CONSTRAINTS = {
     "numeric_columns": [StrOptions(_NUMERIC_COLUMNS)],
     "max_range_columns": [Interval(Integral, 1, None, closed="left")],
-    "solver": [StrOptions(("ipm", "simplex"))],
+    "solver": [StrOptions(("ipm", "simplex", "batch"))],
     "kind": [StrOptions(("numeric", "categorical"))],
 }
 

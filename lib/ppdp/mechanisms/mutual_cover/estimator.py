@@ -32,7 +32,7 @@ from ppdp.tabular import (
 
 from .checks import _CONSTRAINTS, MAX_RANGE_COLUMNS, _check_property_2
 from .groups import _columns, _GroupValues
-from .lp import solve_random_output_table
+from .lp import _solve_batch, solve_random_output_table
 from .output_table import RandomOutputTable
 
 #: The module's logger (silent unless the application configures ``ppdp``'s).
@@ -58,8 +58,11 @@ class MutualCover(Mechanism):
         Categorical QIs with a hierarchy distance.
     randomize_unchanged : bool
         Apply Algorithm 3 (default True, as in the paper).
-    solver : {"ipm", "simplex"}
-        How the LPs are solved (:func:`solve_random_output_table`); both give optimal tables.
+    solver : {"ipm", "simplex", "batch"}
+        How the LPs are solved (:func:`solve_random_output_table`); all give optimal tables.
+        ``"batch"`` solves every distinct LP of the fit in one call of the batched
+        interior-point method (:func:`~ppdp.mechanisms.mutual_cover.solve_random_output_tables`),
+        each table certified within ``1e-6`` (relative) of the optimum or solved with ``"ipm"``.
     refine : {"none", "anatomy"}
         Partition step when :meth:`fit` computes it: Algorithm 2 as printed, or followed by the
         Anatomy-style split of the authors' code (see :class:`~ppdp.mechanisms.mondrian.Mondrian`).
@@ -86,6 +89,9 @@ class MutualCover(Mechanism):
         Sum of the LP objectives (expected total distance before Algorithm 3).
     n_lp_solved_ : int
         Number of LPs actually solved (the others came from the cache).
+    n_lp_fallback_ : int
+        With ``solver="batch"``: LPs whose batched table was not certified and that HiGHS solved
+        instead; 0 with the other solvers.
     n_unchanged_ : int
         Set by :meth:`sample`: tuples Algorithm 3 perturbed.
     n_unchangeable_ : int
@@ -247,27 +253,40 @@ class MutualCover(Mechanism):
         ]
         integer = [domains[c].integer for c in qi]
         cache: dict = {}
+        # with solver="batch", the distinct LPs left for one batched solve, by cache key
+        pending: dict = {}
         self.n_lp_solved_ = 0
-        tables = []
+        self.n_lp_fallback_ = 0
+        specs = []
         iterator = range(self.n_groups_)
         if self.progress:
             from tqdm.auto import tqdm
 
             iterator = tqdm(iterator, desc="random output tables")
         for g in iterator:
-            tables.append(
+            specs.append(
                 {
-                    c: self._table(domains[c], *distinct[a].group(g), integer[a], cache)
+                    c: self._table(domains[c], *distinct[a].group(g), integer[a], cache, pending)
                     for a, c in enumerate(qi)
                 }
             )
+        if pending:
+            solved, self.n_lp_fallback_ = _solve_batch(list(pending.values()), self.delta)
+            cache.update(zip(pending, solved, strict=True))
+        tables = [
+            {c: RandomOutputTable(*spec[:3], *cache[spec[3]]) for c, spec in group.items()}
+            for group in specs
+        ]
         self.objective_ = float(sum(t.objective for g in tables for t in g.values()))
         logger.info(
-            "Mutual Cover: %d groups of %d tuples, %d LPs solved for %d quasi-identifiers",
+            "Mutual Cover: %d groups of %d tuples, %d LPs solved for %d quasi-identifiers%s",
             self.n_groups_,
             len(table),
             self.n_lp_solved_,
             len(qi),
+            f" ({self.n_lp_fallback_} batched tables not certified, solved by HiGHS)"
+            if self.solver == "batch"
+            else "",
         )
         self.table_ = table.copy()
         self.tables_ = tables
@@ -281,8 +300,15 @@ class MutualCover(Mechanism):
         counts: np.ndarray,
         integer: bool,
         cache: dict,
-    ) -> RandomOutputTable:
-        """The table of a group whose codes on ``dom`` are ``uniq`` (ascending) ``counts`` times."""
+        pending: dict,
+    ) -> tuple:
+        """Output values, distinct values, counts and LP key of the table of a group whose codes
+        on ``dom`` are ``uniq`` (ascending) ``counts`` times.
+
+        The first time a key is met its LP is solved into ``cache[key]`` (``(probabilities,
+        objective)``), or, with ``solver="batch"``, recorded in ``pending[key]`` for one batched
+        solve.
+        """
         cols = _columns(dom, uniq, integer, self.numeric_columns, self.max_range_columns)
         vals = dom.values[uniq]
         if dom.kind == "numeric":
@@ -293,18 +319,19 @@ class MutualCover(Mechanism):
                 key = ("o", tuple((vals - offset).tolist()), tuple(counts.tolist()))
         else:
             key = ("c", tuple(uniq.tolist()), tuple(counts.tolist()))
-        hit = cache.get(key)
-        if hit is None:
+        if key not in cache:
             if dom.kind == "numeric":
                 dist = np.abs(vals[:, None].astype(float) - cols[None, :].astype(float))
             else:
                 col_codes = dom.encode(cols)
                 dist = dom.distance_matrix(uniq, col_codes)
-            hit = solve_random_output_table(dist, counts, self.delta, solver=self.solver)
             self.n_lp_solved_ += 1
-            cache[key] = hit
-        probs, obj = hit
-        return RandomOutputTable(cols, vals, counts, probs, obj)
+            if self.solver == "batch":
+                cache[key] = None
+                pending[key] = (dist, counts)
+            else:
+                cache[key] = solve_random_output_table(dist, counts, self.delta, solver=self.solver)
+        return cols, vals, counts, key
 
     def _prepare_sampling(self, local: Sequence[np.ndarray]) -> None:
         """Per attribute: flattened cumulative rows and per-record pointers, for vectorized draws.

@@ -70,7 +70,7 @@ def random_output_table(
     kind : {"numeric", "categorical"}
         Numeric values use ``|a - b|`` (Definition 7), categorical ones 0/1 distance or the
         ``hierarchy`` distance.
-    solver : {"ipm", "simplex"}
+    solver : {"ipm", "simplex", "batch"}
         See :func:`solve_random_output_table`.
     columns : array-like, optional
         Output values; default every integer between min and max for integer numeric values

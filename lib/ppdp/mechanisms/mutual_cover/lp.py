@@ -14,12 +14,20 @@ Two shortcuts leave every table as it was:
 - each thread keeps one HiGHS instance and clears it between LPs (creating one costs about a
   tenth of solving a small LP); a reused instance gives bit-identical solutions.
 
+:func:`solve_random_output_tables` solves many LPs that share ``delta`` at once. With
+``solver="batch"`` it runs the batched interior-point method of ``batch_ipm`` on every LP that
+is neither a closed form nor without interior (``delta * m = 1``, which HiGHS solves), repairs
+each table, and keeps it only when the lower bound of its multipliers certifies it within
+``BATCH_ACCEPT`` (relative) of the optimum; any other LP is solved with HiGHS's interior point as
+one LP would be.
+
 The solve looks up ``_run_highs`` and ``_repair`` in this module: replace them here.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -30,6 +38,15 @@ from ppdp.memo import Memo
 
 from .checks import _CONSTRAINTS, RESIDUE_MASS
 from .output_table import table_delta_ratio
+
+#: Largest certified gap, relative to ``max(1, |objective|)``, of a batched interior-point table:
+#: its objective after :func:`repair_table` minus the lower bound of its multipliers
+#: (``batch_ipm.certified_lower_bound``). A table above it is solved again with HiGHS.
+BATCH_ACCEPT = 1e-6
+
+#: ``delta * m`` up to which an LP counts as without interior (``delta = 1/m`` forces equal rows):
+#: the batched interior-point method leaves it to HiGHS.
+_NO_INTERIOR = 1.0 + 1e-9
 
 
 def _repair(q: np.ndarray, counts: np.ndarray, delta: float) -> np.ndarray | None:
@@ -310,7 +327,7 @@ def solve_random_output_table(
         Multiplicity of each distinct value in the group (``m = counts.sum()``).
     delta : float
         The delta-probability bound, at least ``1 / m`` (Property 1).
-    solver : {"ipm", "simplex"}
+    solver : {"ipm", "simplex", "batch"}
         ``"ipm"`` (default) runs HiGHS's interior-point method without crossover, the
         primal-dual path-following method the paper uses: it returns a point inside the optimal
         face, spreading probability over all equally cheap outputs (compare Fig. 2, where every
@@ -318,7 +335,10 @@ def solve_random_output_table(
         concentrates the mass on as few outputs as possible. Both reach the same objective.
         When the interior-point method stops without an optimal status (a feasible set without
         interior, e.g. ``delta = 1/m``, which forces equal rows), it is finished with crossover,
-        then with the simplex method; only if all fail is an error raised.
+        then with the simplex method; only if all fail is an error raised. ``"batch"`` is the
+        interior-point method of ``batch_ipm`` (:func:`solve_random_output_tables` with one
+        LP): another point of the optimal face than HiGHS's, certified within ``BATCH_ACCEPT``
+        of the optimum, else solved with ``"ipm"``.
 
     Returns
     -------
@@ -359,19 +379,12 @@ def solve_random_output_table(
     """
     import highspy
 
-    distance = np.asarray(distance, dtype=float)
-    counts = np.asarray(counts, dtype=float)
-    if distance.ndim != 2 or distance.size == 0:
-        raise ValueError(f"distance must be a non-empty 2-d array, got shape {distance.shape}")
-    r, n = distance.shape
-    if counts.shape != (r,) or np.any(counts <= 0):
-        raise ValueError(f"counts must be {r} positive numbers, got {counts!r}")
     check_params({"solver": solver}, _CONSTRAINTS, "solve_random_output_table")
+    if solver == "batch":
+        return solve_random_output_tables([(distance, counts)], delta, solver="batch")[0]
+    distance, counts = _checked_lp(distance, counts, delta)
+    r, n = distance.shape
     m = counts.sum()
-    if not (1.0 / m - 1e-12 <= delta <= 1.0):
-        raise ValueError(
-            f"delta={delta!r} must lie in [1/m, 1] = [{1 / m:.6g}, 1] for a group of m={m:g} tuples (Property 1)"
-        )
     identity = _identity_table(distance, counts, float(delta))
     if identity is not None:
         return identity, 0.0
@@ -427,3 +440,107 @@ def solve_random_output_table(
             f"exactly (r={r}, n={n}, m={m:g}, delta={delta})"
         )
     return q, float(np.sum(cost * q))
+
+
+def _checked_lp(distance, counts, delta: float) -> tuple[np.ndarray, np.ndarray]:
+    """``distance`` and ``counts`` as float arrays, checked as :func:`solve_random_output_table`
+    states."""
+    distance = np.asarray(distance, dtype=float)
+    counts = np.asarray(counts, dtype=float)
+    if distance.ndim != 2 or distance.size == 0:
+        raise ValueError(f"distance must be a non-empty 2-d array, got shape {distance.shape}")
+    r = distance.shape[0]
+    if counts.shape != (r,) or np.any(counts <= 0):
+        raise ValueError(f"counts must be {r} positive numbers, got {counts!r}")
+    m = counts.sum()
+    if not (1.0 / m - 1e-12 <= delta <= 1.0):
+        raise ValueError(
+            f"delta={delta!r} must lie in [1/m, 1] = [{1 / m:.6g}, 1] for a group of m={m:g} tuples (Property 1)"
+        )
+    return distance, counts
+
+
+def solve_random_output_tables(
+    problems: Sequence[tuple[np.ndarray, np.ndarray]], delta: float, *, solver: str = "batch"
+) -> list[tuple[np.ndarray, float]]:
+    """Solve the LPs of Section 4 of many groups that share ``delta``.
+
+    Parameters
+    ----------
+    problems : sequence of (distance (r, n), counts (r,))
+        One LP each, as :func:`solve_random_output_table` takes it.
+    delta : float
+        The delta-probability bound, at least ``1 / m`` for every LP.
+    solver : {"batch", "ipm", "simplex"}
+        ``"batch"`` (default) solves every LP that is neither the closed form
+        (``_identity_table``) nor without interior (``delta * m = 1``) in one call of the
+        batched interior-point method (``batch_ipm.interior_point_tables``), passes each table
+        through :func:`repair_table` and keeps it when its objective is within
+        ``BATCH_ACCEPT * max(1, |objective|)`` of the certified lower bound of its multipliers;
+        the LPs without interior, and any table not so certified, are solved with
+        ``solver="ipm"``. ``"ipm"`` and ``"simplex"`` solve the LPs one by one.
+
+    Returns
+    -------
+    list of (probabilities, objective)
+        What :func:`solve_random_output_table` returns, per LP, in the order of ``problems``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`solve_random_output_table`, for the first LP with bad input.
+    RuntimeError
+        From :func:`solve_random_output_table`, when HiGHS cannot solve an LP it is given.
+
+    Examples
+    --------
+    Two groups on a 0/1 attribute; the second has a value held by fewer than ``1/delta``
+    records:
+
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.mutual_cover import solve_random_output_tables
+    >>> flip = np.array([[0.0, 1.0], [1.0, 0.0]])
+    >>> solved = solve_random_output_tables([(flip, [1, 1]), (flip, [1, 3])], 0.6)
+    >>> [round(objective, 6) for _, objective in solved]
+    [0.8, 0.666667]
+    >>> solved[0][0].round(6).tolist()
+    [[0.6, 0.4], [0.4, 0.6]]
+    """
+    check_params({"solver": solver}, _CONSTRAINTS, "solve_random_output_tables")
+    if solver != "batch":
+        return [solve_random_output_table(d, c, delta, solver=solver) for d, c in problems]
+    return _solve_batch(problems, delta)[0]
+
+
+def _solve_batch(
+    problems: Sequence[tuple[np.ndarray, np.ndarray]], delta: float
+) -> tuple[list[tuple[np.ndarray, float]], int]:
+    """:func:`solve_random_output_tables` with ``solver="batch"``, and how many of the batched
+    LPs were not certified and went to HiGHS."""
+    checked = [_checked_lp(d, c, delta) for d, c in problems]
+    delta = float(delta)
+    solved: list = [None] * len(checked)
+    batch = []
+    for i, (distance, counts) in enumerate(checked):
+        identity = _identity_table(distance, counts, delta)
+        if identity is not None:
+            solved[i] = (identity, 0.0)
+        elif counts.sum() * delta <= _NO_INTERIOR:
+            solved[i] = solve_random_output_table(distance, counts, delta, solver="ipm")
+        else:
+            batch.append(i)
+    n_fallback = 0
+    if batch:
+        # numba compiles (or loads from its cache) on first use: only a batched solve pays it
+        from .batch_ipm import interior_point_tables
+
+        tables, lower, _ = interior_point_tables([checked[i] for i in batch], delta)
+        for i, raw, bound in zip(batch, tables, lower, strict=True):
+            distance, counts = checked[i]
+            q = _repair(raw, counts, delta)
+            objective = float(np.sum(counts[:, None] * distance * q)) if q is not None else np.inf
+            if not objective - bound <= BATCH_ACCEPT * max(1.0, abs(objective)):
+                n_fallback += 1
+                q, objective = solve_random_output_table(distance, counts, delta, solver="ipm")
+            solved[i] = (q, objective)
+    return solved, n_fallback
