@@ -76,6 +76,28 @@ def prolong(mapping, parent: np.ndarray, *, drop: float = 0.0) -> sp.csr_matrix:
     return sp.csr_matrix(up @ coarse @ split)
 
 
+def prolonged_size(mapping, parent: np.ndarray, *, drop: float = 0.0) -> int:
+    """The number of pairs of ``prolong(mapping, parent, drop=drop)``, without forming it.
+
+    Each kept coarse entry ``(i, j)`` becomes ``size(i) x size(j)`` fine entries, with ``size``
+    the number of fine points merged into a coarse one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ppdp.mechanisms.sppm.multilevel import prolong, prolonged_size
+    >>> coarse, parent = np.array([[0.9, 0.1], [0.00005, 0.99995]]), np.array([0, 0, 0, 1])
+    >>> prolonged_size(coarse, parent), prolong(coarse, parent).nnz
+    (16, 16)
+    >>> prolonged_size(coarse, parent, drop=1e-4), prolong(coarse, parent, drop=1e-4).nnz
+    (13, 13)
+    """
+    coarse = sp.coo_matrix(mapping)
+    size = np.bincount(parent, minlength=coarse.shape[0])
+    kept = coarse.data > drop
+    return int((size[coarse.row[kept]] * size[coarse.col[kept]]).sum())
+
+
 def grids(p: np.ndarray, dist: SquaredDistortion, largest: int):
     """The coarse problems to solve before ``(p, dist)``, coarsest first.
 
