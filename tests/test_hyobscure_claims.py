@@ -11,6 +11,7 @@ from ppdp.experiments import hyobscure as E
 from ppdp.experiments.common import (
     concat_tidy,
     facet_columns,
+    map_in_workers,
     parameter_columns,
     tidy_frame,
     tidy_rows,
@@ -176,14 +177,14 @@ def _seed_square(seed):
 
 
 def test_seeds_in_worker_processes_give_the_same_rows():
-    assert E.run._map_seeds(_seed_square, [3, 1, 2], 2, "t", False) == [
+    assert map_in_workers(_seed_square, [3, 1, 2], n_jobs=2) == [
         _seed_square(3),
         _seed_square(1),
         _seed_square(2),
     ]
     for bad in (0, 1.5, True):
         with pytest.raises(ValueError, match="n_jobs must be a positive integer"):
-            E.run._map_seeds(_seed_square, [0], bad, "t", False)
+            map_in_workers(_seed_square, [0], n_jobs=bad)
 
 
 @pytest.mark.slow

@@ -18,7 +18,8 @@ import numbers
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Mapping
+import warnings
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -992,3 +993,104 @@ of the notebook's cells goes with a kernel restart)
             "; ".join(problems) + f"; its parameters are {sorted(spec)} (a name left by an "
             "earlier run of the notebook's cells goes with a kernel restart)"
         )
+
+
+# ------------------------------------------------------------------------------------------------
+# Independent jobs (seeds, splits) in worker processes: each seeds its own generators, so the
+# results, kept in the jobs' order, do not depend on how many processes ran them
+
+
+def map_in_workers(
+    fn: Callable[[Any], Any],
+    items: Iterable,
+    *,
+    n_jobs: int,
+    desc: str = "",
+    progress: bool = False,
+    unit: str = "it",
+    one_thread: bool = False,
+) -> list:
+    """``[fn(item) for item in items]``, in ``n_jobs`` worker processes when ``n_jobs > 1``.
+
+    Parameters
+    ----------
+    fn : callable
+        One job; it and the items travel to the workers by cloudpickle (closures included).
+    items : iterable
+        The jobs' arguments, one per job.
+    n_jobs : int >= 1
+        Worker processes (at most one per item); 1 runs the jobs here, one after the other.
+    desc, unit : str
+        The progress bar's label and unit.
+    progress : bool
+        Show a progress bar, one step per finished job.
+    one_thread : bool
+        Limit each worker's BLAS and OpenMP pools to one thread, so that ``n_jobs`` workers on
+        as many cores compute instead of contending (for jobs whose values do not depend on the
+        thread count).
+
+    Returns
+    -------
+    list
+        The jobs' results, in the order of ``items``.
+
+    Raises
+    ------
+    ValueError
+        If ``n_jobs`` is not a positive integer.
+
+    Examples
+    --------
+    >>> map_in_workers(abs, [-3, 1, -2], n_jobs=1)
+    [3, 1, 2]
+    >>> map_in_workers(abs, [-1], n_jobs=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_jobs must be a positive integer; got 0
+    """
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+        raise ValueError(f"n_jobs must be a positive integer; got {n_jobs!r}")
+    items = list(items)
+    if n_jobs == 1 or len(items) < 2:
+        results = (fn(item) for item in items)
+    else:
+        from joblib import Parallel, delayed
+
+        job = _on_one_thread if one_thread else _call
+        results = Parallel(n_jobs=min(n_jobs, len(items)), return_as="generator")(
+            delayed(job)(fn, item) for item in items
+        )
+    if not progress:
+        return list(results)
+    bar = progress_bar(total=len(items), desc=desc, unit=unit)
+    out = []
+    for result in results:
+        out.append(result)
+        bar.update(1)
+    bar.close()
+    return out
+
+
+def _call(fn, item):
+    return fn(item)
+
+
+def _on_one_thread(fn, item):
+    """``fn(item)`` with one BLAS and one OpenMP thread (in a worker process)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        return fn(item)
+
+
+def progress_bar(total: int, desc: str, unit: str = "it"):
+    """A tqdm bar (a widget in a notebook with ipywidgets, text otherwise)."""
+    from tqdm import TqdmWarning
+
+    with warnings.catch_warnings():
+        # without ipywidgets tqdm.auto falls back to a text bar, with a warning that would
+        # print this machine's paths into the notebook
+        warnings.simplefilter("ignore", TqdmWarning)
+        from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import re
 import time
-import warnings
 import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -35,13 +34,12 @@ import pandas as pd
 from ppdp.experiments.benchmark.attacks import attack_context, targeted_risks
 from ppdp.experiments.benchmark.data import DATASETS, BenchmarkData, Split, load_dataset, split
 from ppdp.experiments.benchmark.registry import REGISTRY, Entry
-from ppdp.experiments.common import COMMON_PARAMETERS, Param, tidy_frame, tidy_rows
+from ppdp.experiments.common import COMMON_PARAMETERS, Param, map_in_workers, tidy_frame, tidy_rows
 from ppdp.experiments.common import check_parameters as _check_parameters
 
 __all__ = [
     "benchmark_workload",
     "evaluate_release",
-    "map_splits",
     "metric_facets",
     "release_rows",
     "run_benchmark",
@@ -372,12 +370,10 @@ def run_benchmark(
                 # of its own, without the entries registered or configured in this one
                 runs[d] += [(REGISTRY[name], lv) for lv in _pick_levels(levels, max_levels)]
     splits = [(d, n_rows.get(d), seed) for d in datasets for seed in seeds]
-    per_split = map_splits(
-        lambda d, rows, seed: run_split(
-            d,
-            rows,
-            seed,
-            runs[d],
+    per_split = map_in_workers(
+        lambda job: run_split(
+            *job,
+            runs[job[0]],
             n_queries=n_queries,
             n_targets=n_targets,
             sample_seed=sample_seed,
@@ -387,6 +383,10 @@ def run_benchmark(
         n_jobs=n_jobs,
         desc="benchmark",
         progress=progress,
+        unit="split",
+        # each release already runs on one thread (see _run_one) and none of the benchmark's
+        # values depends on the thread count
+        one_thread=True,
     )
     return tidy_frame([row for rows in per_split for row in rows])
 
@@ -435,57 +435,6 @@ def run_split(
         if size_facet:
             row["released_rows"] = len(parts.train)
     return rows
-
-
-def map_splits(fn, splits: Sequence[tuple], *, n_jobs: int, desc: str, progress: bool) -> list:
-    """``[fn(*s) for s in splits]``, in ``n_jobs`` worker processes when ``n_jobs > 1``.
-
-    Each split seeds its own generators, so the results, kept in the order of ``splits``, do
-    not depend on ``n_jobs``. A worker runs one BLAS and one OpenMP thread: two workers on two
-    cores then compute instead of contending, and none of the benchmark's values depends on
-    the thread count (each release already runs on one thread; see :func:`_run_one`).
-    """
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-        raise ValueError(f"n_jobs must be a positive integer; got {n_jobs!r}")
-    splits = list(splits)
-    if n_jobs == 1 or len(splits) < 2:
-        results = (fn(*s) for s in splits)
-    else:
-        from joblib import Parallel, delayed
-
-        results = Parallel(n_jobs=min(n_jobs, len(splits)), return_as="generator")(
-            delayed(_on_one_thread)(fn, s) for s in splits
-        )
-    if progress:
-        bar = progress_bar(total=len(splits), desc=desc)
-        out = []
-        for result in results:
-            out.append(result)
-            bar.update(1)
-        bar.close()
-        return out
-    return list(results)
-
-
-def _on_one_thread(fn, args: tuple):
-    """``fn(*args)`` with one BLAS and one OpenMP thread (in a worker process)."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1):
-        return fn(*args)
-
-
-def progress_bar(total: int, desc: str):
-    """A tqdm bar (a widget in a notebook with ipywidgets, text otherwise)."""
-    from tqdm import TqdmWarning
-
-    with warnings.catch_warnings():
-        # without ipywidgets tqdm.auto falls back to a text bar, with a warning that would
-        # print this machine's paths into the notebook
-        warnings.simplefilter("ignore", TqdmWarning)
-        from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc)
 
 
 def _run_one(data, parts, entry, level, seed, queries, options) -> list[dict]:

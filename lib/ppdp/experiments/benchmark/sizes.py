@@ -112,7 +112,8 @@ def release_size_sweep(
     ...
     ValueError: mondrian: levels['adult'] holds 0: The 'k' parameter of Entry 'mondrian' must be an int in the range [1, inf). Got 0 instead.
     """
-    from ppdp.experiments.benchmark.run import map_splits, run_split
+    from ppdp.experiments.benchmark.run import run_split
+    from ppdp.experiments.common import map_in_workers
 
     if dataset not in DATASETS:
         raise ValueError(f"dataset must be one of {DATASETS}, got {dataset!r}")
@@ -126,7 +127,8 @@ def release_size_sweep(
     # the entries themselves travel to worker processes (see run_benchmark)
     runs = [(REGISTRY[name], level) for name, level in runs]
 
-    def one(n_rows, seed):
+    def one(job):
+        n_rows, seed = job
         return run_split(
             dataset,
             n_rows,
@@ -144,5 +146,13 @@ def release_size_sweep(
         )
 
     splits = [(n_rows, seed) for n_rows in sizes for seed in seeds]
-    per_split = map_splits(one, splits, n_jobs=n_jobs, desc="release sizes", progress=progress)
+    per_split = map_in_workers(
+        one,
+        splits,
+        n_jobs=n_jobs,
+        desc="release sizes",
+        progress=progress,
+        unit="split",
+        one_thread=True,
+    )
     return tidy_frame([row for rows in per_split for row in rows])

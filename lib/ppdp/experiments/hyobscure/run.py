@@ -27,6 +27,7 @@ from ppdp.base import InfeasibleError, RepeatedReleaseWarning
 from ppdp.experiments.common import (
     COMMON_PARAMETERS,
     Param,
+    map_in_workers,
     tidy_frame,
     tidy_rows,
 )
@@ -552,29 +553,6 @@ def _config(pop: Population, overrides: dict[str, Any] | None) -> dict[str, Any]
     return cfg
 
 
-def _map_seeds(fn, seeds, n_jobs: int, desc: str, progress: bool) -> list:
-    """``[fn(seed) for seed in seeds]``, in worker processes when ``n_jobs > 1``.
-
-    Seeds are independent (each seeds its own generators), so the rows, concatenated in seed
-    order, are the same bytes whatever ``n_jobs`` is."""
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-        raise ValueError(f"n_jobs must be a positive integer; got {n_jobs!r}")
-    seeds = list(seeds)
-    if n_jobs == 1:
-        results = (fn(seed) for seed in seeds)
-    else:
-        from joblib import Parallel, delayed
-
-        results = Parallel(n_jobs=min(n_jobs, len(seeds)), return_as="generator")(
-            delayed(fn)(seed) for seed in seeds
-        )
-    if progress:
-        from tqdm.auto import tqdm
-
-        results = tqdm(results, total=len(seeds), desc=desc, unit="seed")
-    return list(results)
-
-
 def tradeoff(
     pop: Population,
     seeds,
@@ -657,7 +635,9 @@ def tradeoff(
                     rows += first.rows(experiment, "ObfOnly", params, seed)
         return rows
 
-    per_seed = _map_seeds(one, seeds, n_jobs, experiment, progress)
+    per_seed = map_in_workers(
+        one, seeds, n_jobs=n_jobs, desc=experiment, progress=progress, unit="seed"
+    )
     return tidy_frame([row for rows in per_seed for row in rows])
 
 

@@ -20,6 +20,7 @@ from ppdp.experiments.common import (
     TIDY_COLUMNS,
     concat_tidy,
     facet_columns,
+    map_in_workers,
     tidy_frame,
     tidy_rows,
     with_parameters,
@@ -30,7 +31,6 @@ from ppdp.experiments.hyobscure.run import (
     _build,
     _config,
     _Context,
-    _map_seeds,
     run_point,
 )
 from ppdp.mechanisms import hyobscure as hy
@@ -80,7 +80,7 @@ def _sweep(
                 rows += scores.rows(name, method, params, seed)
         return rows
 
-    per_seed = _map_seeds(one, seeds, n_jobs, name, progress)
+    per_seed = map_in_workers(one, seeds, n_jobs=n_jobs, desc=name, progress=progress, unit="seed")
     return tidy_frame([row for rows in per_seed for row in rows])
 
 

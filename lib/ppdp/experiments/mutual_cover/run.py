@@ -543,7 +543,7 @@ PARAMETERS: dict[str, Param] = {
     "n_queries": Param("int", low=1),
     "distance": Param("str", choices=("ordinal", "zero_one")),
     "refine": Param("str", choices=("anatomy", "none")),
-    "solver": Param("str", choices=("ipm", "simplex")),
+    "solver": Param("str", choices=("batch", "ipm", "simplex")),
     # Fig. 5's Mondrian at other group sizes: "minimal" or a minimum group size k
     "mondrian_k_range": Param(
         "list",

@@ -257,6 +257,18 @@ def _cholesky_solve(L, b, x):  # pragma: no cover - compiled
 
 
 @njit(**_KERNEL)
+def _row_sum_multipliers(L, rp, dq, out):  # pragma: no cover - compiled
+    """``out`` solving ``S out = rp - sum_j dq_j`` (``S = L L^T``): what the row sums still miss."""
+    r, n = dq.shape
+    rho = np.empty(r)
+    for k in range(r):
+        rho[k] = rp[k]
+        for j in range(n):
+            rho[k] -= dq[k, j]
+    _cholesky_solve(L, rho, out)
+
+
+@njit(**_KERNEL)
 def _direction(
     q,
     y,
@@ -299,22 +311,13 @@ def _direction(
             v = (rw[k, j] - z[k, j] * rb[k, j]) / w[k, j]
             g[k, j] = rq[k, j] / q[k, j] + delta * counts[k] * vsum - v - rd[k, j]
     _apply_hinv(g, counts, delta, invd, ell, pp, tight, col, tmp, bq)
-    rho = np.empty(r)
-    for k in range(r):
-        rho[k] = rp[k]
-        for j in range(n):
-            rho[k] -= tmp[k, j]
-    _cholesky_solve(L, rho, dlam)
+    _row_sum_multipliers(L, rp, tmp, dlam)
     for j in range(n):
         for k in range(r):
             g[k, j] += dlam[k]
     _apply_hinv(g, counts, delta, invd, ell, pp, tight, col, dq, dw)
     fix = np.empty(r)
-    for k in range(r):
-        rho[k] = rp[k]
-        for j in range(n):
-            rho[k] -= dq[k, j]
-    _cholesky_solve(L, rho, fix)
+    _row_sum_multipliers(L, rp, dq, fix)
     for j in range(n):
         for k in range(r):
             g[k, j] = fix[k]

@@ -58,11 +58,14 @@ class MutualCover(Mechanism):
         Categorical QIs with a hierarchy distance.
     randomize_unchanged : bool
         Apply Algorithm 3 (default True, as in the paper).
-    solver : {"ipm", "simplex", "batch"}
+    solver : {"batch", "ipm", "simplex"}
         How the LPs are solved (:func:`solve_random_output_table`); all give optimal tables.
-        ``"batch"`` solves every distinct LP of the fit in one call of the batched
+        ``"batch"`` (the default) solves every distinct LP of the fit in one call of the batched
         interior-point method (:func:`~ppdp.mechanisms.mutual_cover.solve_random_output_tables`),
-        each table certified within ``1e-6`` (relative) of the optimum or solved with ``"ipm"``.
+        each table certified within ``1e-6`` (relative) of the optimum or solved with ``"ipm"``
+        (HiGHS's interior point, one LP at a time) instead; on the census it is about five
+        times faster than ``"ipm"``. The solvers may pick different optimal tables where an LP
+        has several.
     refine : {"none", "anatomy"}
         Partition step when :meth:`fit` computes it: Algorithm 2 as printed, or followed by the
         Anatomy-style split of the authors' code (see :class:`~ppdp.mechanisms.mondrian.Mondrian`).
@@ -166,7 +169,7 @@ class MutualCover(Mechanism):
         categorical: Sequence[str] = (),
         hierarchies: Mapping[str, Hierarchy] | None = None,
         randomize_unchanged: bool = True,
-        solver: str = "ipm",
+        solver: str = "batch",
         refine: str = "none",
         numeric_columns: str = "auto",
         max_range_columns: int = MAX_RANGE_COLUMNS,
