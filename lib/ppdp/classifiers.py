@@ -349,11 +349,61 @@ def evaluate_setting(
     >>> evaluate_setting(train, test, features=["job"], target="income", classifier="LR")
     {'accuracy': 0.4, 'f1': 0.0}
     """
+    return _evaluate_tests(
+        train,
+        [test],
+        features=features,
+        target=target,
+        classifier=classifier,
+        random_state=random_state,
+        positive=positive,
+    )[0]
+
+
+def _evaluate_tests(
+    train: pd.DataFrame,
+    tests: Sequence[pd.DataFrame],
+    *,
+    features: Sequence[str],
+    target: str,
+    classifier: str = "GBDT",
+    random_state: int = 0,
+    positive: Any = None,
+) -> list[dict[str, float]]:
+    """:func:`evaluate_setting` of one training table against several test tables, in order.
+
+    The scores of each test table are those :func:`evaluate_setting` gives for it. The model is
+    fitted once for every test table whose design matrix of ``train`` is the same: that matrix
+    depends on the test table only through the categories one-hot encoded (those of both
+    tables), and a model fitted on the same matrix, target and seed is the same model. A test
+    table bringing a category that ``train`` and the earlier ones lack gets a model of its own.
+
+    Parameters
+    ----------
+    train : pandas.DataFrame
+        The training table.
+    tests : sequence of pandas.DataFrame
+        The test tables, at least one.
+    features, target, classifier, random_state, positive
+        As for :func:`evaluate_setting`.
+
+    Returns
+    -------
+    list of dict of str -> float
+        One ``{"accuracy": ..., "f1": ...}`` per test table.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`evaluate_setting`, for ``train`` and each test table.
+    """
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.metrics import accuracy_score, f1_score
     from threadpoolctl import threadpool_limits
 
-    for name, frame in (("train", train), ("test", test)):
+    if len(tests) == 0:
+        raise ValueError("tests is empty: give at least one test table")
+    for name, frame in (("train", train), *(("test", t) for t in tests)):
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
         if len(frame) == 0:
@@ -372,24 +422,37 @@ def evaluate_setting(
         counts = train[target].value_counts(sort=False).sort_index()
         positive = counts.idxmin()
     y_train = (train[target] == positive).to_numpy().astype(int)
-    y_test = (test[target] == positive).to_numpy().astype(int)
-    if np.unique(y_train).size < 2:
-        pred = np.full(len(test), y_train[0])
-    else:
-        x_train, x_test = _design(train, test, list(features))
-        if classifier not in CLASSIFIERS:
-            raise ValueError(f"classifier must be one of {CLASSIFIERS}, got {classifier!r}")
-        model = make_model(classifier, random_state=seed)
-        if classifier == "MLP":
-            # early stopping holds out 10% for validation; the batch must fit in the rest
-            model.set_params(batch_size=min(512, max(1, int(0.8 * len(x_train)))))
-        # one thread: OpenMP/BLAS pools on a shared two-core machine spin far more than they gain
-        with threadpool_limits(limits=1), warnings.catch_warnings():
-            # an MLP or LR stopped at its iteration cap is still a valid (if weaker) classifier
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            model.fit(x_train, y_train)
-            pred = np.asarray(model.predict(x_test)).astype(int)
-    return {
-        "accuracy": float(accuracy_score(y_test, pred)),
-        "f1": float(f1_score(y_test, pred, zero_division=0.0)),
-    }
+    fitted: list[tuple[np.ndarray, Any]] = []  # (design of train, model fitted on it)
+    scores = []
+    for test in tests:
+        y_test = (test[target] == positive).to_numpy().astype(int)
+        if np.unique(y_train).size < 2:
+            pred = np.full(len(test), y_train[0])
+        else:
+            x_train, x_test = _design(train, test, list(features))
+            model = next(
+                (m for x, m in fitted if x.shape == x_train.shape and np.array_equal(x, x_train)),
+                None,
+            )
+            fit = model is None
+            if fit:
+                model = make_model(classifier, random_state=seed)
+                if classifier == "MLP":
+                    # early stopping holds out 10% for validation; the batch must fit in the rest
+                    model.set_params(batch_size=min(512, max(1, int(0.8 * len(x_train)))))
+            # one thread: OpenMP/BLAS pools on a shared two-core machine spin far more than they
+            # gain
+            with threadpool_limits(limits=1), warnings.catch_warnings():
+                # an MLP or LR stopped at its iteration cap is still a valid (if weaker) classifier
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                if fit:
+                    model.fit(x_train, y_train)
+                    fitted.append((x_train, model))
+                pred = np.asarray(model.predict(x_test)).astype(int)
+        scores.append(
+            {
+                "accuracy": float(accuracy_score(y_test, pred)),
+                "f1": float(f1_score(y_test, pred, zero_division=0.0)),
+            }
+        )
+    return scores

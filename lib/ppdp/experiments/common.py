@@ -557,7 +557,27 @@ def rank_correlation(x: Any, y: Any) -> float:
     x, y = _snap_ties(x), _snap_ties(y)
     if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return 0.0
+    if x.ndim == 1 and x.shape == y.shape and np.isfinite(x).all() and np.isfinite(y).all():
+        # spearmanr's statistic without its p-value and checks, which cost ten times the
+        # correlation in a bootstrap of thousands of resamples: the same average ranks (exact
+        # half-integers) in the same (n, 2) array, through the same np.corrcoef
+        ranked = np.column_stack((_average_ranks(x), _average_ranks(y)))
+        return float(np.corrcoef(ranked, rowvar=0)[1, 0])
     return float(spearmanr(x, y).statistic)
+
+
+def _average_ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks from 1, ties at their mean rank: ``scipy.stats.rankdata(values)`` of a finite 1-D
+    array."""
+    order = np.argsort(values, kind="mergesort")
+    ordered = values[order]
+    first = np.empty(values.size, dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    dense = np.empty(values.size, dtype=np.intp)
+    dense[order] = np.cumsum(first)
+    starts = np.append(np.flatnonzero(first), values.size)
+    return 0.5 * (starts[dense] + starts[dense - 1] + 1)
 
 
 #: Decimals, relative to a side's largest magnitude, below which :func:`rank_correlation` sees ties.

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdp.classifiers import CLASSIFIERS, evaluate_setting, split_frame
+from ppdp.classifiers import CLASSIFIERS, _evaluate_tests, split_frame
 from ppdp.experiments.common import COMMON_PARAMETERS, Param, tidy_frame, tidy_rows
 from ppdp.experiments.common import check_parameters as _check_parameters
 from ppdp.mechanisms.imposter import Imposter, detect_implicit_privacy
@@ -44,6 +44,7 @@ __all__ = [
     "PARAMETERS",
     "PRIVATE",
     "RELEASES",
+    "SCORES",
     "TEST_SIZE",
     "check_parameters",
     "imposter_release",
@@ -196,6 +197,19 @@ def _positives(df: pd.DataFrame) -> dict[str, Any]:
     return {t: df[t].value_counts(sort=False).sort_index().idxmin() for t in (PRIVATE, LABEL)}
 
 
+#: Classifier scores, so that a (training table, test table, classifier) that several grid points
+#: share is scored once: Setting A of Table 1 again in Table 2 (``theta`` of Table 1), Setting B
+#: of Table 1 again in Table 2 and Fig. 8, Fig. 8's Setting B again in Table 1 across (and Fig. 7
+#: at an epsilon so large that k-RR changes no value, which is Setting A).
+SCORES = Memo(
+    "experiments.imposter.scores",
+    "evaluate_setting's accuracy and F1, read-only, by a digest of the training and the test "
+    "table (values, index, columns, dtypes), the features, target, classifier, seed and positive "
+    "class",
+    freeze=True,
+)
+
+
 def _score(
     experiment: str,
     method: str,
@@ -206,23 +220,45 @@ def _score(
     positives: dict[str, Any],
     extra: dict[str, Any] | None = None,
 ) -> list[dict]:
+    tables = {s: (digest(train), digest(test)) for s, (train, test) in pairs.items()}
+    # settings with the same training table (Settings B and C) share one fitted model wherever
+    # their test tables one-hot encode the same categories (see ppdp.classifiers._evaluate_tests)
+    groups: dict[str, list[str]] = {}
+    for setting, (train_digest, _) in tables.items():
+        groups.setdefault(train_digest, []).append(setting)
+    scores = {}
+    for target in (PRIVATE, LABEL):
+        for clf in classifiers:
+            keys = {
+                s: (*tables[s], tuple(features), target, clf, int(seed), digest(positives[target]))
+                for s in pairs
+            }
+            for group in groups.values():
+                todo = list(dict.fromkeys(keys[s] for s in group if keys[s] not in SCORES))
+                test_of = {keys[s]: pairs[s][1] for s in group}
+                computed = {}
+                if todo:
+                    results = _evaluate_tests(
+                        pairs[group[0]][0],
+                        [test_of[k] for k in todo],
+                        features=list(features),
+                        target=target,
+                        classifier=clf,
+                        random_state=seed,
+                        positive=positives[target],
+                    )
+                    computed = dict(zip(todo, results, strict=True))
+                for s in group:
+                    scores[s, target, clf] = SCORES.get(keys[s], lambda k=keys[s], c=computed: c[k])
     rows = []
-    for setting, (train, test) in pairs.items():
+    for setting in pairs:
         for target in (PRIVATE, LABEL):
             for clf in classifiers:
-                res = evaluate_setting(
-                    train,
-                    test,
-                    features=list(features),
-                    target=target,
-                    classifier=clf,
-                    random_state=seed,
-                    positive=positives[target],
-                )
                 params = {**(extra or {}), "setting": setting, "target": target}
                 name = clf if method == "" else method
                 if method and len(classifiers) > 1:
                     params["classifier"] = clf
+                res = dict(scores[setting, target, clf])
                 rows += tidy_rows(experiment, name, res, parameters=params, seed=seed)
     return rows
 
