@@ -3,7 +3,6 @@ memo of scores, give the rows that scoring every setting on its own gives."""
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -11,24 +10,12 @@ from ppdp import classifiers
 from ppdp.classifiers import CLASSIFIERS, _evaluate_tests, evaluate_setting, split_frame
 from ppdp.experiments.common import tidy_frame, tidy_rows
 from ppdp.experiments.imposter import run
+from test_imposter_experiment_claims import small_table as claims_table
 
 
 def small_table(n: int = 240, seed: int = 0) -> pd.DataFrame:
-    """``rel`` mostly follows sex, ``hours`` is shifted by sex, ``job`` drives income."""
-    rng = np.random.default_rng(seed)
-    sex = rng.choice(["Female", "Male"], size=n, p=[0.35, 0.65])
-    rel = np.where(rng.random(n) < 0.85, np.where(sex == "Female", "Wife", "Husband"), "Own-child")
-    job = rng.choice(["a", "b", "c"], size=n)
-    income = np.where(rng.random(n) < 0.15 + 0.5 * (job == "a"), ">50K", "<=50K")
-    return pd.DataFrame(
-        {
-            "rel": pd.Categorical(rel),
-            "hours": rng.integers(20, 30, size=n) + 10 * (sex == "Male"),
-            "job": pd.Categorical(job),
-            "sex": pd.Categorical(sex),
-            "income": pd.Categorical(income),
-        }
-    )
+    """The claims tests' table (``rel`` follows sex, ``job`` drives income), 240 rows."""
+    return claims_table(n=n, seed=seed)
 
 
 def one_by_one(experiment, method, pairs, features, classifiers_, seed, positives, extra):
