@@ -272,6 +272,100 @@ def test_grid_generalization_contiguous_and_constrained(seed):
     assert hy.check_generalization(gen.labels, counts, domain, 30, 120, 3, 15) == []
 
 
+def _pieces_by_induced_subgraph(labels, adjacency, n_groups):
+    """Each group's connected pieces from the subgraph its values induce, one group at a time."""
+    from scipy.sparse.csgraph import connected_components
+
+    counts = []
+    for g in range(n_groups):
+        members = np.flatnonzero(labels == g)
+        sub = adjacency[members][:, members]
+        counts.append(connected_components(sub, directed=False)[0] if len(members) else 0)
+    return counts
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    kind=st.sampled_from(["interval", "grid"]),
+    n_values=st.integers(1, 40),
+    n_groups=st.integers(1, 6),
+)
+def test_contiguity_counts_the_pieces_of_each_group_induced_subgraph(
+    seed, kind, n_values, n_groups
+):
+    """check_generalization counts a group's pieces in one pass over the graph; the counts (and
+    so its messages) are those of each group's induced subgraph, empty groups included."""
+    rng = np.random.default_rng(seed)
+    pool = np.arange(8 * 60) if kind == "grid" else np.arange(18, 80)
+    values = rng.choice(pool, min(n_values, len(pool)), replace=False)
+    domain = hy.private_domain(values, kind=kind)
+    labels = rng.integers(0, n_groups, len(domain.values))
+    got = hy.domain._pieces_per_group(labels, domain.adjacency, n_groups)
+    want = _pieces_by_induced_subgraph(labels, domain.adjacency, n_groups)
+    assert got.tolist() == want
+    counts = rng.integers(1, 5, len(domain.values))
+    problems = hy.check_generalization(labels, counts, domain, 1, 10**6, 1, 10**6)
+    split = [g for g in range(n_groups) if want[g] > 1]
+    assert [p for p in problems if "contiguous" in p] == [
+        f"group {g} is not contiguous ({want[g]} pieces)" for g in split
+    ]
+
+
+def _next_pair_one_by_one(labels, users, nvals, counts, adjacent, dist, bounds):
+    """Algorithm 1's next assignment written pair by pair: every free value, every group among
+    its neighbours' that it fits in, and the smallest (short of k or l, distance, value, group)."""
+    k, alpha, l, beta = bounds  # noqa: E741
+    best_key = None
+    for v in np.flatnonzero(labels < 0):
+        for g in {int(labels[u]) for u in np.flatnonzero(adjacent[v]) if labels[u] >= 0}:
+            if users[g] + counts[v] > alpha or nvals[g] + 1 > beta:
+                continue
+            need = users[g] < k or nvals[g] < l
+            key = (0 if need else 1, float(dist[v, g]), v, g)
+            best_key = key if best_key is None or key < best_key else best_key
+    return None if best_key is None else (int(best_key[2]), int(best_key[3]))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    kind=st.sampled_from(["interval", "grid"]),
+    n_groups=st.integers(2, 5),
+    n_values=st.integers(6, 40),
+)
+def test_kmeans_run_matches_the_pair_by_pair_search(seed, kind, n_groups, n_values):
+    """Each greedy step of Algorithm 1 weighs all (free value, touching group) pairs at once; the
+    run's labels and objective are those of the pair-by-pair search, bit for bit, from the same
+    rng, and its distance matrix holds each pair's own squared distance."""
+    rng = np.random.default_rng(seed)
+    pool = np.arange(10 * 60) if kind == "grid" else np.arange(18, 90)
+    values = rng.choice(pool, n_values, replace=False)
+    y = rng.choice(values, 12 * n_values)
+    domain = hy.private_domain(y, kind=kind)
+    counts = np.bincount(domain.index(y), minlength=len(domain.values))
+    n = len(y)
+    bounds = (n // (3 * n_groups), n, 1, len(domain.values))  # k, alpha, l, beta
+    if seed % 2:  # tighter: some runs get stuck or miss k, as Algorithm 1's restarts expect
+        bounds = (n // (2 * n_groups), 2 * n // n_groups, 2, len(domain.values) // 2 + 1)
+    args = (counts, domain, n_groups, *bounds)
+    got = hy.domain._one_kmeans_run(*args, np.random.default_rng(seed), 20)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(hy.domain, "_next_pair", _next_pair_one_by_one)
+        want = hy.domain._one_kmeans_run(*args, np.random.default_rng(seed), 20)
+    if want is None:
+        assert got is None
+    else:
+        assert got is not None
+        np.testing.assert_array_equal(got[0], want[0])
+        assert got[1] == want[1]
+    coords = domain.coords
+    centres = coords[rng.choice(len(coords), n_groups)] + rng.random((n_groups, coords.shape[1]))
+    dist = ((coords[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
+    for v, g in zip(rng.integers(0, len(coords), 20), rng.integers(0, n_groups, 20), strict=True):
+        assert dist[v, g] == float(((coords[v] - centres[g]) ** 2).sum())
+
+
 def test_initial_generalization_infeasible_errors_name_the_bound():
     y = np.repeat(np.arange(20, 30), 10)  # 100 users, 10 values
     domain = hy.private_domain(y)

@@ -3,11 +3,14 @@
 Every release of these experiments copies published users' rows within their group
 (``Release.source``): Scenario I then predicts each user once per point instead of once per draw,
 and Scenario II fits each distinct training half once (draws that publish the unobscured training
-half share the reference's fit). The frames are compared with the per-draw code they replace,
+half share the reference's fit). Scenario I's predictions are kept by content, so the figures of
+one seed share them. The frames are compared with the per-draw code they replace,
 kept here as ``_per_draw_attack_rows``.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pandas as pd
@@ -112,6 +115,7 @@ def test_tradeoff_fits_each_training_set_once_with_the_same_results(monkeypatch)
     fits_before, predictions_before = list(fits), list(predictions)
     fits.clear()
     predictions.clear()
+    hx.run.SCENARIO_ONE_PREDICTIONS.clear()
     after = hx.run.tradeoff(pop, [0, 1], knobs, **kw)
     pd.testing.assert_frame_equal(before, after, check_exact=True)
     # one privacy row per point and attack, the attack as the facets model and scenario
@@ -162,3 +166,59 @@ def test_a_release_that_is_not_copied_rows_is_scored_directly():
     direct = _per_draw_attack_rows(hx.run._Context(pop, 0, cfg), *args)
     assert hx.run._attack_rows(ctx, *args, sources=sources) == direct
     assert hx.run._attack_rows(hx.run._Context(pop, 0, cfg), *args) == direct
+
+
+def test_figures_of_one_seed_share_scenario_one_predictions(monkeypatch):
+    """Each figure builds its own context per seed; a second figure on the same users and groups
+    fits no Scenario I attack again, and its frame is the one a fresh computation gives."""
+    pop = _toy_population()
+    knobs = {"XObf": [0.05], "Random": [0.3]}
+    kw = dict(
+        n_draws=2,
+        overrides={"n_clusters": 3, "k": 10, "n_estimators": 4, "kmeans_n_init": 1},
+        models=("rf", "xgb"),
+        scenarios=("I",),
+    )
+    memo = hx.run.SCENARIO_ONE_PREDICTIONS
+    memo.clear()
+    fits, _ = _counted(monkeypatch)
+    first = hx.run.tradeoff(pop, [0], knobs, **kw)
+    n_first = len(fits)
+    assert n_first > 0 and memo.misses > 0
+    fits.clear()
+    again = hx.run.tradeoff(pop, [0], knobs, experiment="again", **kw)
+    assert fits == [] and memo.hits > 0
+    memo.clear()
+    fresh = hx.run.tradeoff(pop, [0], knobs, experiment="again", **kw)
+    assert len(fits) == n_first
+    pd.testing.assert_frame_equal(again, fresh, check_exact=True)
+    pd.testing.assert_frame_equal(
+        first.drop(columns="experiment"), again.drop(columns="experiment"), check_exact=True
+    )
+
+
+def test_scenario_one_predictions_are_kept_by_content():
+    """Another seed (the attack's random_state), other groups or other attacker data never reuse
+    a kept prediction; the kept array cannot be changed by its receiver."""
+    pop = _toy_population()
+    cfg = hx.run._config(pop, {"n_clusters": 3, "k": 10, "n_estimators": 4, "kmeans_n_init": 1})
+    hx.run.SCENARIO_ONE_PREDICTIONS.clear()
+    ctx = hx.run._Context(pop, 0, cfg)
+    gen0 = ctx.gen0(cfg["n_groups"], cfg["k"], cfg["alpha"], cfg["l"], cfg["beta"])
+    g_p, g_a = gen0.transform(ctx.yp), gen0.transform_nearest(ctx.ya)
+    kw = {"model": "rf", "task": pop.task, "random_state": 0, "n_estimators": 4}
+    pred = ctx.scenario_one_predictions(kw, g_a, g_p)
+    assert not pred.flags.writeable
+    fresh = InferenceAttack(**kw).fit(ctx.Xa, g_a, ctx.ya).predict(ctx.Xp, g_p)
+    np.testing.assert_array_equal(pred, fresh)
+    flipped = g_a.copy()
+    flipped[0] = (flipped[0] + 1) % (g_a.max() + 1)
+    for other_kw, ga in (({**kw, "random_state": 1}, g_a), (kw, flipped)):
+        expected = InferenceAttack(**other_kw).fit(ctx.Xa, ga, ctx.ya).predict(ctx.Xp, g_p)
+        np.testing.assert_array_equal(ctx.scenario_one_predictions(other_kw, ga, g_p), expected)
+    # the same seed on other ratings: a context of its own, whose groups may coincide
+    other = hx.run._Context(dataclasses.replace(pop, X=pop.X + 1.0), 0, cfg)
+    g_p, g_a = gen0.transform(other.yp), gen0.transform_nearest(other.ya)
+    expected = InferenceAttack(**kw).fit(other.Xa, g_a, other.ya).predict(other.Xp, g_p)
+    np.testing.assert_array_equal(other.scenario_one_predictions(kw, g_a, g_p), expected)
+    assert hx.run.SCENARIO_ONE_PREDICTIONS.hits == 0

@@ -72,6 +72,7 @@ def test_the_library_declares_its_caches_and_clear_memos_empties_them():
     assert {
         "attacks.suite.fitted_attackers",
         "experiments.hyobscure.populations",
+        "experiments.hyobscure.scenario_one_predictions",
         "experiments.hyobscure.splits",
         "experiments.imposter.releases",
         "experiments.sppm.fits",

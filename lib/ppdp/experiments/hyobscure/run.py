@@ -48,6 +48,7 @@ from ppdp.mechanisms.hyobscure import (
     RandomObfuscation,
     Similarity,
 )
+from ppdp.memo import Memo, digest
 from ppdp.utility.recommendation import activity_map, cf_rmse
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "DATASET_DEFAULTS",
     "METHODS",
     "PARAMETERS",
+    "SCENARIO_ONE_PREDICTIONS",
     "TABLE_II",
     "PointScores",
     "check_parameters",
@@ -222,6 +224,19 @@ def _utility(
     return 1.0 - activity_map(features_pub[tr], features_pub[te], held[tr], held[te])
 
 
+#: Every figure of a notebook builds its own context for a seed, and the points whose methods keep
+#: the start's generalization (every baseline) train Scenario I's attack on the same users and
+#: groups in each: one prediction per distinct input, whichever figure asks first.
+SCENARIO_ONE_PREDICTIONS = Memo(
+    "experiments.hyobscure.scenario_one_predictions",
+    "Scenario I's attack's prediction of every published user's own row, read-only, by a digest "
+    "of the attack's settings, the attacker's users' features, groups and private values and the "
+    "published users' features and groups",
+    maxsize=4096,
+    freeze=True,
+)
+
+
 class _Context:
     """Everything shared by the grid points of one seed."""
 
@@ -252,12 +267,12 @@ class _Context:
         self._fits: dict[tuple, Any] = {}
         self._alone: dict[tuple, PointScores] = {}
         self._attacks: dict[tuple, InferenceAttack] = {}
-        #: Scenario I's predictions of every published user's own row, per attack and groups
-        self._predictions: dict[tuple, np.ndarray] = {}
         #: Scenario II's attacks trained on the unobscured training half, per model and groups
         self._unobscured: dict[tuple, InferenceAttack] = {}
         #: the unobscured release: every published user's own row
         self.own_rows = np.arange(len(self.yp))
+        #: what Scenario I's predictions read besides the attack's settings and the groups
+        self._scenario_one_data = digest(self.Xa, self.ya, self.Xp)
 
     def scenario_one_attack(self, kw: dict[str, Any], groups_a: np.ndarray) -> InferenceAttack:
         """Scenario I's attack, trained on the attacker's users' real data and their groups.
@@ -299,18 +314,13 @@ class _Context:
         output for it, added up over the trees in their order), so the prediction of a release
         whose rows are copies (:meth:`copied_rows`) is this array indexed by the copied users, the
         same numbers as predicting the release: one prediction per point instead of one per draw.
+        The predictions are kept by content (:data:`SCENARIO_ONE_PREDICTIONS`), so the contexts of
+        one seed in other figures reuse them without fitting the attack again.
         """
-        key = (
-            tuple(sorted(kw.items())),
-            groups_a.dtype.str,
-            groups_a.tobytes(),
-            groups_p.dtype.str,
-            groups_p.tobytes(),
+        key = digest(dict(kw), groups_a, groups_p, self._scenario_one_data)
+        return SCENARIO_ONE_PREDICTIONS.get(
+            key, lambda: self.scenario_one_attack(kw, groups_a).predict(self.Xp, groups_p)
         )
-        if key not in self._predictions:
-            attack = self.scenario_one_attack(kw, groups_a)
-            self._predictions[key] = attack.predict(self.Xp, groups_p)
-        return self._predictions[key]
 
     def scenario_two_scores(
         self,
@@ -427,11 +437,12 @@ def _attack_rows(
             "n_estimators": cfg.get("n_estimators", 100),
         }
         if "I" in scenarios:
-            att = ctx.scenario_one_attack(kw, groups_a)
+            # the attack itself is fitted only for a release that does not copy rows; copies are
+            # scored from the (kept) predictions of the published users' own rows
             if any(src is not None for src in copied):
                 pred = ctx.scenario_one_predictions(kw, groups_a, groups_p)
             scores = [
-                att.score(f, groups_p, ctx.yp)
+                ctx.scenario_one_attack(kw, groups_a).score(f, groups_p, ctx.yp)
                 if src is None
                 else attack_score(ctx.yp, pred[src], pop.task)
                 for f, src in zip(feats, copied, strict=True)

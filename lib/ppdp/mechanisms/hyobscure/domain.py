@@ -292,6 +292,7 @@ def check_generalization(
     n_groups = int(labels.max()) + 1
     users = np.bincount(labels, weights=value_counts, minlength=n_groups)
     nvals = np.bincount(labels, minlength=n_groups)
+    pieces = _pieces_per_group(labels, domain.adjacency, n_groups)
     for g in range(n_groups):
         if nvals[g] == 0:
             problems.append(f"group {g} is empty")
@@ -304,13 +305,30 @@ def check_generalization(
             problems.append(
                 f"group {g} has {int(nvals[g])} values, outside [l, beta] = [{l}, {beta}]"
             )
-        members = np.flatnonzero(labels == g)
-        if len(members) > 1:
-            sub = domain.adjacency[members][:, members]
-            ncomp, _ = connected_components(sub, directed=False)
-            if ncomp > 1:
-                problems.append(f"group {g} is not contiguous ({ncomp} pieces)")
+        if pieces[g] > 1:
+            problems.append(f"group {g} is not contiguous ({pieces[g]} pieces)")
     return problems
+
+
+def _pieces_per_group(labels: np.ndarray, adjacency: sp.spmatrix, n_groups: int) -> np.ndarray:
+    """The number of connected pieces of each group: the components of the graph that keeps only
+    the edges between values of one group, counted per group.
+
+    The same counts as the components of each group's induced subgraph, from one pass over the
+    whole graph instead of a slice of the sparse matrix per group (the G-step checks every
+    candidate move, so this runs thousands of times per fit)."""
+    adjacency = sp.csr_matrix(adjacency)
+    rows = np.repeat(np.arange(adjacency.shape[0]), np.diff(adjacency.indptr))
+    cols = adjacency.indices
+    inside = labels[rows] == labels[cols]
+    within = sp.csr_matrix(
+        (np.ones(int(inside.sum()), dtype=np.int8), (rows[inside], cols[inside])),
+        shape=adjacency.shape,
+    )
+    _, piece = connected_components(within, directed=False)
+    # each piece lies in one group: count each piece once, at its first value
+    _, first = np.unique(piece, return_index=True)
+    return np.bincount(labels[first], minlength=n_groups)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -321,7 +339,10 @@ def _one_kmeans_run(counts, domain, K, k, alpha, l, beta, rng, max_iter):  # noq
     """One constraint-aware k-means run (Algorithm 1) from random centres; None when stuck."""
     V = len(counts)
     coords = domain.coords
-    adj = domain.adjacency.tolil().rows
+    # dense: a domain holds tens of values, and each step asks every free value for its groups
+    graph = sp.csr_matrix(domain.adjacency)
+    adjacent = np.zeros((V, V), dtype=np.int64)
+    adjacent[np.repeat(np.arange(V), np.diff(graph.indptr)), graph.indices] = 1
     present = np.flatnonzero(counts > 0)
     if len(present) < K:
         return None
@@ -354,26 +375,16 @@ def _one_kmeans_run(counts, domain, K, k, alpha, l, beta, rng, max_iter):  # noq
             labels[v] = g
             users[g] += counts[v]
             nvals[g] += 1
+        # squared distance of every value to every centre (at most two coordinates, so the sum
+        # is the same number in any order)
+        dist = ((coords[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
         stuck = False
         for _step in range(V - K):
-            # candidate pairs: a free value adjacent to a group (contiguity) that fits (line 16)
-            free = labels < 0
-            best_pair = None
-            best_key = None
-            for v in np.flatnonzero(free):
-                neigh_groups = {int(labels[u]) for u in adj[v] if labels[u] >= 0}
-                for g in neigh_groups:
-                    if users[g] + counts[v] > alpha or nvals[g] + 1 > beta:
-                        continue
-                    need = users[g] < k or nvals[g] < l  # S_{k,l} first (lines 17-20)
-                    dist = float(((coords[v] - centres[g]) ** 2).sum())
-                    key = (0 if need else 1, dist, v, g)
-                    if best_key is None or key < best_key:
-                        best_key, best_pair = key, (v, g)
-            if best_pair is None:
+            pair = _next_pair(labels, users, nvals, counts, adjacent, dist, (k, alpha, l, beta))
+            if pair is None:
                 stuck = True
                 break
-            v, g = best_pair
+            v, g = pair
             labels[v] = g
             users[g] += counts[v]
             nvals[g] += 1
@@ -397,6 +408,28 @@ def _one_kmeans_run(counts, domain, K, k, alpha, l, beta, rng, max_iter):  # noq
         seen.add(key)
         centres = np.stack([_centre(coords, counts, labels, g) for g in range(K)])
     return best
+
+
+def _next_pair(labels, users, nvals, counts, adjacent, dist, bounds):
+    """Algorithm 1's next assignment (lines 16-20): the (free value, group) pair it takes, or None
+    when no free value touches a group it fits in.
+
+    Every pair of a free value and a group it is adjacent to (contiguity) and fits (at most
+    ``alpha`` users and ``beta`` values) is a candidate; groups still short of ``k`` users or
+    ``l`` values (S_{k,l}) come first, then the smallest ``dist[value, group]``, ties broken by
+    the smaller value and then the smaller group. All pairs are weighed at once."""
+    k, alpha, l, beta = bounds  # noqa: E741
+    K = len(users)
+    free = labels < 0
+    member = labels[:, None] == np.arange(K)[None, :]
+    touches = (adjacent @ member) > 0
+    fits = (users[None, :] + counts[:, None] <= alpha) & (nvals[None, :] + 1 <= beta)
+    vs, gs = np.nonzero(touches & fits & free[:, None])
+    if len(vs) == 0:
+        return None
+    short = ((users < k) | (nvals < l))[gs]
+    pick = np.lexsort((gs, vs, dist[vs, gs], ~short))[0]
+    return int(vs[pick]), int(gs[pick])
 
 
 def _centre(coords, counts, labels, g):
