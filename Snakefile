@@ -213,8 +213,10 @@ rule notebook:
         base=shlex.quote(str(BASE)),
     # most notebooks compute on one core; a run that benefits from more sets `threads` in the config
     threads: lambda wc: RUNS[wc.run].get("threads", 1)
-    # longest first: with few cores, a long run started last would set the total time alone
-    priority: lambda wc: RUNS[wc.run].get("cpu_minutes", 0)
+    # longest first: with few cores, a long run started last would set the total time alone.
+    # Snakemake starts the set of jobs with the largest sum of priorities that fits the cores, so a
+    # run on t cores competes with t one-core runs: its priority per core is its CPU minutes.
+    priority: lambda wc: RUNS[wc.run].get("cpu_minutes", 0) * RUNS[wc.run].get("threads", 1)
     resources:
         mem_mb=lambda wc: RUNS[wc.run].get("mem_mb", 4000),
         runtime=lambda wc: RUNS[wc.run].get("runtime_min", 60),
