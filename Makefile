@@ -107,7 +107,9 @@ reproduce: $(STAMP)
 	@# error (nor a key given twice): this check names the file, line and column first
 	@$(BIN)/python -m ppdp.compendium.yamlfile config/$(PROFILE).yaml
 	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete --configfile config/$(PROFILE).yaml
-	@echo "Report: reports/$(PROFILE)/reproduction.md; figures: figures/$(PROFILE)/"
+	@if grep -q '^decides:' config/$(PROFILE).yaml; then \
+		echo "Report: reports/deciding/$(PROFILE)/ (commit it); figures: figures/$(PROFILE)/"; \
+	else echo "Report: reports/$(PROFILE)/reproduction.md; figures: figures/$(PROFILE)/"; fi
 
 # what each run of a profile will cost on two cores, before it runs: the committed report's
 # measured CPU minutes (reports/costs.csv, generated with it) scaled by the ratio of each run's work

@@ -26,6 +26,8 @@
 #   reports/P/reproduction.md   claims vs measured values (the default profile also writes
 #                               reports/reproduction.md, the committed copy, with the figures it
 #                               links copied to reports/figures/R/)
+#   reports/deciding/P/         a deciding profile's committed report, verdicts.csv (the verdicts
+#                               it decides for another profile), figures and cost table
 import argparse
 import ast
 import json
@@ -38,6 +40,7 @@ from ppdp import kernels
 from ppdp.datasets.__main__ import unavailable
 from ppdp.experiments.parameter_schema import schema_error
 from ppdp.compendium.yamlfile import read_yaml
+from ppdp.report import decided_by_problems, deciding_problems, load_claims, verdicts_path
 
 # Every job (papermill, the notebook's kernel, the provenance, the report) inherits this process's
 # environment: the CPU kernel caps of ppdp.kernels on x86-64 machines with AVX2 and PYTHONHASHSEED,
@@ -106,6 +109,35 @@ def notebook_parameters(notebook):
 
 PROFILE = config["profile"]
 RUNS = config["runs"]
+
+# A deciding profile (`decides`) reruns some runs of another profile with its parameters but those
+# it names (more seeds), to decide claims that profile leaves open; a profile whose report shows
+# such verdicts names the deciding profiles in `decided_by` (ppdp.report.deciding). Both are
+# checked against the other profile's config and the claims before anything runs.
+DECIDES = config.get("decides")
+_profiles_read = {}
+
+
+def _profile_config(name, why):
+    path = BASE / "config" / f"{name}.yaml"
+    if not path.exists():
+        raise ValueError(f"config profile {PROFILE!r}: {why} {name!r}, but {path.name} does not exist")
+    return _profiles_read.setdefault(name, read_yaml(path))
+
+
+if DECIDES is not None:
+    _decided = _profile_config(DECIDES["profile"], "decides.profile names")
+    _claim_runs = {claim.id: claim.run for claim in load_claims(BASE / "claims.yaml")}
+    _problems = deciding_problems(config, _decided, _claim_runs)
+    if _problems:
+        raise ValueError("\n".join(_problems))
+_deciding = {
+    name: _profile_config(name, "decided_by names") for name in config.get("decided_by", [])
+}
+_problems = decided_by_problems(config, _deciding, BASE)
+if _problems:
+    raise ValueError("\n".join(_problems))
+DECIDED_BY = [str(verdicts_path(BASE, name)) for name in config.get("decided_by", [])]
 # one rule per notebook parameter, generated from the notebooks' own checks
 # (python -m ppdp.experiments.parameter_schema > config/parameters.schema.json)
 PARAMETER_RULES = json.loads((BASE / "config" / "parameters.schema.json").read_text())["$defs"]
@@ -163,7 +195,13 @@ if _missing:
         "network (PPDP_OFFLINE unset)."
     )
 
-REPORTS = [f"reports/{PROFILE}/reproduction.md"]
+# A deciding profile's report, verdicts, figures and costs are committed in
+# reports/deciding/<profile>/ (the decided profile's report reads its verdicts.csv from there).
+DECIDING_DIR = f"reports/deciding/{PROFILE}"
+if DECIDES is not None:
+    REPORTS = [f"{DECIDING_DIR}/reproduction.md"]
+else:
+    REPORTS = [f"reports/{PROFILE}/reproduction.md"]
 if PROFILE == "default":
     REPORTS.append("reports/reproduction.md")
 
@@ -250,22 +288,44 @@ REPORT_INPUT = dict(
     provenance=expand("results/{profile}/provenance/{run}.json", profile=PROFILE, run=RUNS),
     benchmarks=expand("results/{profile}/benchmarks/{run}.tsv", profile=PROFILE, run=RUNS),
     figures=expand("figures/{profile}/{run}", profile=PROFILE, run=RUNS),
+    decided=DECIDED_BY,
 )
 REPORT_ARGS = (
     f"--claims {{input.claims}} --results results/{PROFILE} --complete "
     f"--figures figures/{PROFILE} --profile {PROFILE} --runs "
     + " ".join(map(shlex.quote, RUNS))
     + (" --allow-unmeasured " + " ".join(map(shlex.quote, UNMEASURED)) if UNMEASURED else "")
+    + (" --decided-by " + " ".join(map(shlex.quote, DECIDED_BY)) if DECIDED_BY else "")
 )
 
 
-rule report:
-    input:
-        **REPORT_INPUT,
-    output:
-        "reports/{profile}/reproduction.md",
-    shell:
-        "{PYTHON} -m ppdp.report " + REPORT_ARGS + " --output {output}"
+if DECIDES is None:
+
+    rule report:
+        input:
+            **REPORT_INPUT,
+        output:
+            "reports/{profile}/reproduction.md",
+        shell:
+            "{PYTHON} -m ppdp.report " + REPORT_ARGS + " --output {output}"
+
+else:
+
+    # a deciding profile's report is committed as it is written: its figures are copied beside it
+    rule deciding_report:
+        input:
+            **REPORT_INPUT,
+        output:
+            report=f"{DECIDING_DIR}/reproduction.md",
+            verdicts=f"{DECIDING_DIR}/verdicts.csv",
+            figures=directory(f"{DECIDING_DIR}/figures"),
+            costs_csv=f"{DECIDING_DIR}/costs.csv",
+            costs_md=f"{DECIDING_DIR}/costs.md",
+        shell:
+            "{PYTHON} -m ppdp.report " + REPORT_ARGS + " --decides " + shlex.quote(str(PROFILE_FILE))
+            + " --output {output.report} --publish-figures {output.figures} && "
+            "{PYTHON} -m ppdp.report costs --config " + shlex.quote(str(PROFILE_FILE))
+            + f" --results results/{PROFILE} --csv {{output.costs_csv}} --markdown {{output.costs_md}}"
 
 
 # The committed copy links figures copied next to it (reports/figures/), so that it shows them

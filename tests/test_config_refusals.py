@@ -141,7 +141,52 @@ def test_the_runs_a_profile_may_name_are_the_runs_with_claims():
 
     with_claims = {claim.get("run", claim["notebook"]) for claim in claims}
     with_claims |= set(RUNS_WITHOUT_CLAIMS)
-    assert set(runs["propertyNames"]["enum"]) == set(runs["required"]) == with_claims
+    # every profile but a deciding one runs them all
+    required = schema["then"]["properties"]["runs"]["required"]
+    assert schema["if"] == {"not": {"required": ["decides"]}}
+    assert set(runs["propertyNames"]["enum"]) == set(required) == with_claims
+
+
+# ---- a deciding profile that differs in more than it says -----------------------------------------
+SMOKE_MC_RUNS = yaml.safe_load(SMOKE_TEXT)["runs"]["mutual_cover"]["parameters"]["n_runs"]
+
+
+def _deciding_smoke(n_runs):
+    """A deciding profile of the smoke profile: its Mutual Cover run with ``n_runs``."""
+    smoke = yaml.safe_load(SMOKE_TEXT)
+    run = smoke["runs"]["mutual_cover"]
+    claim = next(
+        c["id"]
+        for c in read_yaml(ROOT / "claims.yaml")["claims"]
+        if c["notebook"] == "mutual_cover"
+    )
+    spec = {**run, "parameters": {**run["parameters"], "n_runs": n_runs}}
+    return yaml.safe_dump(
+        {
+            "profile": "deciding_smoke",
+            "decides": {"profile": "smoke", "claims": [claim], "differs_in": ["n_runs"]},
+            "runs": {"mutual_cover": spec},
+        }
+    )
+
+
+def test_a_deciding_profile_runs_its_runs_and_writes_its_report_where_it_is_committed(tmp_path):
+    text = _deciding_smoke(SMOKE_MC_RUNS + 2)
+    work = tmp_path / "work"
+    work.mkdir()
+    proc = _snakemake("-n", "--cores", "1", "--directory", str(work), *_config(tmp_path, text))
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    assert "rule deciding_report" in proc.stdout
+    assert "reports/deciding/deciding_smoke/verdicts.csv" in proc.stdout
+    assert "run=mutual_cover" in proc.stdout and "run=sppm" not in proc.stdout
+
+
+def test_a_deciding_profile_that_changes_another_parameter_stops_the_dry_run(tmp_path):
+    config = yaml.safe_load(_deciding_smoke(SMOKE_MC_RUNS + 2))
+    config["runs"]["mutual_cover"]["parameters"]["n_queries"] = 7
+    output = _dry_run(tmp_path, *_config(tmp_path, yaml.safe_dump(config)))
+    assert "run 'mutual_cover': parameter n_queries is 7" in output, output[-3000:]
+    assert "differs_in (n_runs) does not name it" in output
 
 
 # ---- a YAML syntax error --------------------------------------------------------------------------

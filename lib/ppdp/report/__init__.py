@@ -39,6 +39,11 @@ Submodules, lowest first; each imports only the ones listed before it:
   :func:`cause_counts`, :data:`VERDICTS`);
 - ``provenance``: the environment of a run (:func:`collect_provenance`, :func:`write_provenance`,
   :func:`load_provenance`) and the report's provenance section (:func:`render_provenance`);
+- ``deciding``: deciding profiles, which rerun some runs with more seeds to decide verdicts that
+  another profile leaves open (:func:`deciding_problems`, :func:`decided_by_problems`), their
+  verdicts file (:func:`decided_verdicts`, :func:`read_decided_verdicts`), how many seeds would
+  decide a claim still open (:func:`seeds_to_decide`) and how the decided profile's report takes
+  them (:func:`apply_decided`);
 - ``figures``: the figures the report links and their downscaled published copies
   (:func:`benchmark_figures`, :func:`copy_figures`);
 - ``overview``: the verdict figures, every claim's margin to its check on one scale
@@ -72,6 +77,20 @@ from ppdp.report.claims import (
     load_summaries,
 )
 from ppdp.report.cli import main
+from ppdp.report.deciding import (
+    DECIDED_COLUMNS,
+    DECIDING_REPORTS,
+    VERDICTS_FILE,
+    apply_decided,
+    decided_by_problems,
+    decided_verdicts,
+    deciding_problems,
+    profile_digest,
+    read_decided_verdicts,
+    seeds_to_decide,
+    verdicts_path,
+    write_decided_verdicts,
+)
 from ppdp.report.figures import MAX_FIGURE_BYTES, benchmark_figures, copy_figures
 from ppdp.report.markdown import PAPER_TITLES, TABLE_HEADER, claim_anchor, render, render_benchmark
 from ppdp.report.overview import (
@@ -118,6 +137,8 @@ __all__ = [
     "CI_COLUMNS",
     "CLAIMS_FILE_KEYS",
     "CLAIMS_SCHEMA",
+    "DECIDED_COLUMNS",
+    "DECIDING_REPORTS",
     "INTERVAL_OPS",
     "MARGIN_LIMIT",
     "MAX_FIGURE_BYTES",
@@ -132,11 +153,13 @@ __all__ = [
     "TABLE_HEADER",
     "UNSTABLE",
     "VERDICTS",
+    "VERDICTS_FILE",
     "Cause",
     "Check",
     "Claim",
     "Overview",
     "ResultsError",
+    "apply_decided",
     "benchmark_figures",
     "build_report",
     "cause_counts",
@@ -146,6 +169,9 @@ __all__ = [
     "collect_provenance",
     "copy_figures",
     "cpu_model",
+    "decided_by_problems",
+    "decided_verdicts",
+    "deciding_problems",
     "evaluate",
     "fill_summary",
     "git_state",
@@ -157,11 +183,16 @@ __all__ = [
     "margin_interval",
     "mark_unstable",
     "numpy_simd_targets",
+    "profile_digest",
+    "read_decided_verdicts",
     "render",
     "render_benchmark",
     "render_provenance",
+    "seeds_to_decide",
     "torch_cpu_capability",
     "verdict_differences",
+    "verdicts_path",
+    "write_decided_verdicts",
     "write_overview",
     "write_provenance",
 ]

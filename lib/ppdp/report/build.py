@@ -3,13 +3,22 @@ is complete, render it and write it (:func:`build_report`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from ppdp.report.claims import CAUSES, load_claims, load_summaries
+from ppdp.report.deciding import (
+    VERDICTS_FILE,
+    apply_decided,
+    decided_verdicts,
+    read_decided_verdicts,
+    write_decided_verdicts,
+)
 from ppdp.report.figures import benchmark_figures, copy_figures
 from ppdp.report.markdown import PAPER_TITLES, render, render_benchmark
 from ppdp.report.overview import write_overview
@@ -49,6 +58,8 @@ def build_report(
     compare=None,
     allow_unmeasured: Iterable[str] = (),
     strict_compare: bool = False,
+    decides: Mapping[str, Any] | None = None,
+    decided_by: Iterable[str | os.PathLike] = (),
 ) -> pd.DataFrame:
     """Load claims, evaluate them against ``results_dir`` and write the Markdown report atomically.
 
@@ -83,13 +94,24 @@ def build_report(
     strict_compare
         With ``compare``: a claim whose verdict differs between the two runs
         (:func:`verdict_differences`) is an error unless its cause's kind is ``unstable``.
+    decides
+        The report of a deciding profile (:mod:`ppdp.report.deciding`): its config, whose
+        ``decides`` names the profile it decides and the claims. It judges only the claims of its
+        ``runs`` (which must be given) and writes the verdicts of those it decides to
+        :data:`~ppdp.report.deciding.VERDICTS_FILE` beside ``output``, with the commit of its runs
+        and the config's digest.
+    decided_by
+        The verdicts files of the profiles that decide some of this profile's claims: those
+        claims get the deciding verdict, measurement and interval, this profile's own beside
+        them (:func:`~ppdp.report.deciding.apply_decided`).
 
     Raises
     ------
     ValueError, FileNotFoundError
         See :func:`load_claims`, :func:`evaluate` and :func:`check_complete`; also when the number
-        of claims differs from ``expected_claims``, a run is named :data:`REPORT_FIGURES` (with
-        ``figures_dir``), a verdict differs between the runs
+        of claims differs from ``expected_claims``, a deciding report is given no ``runs``, leaves
+        a claim it decides unjudged or (``complete``) has runs of several commits, a run is named
+        :data:`REPORT_FIGURES` (with ``figures_dir``), a verdict differs between the runs
         (``strict_compare``), a linked figure is missing while ``complete`` or publishing, or
         (``require_causes``) a claim not reproduced has no cause; no report is written then.
     """
@@ -104,6 +126,14 @@ def build_report(
             f"{claims_path} holds {len(claims)} claims, expected {expected_claims} "
             "(--expected-claims): is it truncated?"
         )
+    if decides is not None:
+        if runs is None:
+            raise ValueError("a deciding profile's report (--decides) needs its runs (--runs)")
+        runs = list(runs)
+        # a deciding profile runs some experiments: its report judges their claims alone, and
+        # the papers' summaries, which quote claims of every run, stay in the full report
+        claims = [c for c in claims if c.run in runs]
+        summaries = None
     allowed = list(allow_unmeasured)
     table = evaluate(claims, results_dir, runs=runs, complete=complete, allow_unmeasured=allowed)
     if complete:
@@ -126,6 +156,11 @@ def build_report(
                     + "; ".join(pairs)
                 )
         table = mark_unstable(table, other, compare)
+    decided_by = list(decided_by)
+    if decided_by:
+        table = apply_decided(
+            table, pd.concat([read_decided_verdicts(path) for path in decided_by])
+        )
     if require_causes:
         missed = table["verdict"].isin(["not reproduced", AMBIGUOUS])
         uncaused = table.loc[missed & (table["cause"] == ""), "id"]
@@ -184,6 +219,11 @@ def build_report(
                     for key, path in overview.paths.items()
                 },
             )
+    decided = None
+    if decides is not None:
+        decided = decided_verdicts(
+            table, decides, commit=_runs_commit(results_dir, run_names, strict=complete)
+        )
     text = render(
         claims,
         table,
@@ -204,6 +244,23 @@ def build_report(
         ],
         summaries=summaries,
         overview=overview,
+        decides=None if decides is None else decides["decides"],
     )
     _write_atomic(Path(output), text)
+    if decided is not None:
+        write_decided_verdicts(decided, Path(output).parent / VERDICTS_FILE)
     return table
+
+
+def _runs_commit(results_dir, runs: list[str], *, strict: bool) -> str:
+    """The commit every run ran at (provenance); with ``strict``, runs of several commits, or of
+    a changed tree, are an error: the verdicts of a deciding profile come from one commit."""
+    states = [record.get("git", {}) for record in load_provenance(results_dir, runs).values()]
+    commits = sorted({str(state.get("commit", "unknown")) for state in states})
+    clean = all(state.get("clean") is True for state in states)
+    if strict and (len(commits) != 1 or commits[0] == "unknown" or not clean):
+        raise ValueError(
+            f"a deciding profile's runs come from one commit of a clean tree; {results_dir}'s "
+            f"come from {', '.join(commits)}" + ("" if clean else " (some on a changed tree)")
+        )
+    return commits[0] if len(commits) == 1 else "several commits"

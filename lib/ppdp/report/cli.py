@@ -114,6 +114,22 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="a claim that is not reproduced must have a cause in the claims file",
     )
+    parser.add_argument(
+        "--decides",
+        default=None,
+        metavar="CONFIG",
+        help="the report of a deciding profile (its config, with `decides`): judge only the "
+        "claims of its runs and write the verdicts of those it decides to verdicts.csv beside "
+        "--output",
+    )
+    parser.add_argument(
+        "--decided-by",
+        nargs="+",
+        default=[],
+        metavar="VERDICTS",
+        help="verdicts.csv of deciding profiles of this one: their claims get the deciding "
+        "verdict, this profile's own beside it",
+    )
     args = parser.parse_args(argv)
     if args.fail_on_unstable and args.compare is None:
         parser.error("--fail-on-unstable needs --compare OTHER_RESULTS")
@@ -122,6 +138,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.config is not None:
             run_names = _config_runs(args.config)
             unmeasured += _config_unmeasured(args.config)
+        decides = None
+        if args.decides is not None:
+            decides = _config(args.decides)
+            if not isinstance(decides.get("decides"), dict):
+                raise ValueError(f"--decides {args.decides}: the config has no `decides` mapping")
         table = build_report(
             args.claims,
             args.results,
@@ -136,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
             compare=args.compare,
             allow_unmeasured=unmeasured,
             strict_compare=args.fail_on_unstable,
+            decides=decides,
+            decided_by=args.decided_by,
         )
     except (ValueError, FileNotFoundError) as error:
         print(f"python -m ppdp.report: error: {error}", file=sys.stderr)

@@ -6,13 +6,16 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pandas as pd
 
 from ppdp.experiments.common import read_results
 from ppdp.report.claims import CAUSES, Claim, _fmt, _is_interval, fill_summary
+from ppdp.report.deciding import seeds_to_decide
 from ppdp.report.figures import _benchmark_figure_names, _swept_datasets
 from ppdp.report.overview import MARGIN_LIMIT, OVERVIEW_NAME, SCALE_TEXT, Overview
 from ppdp.report.provenance import _cell
@@ -24,6 +27,8 @@ __all__ = ["PAPER_TITLES", "TABLE_HEADER", "claim_anchor", "render", "render_ben
 TABLE_HEADER = "| claim | published | measured | verdict |"
 #: Beside the verdict of a claim that claims.yaml marks unstable.
 MARKED = "†"
+#: The mark, beside a verdict, of a claim whose verdict a deciding profile gave.
+DECIDED = "‡"
 
 PAPER_TITLES = {
     "datasets": "Datasets",
@@ -46,6 +51,7 @@ def render(
     extra: list[str] | None = None,
     summaries: dict[str, str] | None = None,
     overview: Overview | None = None,
+    decides: Mapping[str, Any] | None = None,
 ) -> str:
     """The report's Markdown.
 
@@ -74,6 +80,13 @@ def render(
         (:func:`ppdp.report.claims.load_summaries`).
     overview
         The verdict figures (:func:`ppdp.report.overview.write_overview`); none without it.
+    decides
+        A deciding profile's ``decides`` (:mod:`ppdp.report.deciding`): the report says which
+        profile's claims it decides, and which.
+
+    Claims that a deciding profile decided (``table``'s ``decided_by``, from
+    :func:`ppdp.report.deciding.apply_decided`) show its verdict, marked :data:`DECIDED`, and
+    their details this profile's own.
     """
     by_id = {c.id: c for c in claims}
     base = Path(output).parent if output else Path(".")
@@ -111,6 +124,28 @@ def render(
             f"value; {overview.clipped} of them reach beyond ±{MARGIN_LIMIT:g} (mark, interval "
             "or range) and are drawn to the edge. Each paper's section opens with the same figure of its claims, "
             "a row each.",
+            "",
+        ]
+    if decides is not None:
+        lines += [
+            f"This is a *deciding profile* of profile `{decides['profile']}`: it reruns the runs "
+            f"below with that profile's parameters but {_names(decides.get('differs_in', []))}, "
+            f"and judges their claims. It decides {len(decides['claims'])} claims, whose verdicts "
+            f"(verdicts.csv, beside this report) the report of `{decides['profile']}` shows: "
+            + ", ".join(f"`{cid}`" for cid in decides["claims"])
+            + ".",
+            "",
+        ]
+    decided = _decided(table)
+    if len(decided):
+        deciders = ", ".join(f"`{name}`" for name in dict.fromkeys(decided["decided_by"]))
+        changed = int((decided["verdict"] != decided["own_verdict"]).sum())
+        lines += [
+            f"{len(decided)} claims ({DECIDED}) are decided by a deciding profile ({deciders}), "
+            "which reran their runs with this profile's parameters but those it names (more "
+            "seeds): their verdict, measured value and interval are that profile's, counted "
+            "above; their "
+            f"details give this profile's own. {changed} of them have another verdict here.",
             "",
         ]
     marked = [c.id for c in claims if c.cause and c.cause.kind == "unstable"]
@@ -167,16 +202,20 @@ def render(
         if summaries and paper in summaries:
             lines += [fill_summary(summaries[paper], claims, table), ""]
         lines += [TABLE_HEADER, "|---|---|---|---|"]
-        marked_here = False
+        marked_here = decided_here = False
         for row in block.itertuples(index=False):
             claim = by_id[row.id]
             marked = claim.cause is not None and claim.cause.kind == "unstable"
             marked_here = marked_here or marked
+            was_decided = bool(getattr(row, "decided_by", ""))
+            decided_here = decided_here or was_decided
             cells = [
                 f"[`{row.id}`](#{claim_anchor(row.id)})",
                 _cell(_published(claim)),
                 _measured(claim, row),
-                row.verdict + (f" {MARKED}" if marked else ""),
+                row.verdict
+                + (f" {MARKED}" if marked else "")
+                + (f" {DECIDED}" if was_decided else ""),
             ]
             lines.append("| " + " | ".join(cells) + " |")
         if marked_here:
@@ -185,9 +224,16 @@ def render(
                 f"{MARKED} marked *unstable* in claims.yaml: this run's verdict decides nothing "
                 "(its details give the runs).",
             ]
+        if decided_here:
+            lines += [
+                "",
+                f"{DECIDED} decided by a deciding profile: its verdict and measurement (the "
+                "details give this profile's own).",
+            ]
         lines += ["", f"### {title}: the claims in detail", ""]
         for row in block.itertuples(index=False):
-            lines += _details(by_id[row.id], row, figures_dir, base)
+            deciding = decides is not None and row.id in decides["claims"]
+            lines += _details(by_id[row.id], row, figures_dir, base, deciding)
     lines += extra or []
     return "\n".join(lines)
 
@@ -392,8 +438,10 @@ def _measured(claim: Claim, row) -> str:
     return out
 
 
-def _details(claim: Claim, row, figures_dir, base: Path) -> list[str]:
-    """A claim's details block: its heading (the table links to it) and a short list."""
+def _details(claim: Claim, row, figures_dir, base: Path, deciding: bool = False) -> list[str]:
+    """A claim's details block: its heading (the table links to it) and a short list; in a
+    deciding profile's report (``deciding``), how many values would decide a claim it leaves
+    open (:func:`ppdp.report.deciding.seeds_to_decide`)."""
     lines = [f"#### `{claim.id}`", "", f"{_cell(row.where)}: {_cell(row.statement)}", ""]
     items = [
         f"**check**: {row.check}",
@@ -401,6 +449,25 @@ def _details(claim: Claim, row, figures_dir, base: Path) -> list[str]:
         "**verdict**: "
         + (row.verdict if not row.detail else f"{row.verdict} ({_cell(row.detail)})"),
     ]
+    if getattr(row, "decided_by", ""):
+        own = SimpleNamespace(
+            measured=row.own_measured, ci_low=row.own_ci_low, ci_high=row.own_ci_high
+        )
+        verdict = row.own_verdict + (f" ({_cell(row.own_detail)})" if row.own_detail else "")
+        items.append(
+            f"**decided by**: profile {_cell(row.decided_by)}, whose measurement and verdict "
+            f"these are; this profile's own: {_measured(claim, own)} (n = {row.own_n}), {verdict}"
+        )
+    if deciding and claim.check.op != "approx" and math.isfinite(row.n):
+        needed = seeds_to_decide(
+            claim.check.value, row.measured, row.ci_low, row.ci_high, int(row.n)
+        )
+        if needed is not None:
+            items.append(
+                f"**still open**: the interval spans the threshold {_fmt(claim.check.value)}; "
+                f"at the measured spread about {needed} values would end it on one side "
+                "(its half-width shrinks as 1/√n)"
+            )
     if getattr(row, "across", ""):
         items.append(f"**across the unstated settings**: {_cell(row.across)}")
     # an unstable claim's cause stands beside whichever verdict this run gave it
@@ -414,6 +481,17 @@ def _details(claim: Claim, row, figures_dir, base: Path) -> list[str]:
     if claim.note:
         items.append(f"**note**: {_cell(claim.note)}")
     return lines + [f"- {item}" for item in items] + [""]
+
+
+def _decided(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of claims that a deciding profile decided (none without ``decided_by``)."""
+    if "decided_by" not in table.columns:
+        return table.iloc[:0]
+    return table[table["decided_by"] != ""]
+
+
+def _names(names) -> str:
+    return ", ".join(f"`{name}`" for name in names) or "none"
 
 
 def _image(alt: str, link: str) -> str:

@@ -1,0 +1,314 @@
+"""Deciding profiles: verdicts that a profile's seed budget leaves open, decided by more seeds.
+
+A profile's verdict on some claims decides nothing at its scale: the interval spans the threshold
+(cause *budget*), or the kernel settings flip it (*unstable*). A *deciding profile* reruns only
+the runs those claims read, with the decided profile's parameters except the few it names
+(``differs_in``: the papers' seed counts, say), so that its verdicts answer the same question with
+more evidence. Its config says so::
+
+    profile: decisive
+    decides:
+      profile: default            # the profile whose verdicts it decides
+      claims: [hyobscure.foursquare_fig5_margin, ...]
+      differs_in: [n_seeds]
+    runs:
+      hyobscure_foursquare: {notebook: hyobscure, parameters: {...the default's, n_seeds: 50}}
+
+Its report (``reports/deciding/<profile>/``) judges the claims of its runs and writes the
+verdicts of the claims it decides to ``verdicts.csv`` (:func:`decided_verdicts`), with the
+commit its runs ran at. The decided profile names it in ``decided_by``; its report then reads
+that committed file (:func:`read_decided_verdicts`) and gives each decided claim the deciding
+profile's verdict, with its own beside it (:func:`apply_decided`).
+
+The checks here (:func:`deciding_problems`, :func:`decided_by_problems`) refuse a deciding
+profile whose runs differ from the decided profile's in anything but ``differs_in``: its verdicts
+would then answer another question.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ppdp.report.provenance import _write_atomic
+from ppdp.report.verdicts import AMBIGUOUS
+
+__all__ = [
+    "DECIDED_COLUMNS",
+    "DECIDING_REPORTS",
+    "VERDICTS_FILE",
+    "apply_decided",
+    "decided_by_problems",
+    "decided_verdicts",
+    "deciding_problems",
+    "profile_digest",
+    "read_decided_verdicts",
+    "seeds_to_decide",
+    "verdicts_path",
+    "write_decided_verdicts",
+]
+
+#: The folder, under the compendium, of the deciding profiles' committed reports.
+DECIDING_REPORTS = Path("reports") / "deciding"
+#: The file, in a deciding profile's report folder, of the verdicts it decides.
+VERDICTS_FILE = "verdicts.csv"
+#: The columns of that file, one row per decided claim.
+DECIDED_COLUMNS = (
+    "id",
+    "run",
+    "measured",
+    "ci_low",
+    "ci_high",
+    "n",
+    "verdict",
+    "detail",
+    "profile",
+    "commit",
+    "config_digest",
+)
+#: A run's keys that only schedule it: a deciding profile may set them as it needs.
+_SCHEDULING = {"cpu_minutes", "threads", "mem_mb", "runtime_min", "unmeasured", "kernel_sensitive"}
+#: The verdicts that decide a claim; a deciding profile that leaves one of its claims without
+#: one of these has decided nothing.
+_JUDGED = ("reproduced", "not reproduced", AMBIGUOUS)
+#: The columns a deciding verdict replaces; the report keeps the profile's own as ``own_<column>``.
+_REPLACED = ("measured", "ci_low", "ci_high", "n", "verdict", "detail")
+
+
+def profile_digest(config: Mapping[str, Any]) -> str:
+    """A digest of what a deciding profile computes: its ``decides`` and each run's notebook and
+    parameters (its scheduling keys aside). Its verdicts file records it, so that a decided
+    profile's report refuses verdicts made from another version of the config."""
+    what = {
+        "decides": config["decides"],
+        "runs": {
+            run: {"notebook": spec.get("notebook"), "parameters": spec.get("parameters", {})}
+            for run, spec in sorted(config["runs"].items())
+        },
+    }
+    text = json.dumps(what, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def seeds_to_decide(
+    check_value: float, measured: float, low: float, high: float, n: int
+) -> int | None:
+    """The number of seeds at which a claim's 95% interval, now ``[low, high]`` around
+    ``measured`` from ``n`` seeds and spanning the threshold ``check_value``, would end on one side
+    of it, extrapolated from the measured spread: the half-width shrinks as ``1/sqrt(n)``, so
+    ``n * (half-width / distance to the threshold)**2``. ``None`` when the interval does not
+    span the threshold (the claim is decided) or the mean sits on it (no number of seeds
+    decides it)."""
+    values = (check_value, measured, low, high)
+    if not all(math.isfinite(v) for v in values) or not low < check_value < high or n < 2:
+        return None
+    distance = abs(measured - check_value)
+    if distance == 0:
+        return None
+    half = (high - low) / 2
+    return math.ceil(n * (half / distance) ** 2)
+
+
+def verdicts_path(root: str | os.PathLike, profile: str) -> Path:
+    """``<root>/reports/deciding/<profile>/verdicts.csv``."""
+    return Path(root) / DECIDING_REPORTS / profile / VERDICTS_FILE
+
+
+def deciding_problems(
+    config: Mapping[str, Any], decided: Mapping[str, Any], claim_runs: Mapping[str, str]
+) -> list[str]:
+    """What makes ``config`` an unsound deciding profile of ``decided`` (empty if nothing).
+
+    Parameters
+    ----------
+    config
+        The deciding profile's config (it has ``decides``).
+    decided
+        The config of the profile it names in ``decides.profile``.
+    claim_runs
+        Every claim's run (claims.yaml).
+
+    Returns
+    -------
+    list of str
+        One line per problem: a run the decided profile lacks or runs another notebook for; a
+        parameter or setting that differs from the decided profile's and is not in
+        ``differs_in``; a name in ``differs_in`` that no run changes; a decided claim that is
+        unknown or belongs to a run the profile does not run; a decided profile that is itself
+        deciding.
+    """
+    spec = config["decides"]
+    name = config["profile"]
+    where = f"config profile {name!r}"
+    problems = []
+    if decided.get("profile") != spec["profile"]:
+        problems.append(
+            f"{where}: decides.profile is {spec['profile']!r} but that config's profile is "
+            f"{decided.get('profile')!r}"
+        )
+    if "decides" in decided:
+        problems.append(
+            f"{where}: it decides {spec['profile']!r}, itself a deciding profile; decide the "
+            "profile that one decides"
+        )
+    free = set(spec["differs_in"])
+    changed: set[str] = set()
+    theirs_runs = decided.get("runs", {})
+    for run, ours in config["runs"].items():
+        if run not in theirs_runs:
+            problems.append(f"{where}: run {run!r}: profile {spec['profile']!r} has no such run")
+            continue
+        theirs = theirs_runs[run]
+        for key in sorted((set(ours) | set(theirs)) - _SCHEDULING - {"parameters"}):
+            if ours.get(key) != theirs.get(key):
+                problems.append(
+                    f"{where}: run {run!r}: {key} is {ours.get(key)!r}, but "
+                    f"{theirs.get(key)!r} in profile {spec['profile']!r}"
+                )
+        mine, other = ours.get("parameters", {}), theirs.get("parameters", {})
+        for key in sorted(set(mine) | set(other)):
+            if mine.get(key, _MISSING) == other.get(key, _MISSING):
+                continue
+            if key in free:
+                changed.add(key)
+                continue
+            problems.append(
+                f"{where}: run {run!r}: parameter {key} is {mine.get(key, 'unset')!r}, but "
+                f"{other.get(key, 'unset')!r} in profile {spec['profile']!r}, and differs_in "
+                f"({', '.join(sorted(free))}) does not name it: its verdicts would answer another "
+                "question"
+            )
+    for key in sorted(free - changed):
+        problems.append(
+            f"{where}: differs_in names {key!r}, but no run sets it to another value than "
+            f"profile {spec['profile']!r}"
+        )
+    for cid in spec["claims"]:
+        run = claim_runs.get(cid)
+        if run is None:
+            problems.append(f"{where}: decides.claims: no claim {cid!r} in claims.yaml")
+        elif run not in config["runs"]:
+            problems.append(
+                f"{where}: decides.claims: claim {cid!r} belongs to run {run!r}, which this "
+                "profile does not run"
+            )
+    return problems
+
+
+_MISSING = object()
+
+
+def decided_by_problems(
+    config: Mapping[str, Any], deciding: Mapping[str, Mapping[str, Any]], root: str | os.PathLike
+) -> list[str]:
+    """What keeps ``config``'s report from reading the verdicts of the profiles in its
+    ``decided_by`` (empty if nothing): each must be a deciding profile of this one (``deciding``
+    maps its name to its config) whose verdicts are committed (:func:`verdicts_path`) and were
+    made from the config as it is now (:func:`profile_digest`)."""
+    name = config["profile"]
+    problems = []
+    for other in config.get("decided_by", []):
+        spec = deciding.get(other)
+        if spec is None:
+            problems.append(f"config profile {name!r}: decided_by names {other!r}: no such profile")
+            continue
+        if spec.get("decides", {}).get("profile") != name:
+            problems.append(
+                f"config profile {name!r}: decided_by names {other!r}, which does not decide it "
+                "(its decides.profile)"
+            )
+        path = verdicts_path(root, other)
+        rerun = f"run `make reproduce PROFILE={other}` and commit its report"
+        if not path.exists():
+            problems.append(
+                f"config profile {name!r}: decided_by names {other!r}, whose verdicts "
+                f"{DECIDING_REPORTS / other / VERDICTS_FILE} do not exist: {rerun} first"
+            )
+            continue
+        try:
+            verdicts = read_decided_verdicts(path)
+        except ValueError as error:
+            problems.append(f"config profile {name!r}: decided_by {other!r}: {error}")
+            continue
+        if "decides" in spec and set(verdicts["config_digest"]) != {profile_digest(spec)}:
+            problems.append(
+                f"config profile {name!r}: decided_by {other!r}: its verdicts "
+                f"({DECIDING_REPORTS / other / VERDICTS_FILE}) were made from another version "
+                f"of config/{other}.yaml (its runs, parameters or decided claims): {rerun}"
+            )
+    return problems
+
+
+def decided_verdicts(
+    table: pd.DataFrame, config: Mapping[str, Any], *, commit: str
+) -> pd.DataFrame:
+    """The rows of the claims the deciding profile ``config`` decides, in
+    :func:`ppdp.report.verdicts.evaluate`'s ``table``, with the profile's name, the ``commit`` its
+    runs ran at and the config's :func:`profile_digest`, in :data:`DECIDED_COLUMNS`. Refused
+    (``ValueError``) when a claim is missing from the table or left unjudged: a deciding profile
+    that decides nothing writes nothing."""
+    ids = list(config["decides"]["claims"])
+    profile = config["profile"]
+    by_id = table.set_index("id")
+    missing = [cid for cid in ids if cid not in by_id.index]
+    if missing:
+        raise ValueError(f"profile {profile!r} decides claims it does not judge: {missing}")
+    rows = by_id.loc[ids].reset_index()
+    open_ = rows.loc[~rows["verdict"].isin(_JUDGED), ["id", "verdict"]]
+    if len(open_):
+        pairs = ", ".join(f"{r.id} ({r.verdict})" for r in open_.itertuples(index=False))
+        raise ValueError(f"profile {profile!r} leaves claims it decides unjudged: {pairs}")
+    digest = profile_digest(config)
+    return rows.assign(profile=profile, commit=commit, config_digest=digest)[list(DECIDED_COLUMNS)]
+
+
+def write_decided_verdicts(frame: pd.DataFrame, path: str | os.PathLike) -> None:
+    """Write :func:`decided_verdicts`'s ``frame`` to ``path`` atomically."""
+    _write_atomic(Path(path), frame.to_csv(index=False))
+
+
+def read_decided_verdicts(path: str | os.PathLike) -> pd.DataFrame:
+    """The verdicts a deciding profile wrote (:func:`write_decided_verdicts`); ``ValueError``
+    names the file when its columns, ids or verdicts are not what that function writes."""
+    path = Path(path)
+    frame = pd.read_csv(path, dtype={"id": str, "commit": str, "detail": str, "config_digest": str})
+    if tuple(frame.columns) != DECIDED_COLUMNS:
+        raise ValueError(f"{path}: columns {list(frame.columns)}, expected {list(DECIDED_COLUMNS)}")
+    if frame.empty or frame["id"].duplicated().any():
+        raise ValueError(f"{path}: expected one row per decided claim")
+    odd = frame.loc[~frame["verdict"].isin(_JUDGED), "id"].tolist()
+    if odd:
+        raise ValueError(f"{path}: claims without a deciding verdict: {odd}")
+    return frame.assign(detail=frame["detail"].fillna(""))
+
+
+def apply_decided(table: pd.DataFrame, decided: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (:func:`ppdp.report.verdicts.evaluate`'s) with each claim of ``decided``
+    (:func:`read_decided_verdicts`) given the deciding profile's measurement, interval, number of
+    values, verdict and detail; the profile's own go to ``own_<column>``, and ``decided_by`` names the deciding profile and its commit ("" for the
+    other claims). ``ValueError`` when a decided claim is not in the table or two deciding
+    profiles decide one claim."""
+    unknown = sorted(set(decided["id"]) - set(table["id"]))
+    if unknown:
+        raise ValueError(f"deciding verdicts of claims this report does not hold: {unknown}")
+    twice = decided.loc[decided["id"].duplicated(), "id"].tolist()
+    if twice:
+        raise ValueError(f"claims decided by two deciding profiles: {twice}")
+    out = table.copy()
+    for column in _REPLACED:
+        out[f"own_{column}"] = out[column]
+    out["decided_by"] = ""
+    for row in decided.itertuples(index=False):
+        at = out.index[out["id"] == row.id]
+        for column in _REPLACED:
+            out.loc[at, column] = getattr(row, column)
+        out.loc[at, "decided_by"] = f"{row.profile} ({row.commit[:10]})"
+    out.attrs = dict(table.attrs)
+    return out

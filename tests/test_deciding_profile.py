@@ -1,0 +1,344 @@
+"""Deciding profiles (ppdp.report.deciding): a profile that reruns some runs of another with more
+seeds is refused unless it differs in nothing else, its report judges its runs' claims and writes
+the verdicts it decides, and the decided profile's report shows them beside its own."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from ppdp.compendium.yamlfile import read_yaml
+from ppdp.experiments.common import tidy_rows, write_results
+from ppdp.experiments.parameter_schema import schema_error
+from ppdp.report import (
+    DECIDED_COLUMNS,
+    apply_decided,
+    build_report,
+    decided_by_problems,
+    decided_verdicts,
+    deciding_problems,
+    load_claims,
+    main,
+    profile_digest,
+    read_decided_verdicts,
+    seeds_to_decide,
+    verdicts_path,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = read_yaml(ROOT / "config" / "schema.yaml")
+
+
+def _config(name: str) -> dict:
+    return read_yaml(ROOT / "config" / f"{name}.yaml")
+
+
+def _claim_runs() -> dict[str, str]:
+    return {claim.id: claim.run for claim in load_claims(ROOT / "claims.yaml")}
+
+
+def test_the_decisive_profile_reruns_the_defaults_runs_with_more_seeds_only():
+    decisive, default = _config("decisive"), _config("default")
+    assert schema_error(SCHEMA, decisive) is None
+    assert deciding_problems(decisive, default, _claim_runs()) == []
+    for run, spec in decisive["runs"].items():
+        assert spec["parameters"]["n_seeds"] > default["runs"][run]["parameters"]["n_seeds"]
+
+
+def test_only_a_deciding_profile_may_leave_runs_out():
+    partial = copy.deepcopy(_config("default"))
+    del partial["runs"]["benchmark"]
+    error = schema_error(SCHEMA, partial)
+    assert error is not None and "benchmark" in error.message
+    decisive = copy.deepcopy(_config("decisive"))
+    del decisive["decides"]["differs_in"]
+    error = schema_error(SCHEMA, decisive)
+    assert error is not None and "differs_in" in error.message
+
+
+def test_a_parameter_outside_differs_in_is_refused():
+    decisive, default = copy.deepcopy(_config("decisive")), _config("default")
+    decisive["runs"]["hyobscure_foursquare"]["parameters"]["n_draws"] = 5
+    problems = deciding_problems(decisive, default, _claim_runs())
+    assert len(problems) == 1
+    assert "run 'hyobscure_foursquare': parameter n_draws is 5, but 3" in problems[0]
+    assert "differs_in (n_seeds) does not name it" in problems[0]
+    # a parameter the decided profile does not set is a difference too
+    del decisive["runs"]["hyobscure_foursquare"]["parameters"]["n_draws"]
+    decisive["runs"]["hyobscure_movielens"]["parameters"].pop("overrides")
+    problems = deciding_problems(decisive, default, _claim_runs())
+    assert any("parameter n_draws is 'unset'" in p for p in problems)
+    assert any("hyobscure_movielens': parameter overrides is 'unset'" in p for p in problems)
+
+
+def test_a_deciding_profile_must_change_what_it_says_and_run_what_it_decides():
+    decisive, default = copy.deepcopy(_config("decisive")), _config("default")
+    decisive["decides"]["differs_in"] = ["n_seeds", "n_draws"]
+    decisive["decides"]["claims"] += ["relay_chains.no_such_claim"]
+    decisive["decides"]["claims"] += [
+        next(cid for cid, run in _claim_runs().items() if run == "sppm")
+    ]
+    decisive["runs"]["hyobscure_movielens"]["notebook"] = "sppm"
+    problems = "\n".join(deciding_problems(decisive, default, _claim_runs()))
+    assert "differs_in names 'n_draws', but no run sets it to another value" in problems
+    assert "no claim 'relay_chains.no_such_claim' in claims.yaml" in problems
+    assert "belongs to run 'sppm', which this profile does not run" in problems
+    assert "run 'hyobscure_movielens': notebook is 'sppm', but 'hyobscure'" in problems
+    # a deciding profile of a deciding profile
+    problems = deciding_problems(
+        {**decisive, "decides": {**decisive["decides"], "profile": "decisive"}},
+        _config("decisive"),
+        _claim_runs(),
+    )
+    assert any("itself a deciding profile" in p for p in problems)
+
+
+def test_decided_by_names_a_profile_that_decides_it_and_has_verdicts(tmp_path):
+    default = {**_config("default"), "decided_by": ["decisive", "smoke"]}
+    problems = decided_by_problems(
+        default, {"decisive": _config("decisive"), "smoke": _config("smoke")}, tmp_path
+    )
+    assert any("'smoke', which does not decide it" in p for p in problems)
+    assert any(
+        "reports/deciding/decisive/verdicts.csv do not exist: run `make reproduce "
+        "PROFILE=decisive`" in p
+        for p in problems
+    )
+
+
+def test_verdicts_made_from_another_version_of_the_config_are_refused(tmp_path):
+    decisive = _config("decisive")
+    path = verdicts_path(tmp_path, "decisive")
+    path.parent.mkdir(parents=True)
+    table = pd.DataFrame(
+        {
+            "id": decisive["decides"]["claims"],
+            "run": "r",
+            "measured": 1.0,
+            "ci_low": 0.5,
+            "ci_high": 1.5,
+            "n": 50,
+            "verdict": "reproduced",
+            "detail": "",
+        }
+    )
+    default = {**_config("default"), "decided_by": ["decisive"]}
+    decided_verdicts(table, decisive, commit="abc").to_csv(path, index=False)
+    assert decided_by_problems(default, {"decisive": decisive}, tmp_path) == []
+    # one parameter more, or one claim fewer, and the committed verdicts are another config's
+    changed = copy.deepcopy(decisive)
+    changed["runs"]["hyobscure_movielens"]["parameters"]["n_seeds"] = 49
+    fewer = {
+        **decisive,
+        "decides": {**decisive["decides"], "claims": decisive["decides"]["claims"][1:]},
+    }
+    for config in (changed, fewer):
+        problems = decided_by_problems(default, {"decisive": config}, tmp_path)
+        assert (
+            len(problems) == 1
+            and "made from another version of config/decisive.yaml" in (problems[0])
+        )
+
+
+# a deciding profile's report, on results made here: two runs, and a claim of each
+
+
+def _claims(tmp_path) -> Path:
+    entries = [
+        {
+            "id": f"p.{name}",
+            "paper": "p",
+            "notebook": run,
+            "run": run,
+            "where": "Fig. 1",
+            "statement": "s",
+            "published": 1,
+            "check": {"op": ">=", "value": 1.0},
+        }
+        for name, run in (("a", "one"), ("b", "one"), ("c", "two"))
+    ]
+    path = tmp_path / "claims.yaml"
+    path.write_text(yaml.safe_dump({"n_claims": 3, "claims": entries}, sort_keys=False))
+    return path
+
+
+def _results(folder: Path, values: dict[str, list[float]], commit="abc1234567") -> Path:
+    for run, ids in (("one", ("p.a", "p.b")), ("two", ("p.c",))):
+        rows = [
+            row
+            for seed, value in enumerate(values[run])
+            for cid in ids
+            for row in tidy_rows("claims", "", {cid: value}, seed=seed)
+        ]
+        write_results(rows, folder / f"{run}.csv")
+        (folder / "provenance").mkdir(parents=True, exist_ok=True)
+        (folder / "provenance" / f"{run}.json").write_text(
+            json.dumps({"git": {"commit": commit, "clean": True}})
+        )
+    return folder
+
+
+def _deciding(claims: list[str], runs=("one",)) -> dict:
+    """The config of a deciding profile of the made-up runs."""
+    return {
+        "profile": "decisive",
+        "decides": {"profile": "default", "claims": claims, "differs_in": ["n_seeds"]},
+        "runs": {run: {"notebook": run, "parameters": {"n_seeds": 3}} for run in runs},
+    }
+
+
+def test_a_deciding_report_judges_its_runs_and_writes_the_verdicts_it_decides(tmp_path):
+    claims = _claims(tmp_path)
+    results = _results(tmp_path / "decisive", {"one": [2.0, 3.0, 4.0], "two": [0.0]})
+    out = tmp_path / "reports" / "deciding" / "decisive" / "reproduction.md"
+    decides = _deciding(["p.a"])
+    table = build_report(
+        claims, results, out, profile="decisive", runs=["one"], complete=True, decides=decides
+    )
+    # run "two" is not this profile's: its claim is not judged, or even listed
+    assert list(table["id"]) == ["p.a", "p.b"]
+    verdicts = read_decided_verdicts(out.parent / "verdicts.csv")
+    assert tuple(verdicts.columns) == DECIDED_COLUMNS
+    assert verdicts.to_dict("records")[0] | {"ci_low": 0, "ci_high": 0, "config_digest": 0} == {
+        "id": "p.a",
+        "run": "one",
+        "measured": 3.0,
+        "ci_low": 0,
+        "ci_high": 0,
+        "n": 3,
+        "verdict": "reproduced",
+        "detail": "",
+        "profile": "decisive",
+        "commit": "abc1234567",
+        "config_digest": 0,
+    }
+    assert verdicts["config_digest"].tolist() == [profile_digest(decides)]
+    text = out.read_text()
+    assert "*deciding profile* of profile `default`" in text and "`p.a`" in text
+    # 2, 3, 4: a t-interval of half-width 2.48 around 3 spans the threshold 1
+    details = text.split("#### `p.a`", 1)[1].split("####", 1)[0]
+    assert "**still open**: the interval spans the threshold 1; at the measured spread about 5" in (
+        details
+    )
+    assert "still open" not in text.split("#### `p.b`", 1)[1]  # not a claim it decides
+
+
+def test_a_deciding_report_that_leaves_a_decided_claim_open_writes_nothing(tmp_path):
+    claims = _claims(tmp_path)
+    results = _results(tmp_path / "decisive", {"one": [2.0], "two": [0.0]})
+    out = tmp_path / "deciding" / "reproduction.md"
+    with pytest.raises(ValueError, match=r"decides claims it does not judge: \['p.c'\]"):
+        build_report(
+            claims,
+            results,
+            out,
+            profile="decisive",
+            runs=["one"],
+            decides=_deciding(["p.c"]),
+        )
+    assert not out.exists() and not (out.parent / "verdicts.csv").exists()
+    # runs of two commits do not make one deciding profile
+    (results / "provenance" / "one.json").write_text(
+        json.dumps({"git": {"commit": "other", "clean": True}})
+    )
+    with pytest.raises(ValueError, match="come from one commit"):
+        build_report(
+            claims,
+            results,
+            out,
+            profile="decisive",
+            runs=["one", "two"],
+            complete=True,
+            decides=_deciding(["p.a"], runs=("one", "two")),
+        )
+    assert not out.exists()
+
+
+def test_the_decided_report_shows_the_deciding_verdict_beside_its_own(tmp_path):
+    claims = _claims(tmp_path)
+    deciding = _results(tmp_path / "decisive", {"one": [0.5, 0.6, 0.7, 0.8], "two": [0.0]})
+    verdicts_out = tmp_path / "reports" / "deciding" / "decisive" / "reproduction.md"
+    build_report(
+        claims, deciding, verdicts_out, profile="decisive", runs=["one"], decides=_deciding(["p.a"])
+    )
+    own = _results(tmp_path / "default", {"one": [1.5, 2.5], "two": [3.0]}, commit="def")
+    out = tmp_path / "reports" / "default" / "reproduction.md"
+    assert (
+        main(
+            [
+                "--claims",
+                str(claims),
+                "--results",
+                str(own),
+                "--output",
+                str(out),
+                "--profile",
+                "default",
+                "--runs",
+                "one",
+                "two",
+                "--complete",
+                "--decided-by",
+                str(verdicts_out.parent / "verdicts.csv"),
+            ]
+        )
+        == 0
+    )
+    text = out.read_text()
+    # the deciding verdict counts; the profile's own is in the details
+    assert "Summary: 2 reproduced, 1 not reproduced" in text
+    row = next(line for line in text.splitlines() if line.startswith("| [`p.a`]"))
+    assert "0.65" in row and "not reproduced ‡" in row
+    details = text.split("#### `p.a`", 1)[1].split("####", 1)[0]
+    assert "**decided by**: profile decisive (abc1234567)" in details
+    assert "this profile's own: 2 [" in details and "(n = 2), reproduced" in details
+    assert "1 of them have another verdict here" in text
+
+
+def test_apply_decided_refuses_claims_it_does_not_hold_and_double_decisions():
+    table = pd.DataFrame(
+        {
+            "id": ["p.a"],
+            "measured": [1.0],
+            "ci_low": [0.5],
+            "ci_high": [1.5],
+            "n": [2],
+            "verdict": ["reproduced"],
+            "detail": [""],
+        }
+    )
+    values = ["p.a", "one", 0.0, 0, 0, 5, "x", "", "d", "c", "f"]
+    row = dict(zip(DECIDED_COLUMNS, values, strict=True))
+    with pytest.raises(ValueError, match="does not hold"):
+        apply_decided(table, pd.DataFrame([{**row, "id": "p.z"}]))
+    with pytest.raises(ValueError, match="decided by two"):
+        apply_decided(table, pd.DataFrame([row, row]))
+
+
+def test_a_damaged_verdicts_file_is_refused(tmp_path):
+    path = tmp_path / "verdicts.csv"
+    path.write_text("id,verdict\np.a,reproduced\n")
+    with pytest.raises(ValueError, match="columns"):
+        read_decided_verdicts(path)
+    row = ["p.a", "one", "1", "0", "2", "3", "not yet run", "", "d", "c", "f"]
+    path.write_text(",".join(DECIDED_COLUMNS) + "\n" + ",".join(row) + "\n")
+    with pytest.raises(ValueError, match=r"without a deciding verdict: \['p.a'\]"):
+        read_decided_verdicts(path)
+
+
+def test_verdicts_live_in_the_deciding_profiles_report_folder():
+    assert verdicts_path("/x", "decisive") == Path("/x/reports/deciding/decisive/verdicts.csv")
+
+
+def test_seeds_to_decide_follow_the_square_root_law():
+    # half-width 2 at 10 seeds, 1 from the threshold: 2 / sqrt(n / 10) = 1 at n = 40
+    assert seeds_to_decide(0.0, 1.0, -1.0, 3.0, 10) == 40
+    assert seeds_to_decide(0.0, -0.5, -1.0, 0.1, 4) == 5  # ceil(4 * (0.55 / 0.5)**2) = ceil(4.84)
+    assert seeds_to_decide(0.0, 1.0, 0.5, 1.5, 10) is None  # decided: the interval is above 0
+    assert seeds_to_decide(0.0, 0.0, -1.0, 1.0, 10) is None  # the mean on the threshold
+    assert seeds_to_decide(0.0, 1.0, float("nan"), 3.0, 10) is None
