@@ -40,7 +40,13 @@ from ppdp import kernels
 from ppdp.datasets.__main__ import unavailable
 from ppdp.experiments.parameter_schema import schema_error
 from ppdp.compendium.yamlfile import read_yaml
-from ppdp.report import decided_by_problems, deciding_problems, load_claims, verdicts_path
+from ppdp.report import (
+    OTHER_KERNELS_SUFFIX,
+    decided_by_problems,
+    deciding_problems,
+    load_claims,
+    verdicts_path,
+)
 
 # Every job (papermill, the notebook's kernel, the provenance, the report) inherits this process's
 # environment: the CPU kernel caps of ppdp.kernels on x86-64 machines with AVX2 and PYTHONHASHSEED,
@@ -138,6 +144,33 @@ _problems = decided_by_problems(config, _deciding, BASE)
 if _problems:
     raise ValueError("\n".join(_problems))
 DECIDED_BY = [str(verdicts_path(BASE, name)) for name in config.get("decided_by", [])]
+
+# A deciding profile may run some of its runs a second time under other CPU kernels
+# (`decides.compare_kernels`; ppdp.kernels.other_kernels: the machine's own kernels where the caps
+# apply), as the profile `<profile>-other-kernels`; its report marks a claim whose verdict differs
+# between the two *unstable*.
+COMPARE_KERNELS = list((DECIDES or {}).get("compare_kernels", []))
+OTHER_KERNELS_PREFIX = ""
+if COMPARE_KERNELS:
+    _setting, _other = kernels.other_kernels(os.environ)
+    OTHER_KERNELS_PREFIX = (
+        "env "
+        + " ".join(
+            [f"-u {shlex.quote(name)}" for name in sorted(set(os.environ) - set(_other))]
+            + [
+                shlex.quote(f"{name}={value}")
+                for name, value in sorted(_other.items())
+                if os.environ.get(name) != value
+            ]
+        )
+        + " "
+    )
+    print(f"config profile {PROFILE!r}: {', '.join(COMPARE_KERNELS)} also run under {_setting}")
+
+
+def kernels_prefix(profile):
+    """The command prefix of a job of the profile: the other kernels for its second runs."""
+    return OTHER_KERNELS_PREFIX if profile.endswith(OTHER_KERNELS_SUFFIX) else ""
 # one rule per notebook parameter, generated from the notebooks' own checks
 # (python -m ppdp.experiments.parameter_schema > config/parameters.schema.json)
 PARAMETER_RULES = json.loads((BASE / "config" / "parameters.schema.json").read_text())["$defs"]
@@ -207,7 +240,7 @@ if PROFILE == "default":
 
 
 wildcard_constraints:
-    profile=PROFILE,
+    profile="|".join([PROFILE] + ([PROFILE + OTHER_KERNELS_SUFFIX] if COMPARE_KERNELS else [])),
     run="|".join(RUNS),
 
 
@@ -241,7 +274,7 @@ rule notebook:
                     **RUNS[wc.run].get("parameters", {}),
                     # a run that asks for threads gets the number granted as its n_jobs
                     **({"n_jobs": threads} if "threads" in RUNS[wc.run] else {}),
-                    "profile": wc.profile,
+                    "profile": wc.profile.removesuffix(OTHER_KERNELS_SUFFIX),
                     "results_csv": output.csv,
                     "figures_dir": output.figures,
                 }
@@ -249,6 +282,7 @@ rule notebook:
         ),
         partial=lambda wc: f"results/{wc.profile}/{wc.run}.partial.ipynb",
         base=shlex.quote(str(BASE)),
+        kernels=lambda wc: kernels_prefix(wc.profile),
     # most notebooks compute on one core; a run that benefits from more sets `threads` in the config
     threads: lambda wc: RUNS[wc.run].get("threads", 1)
     # longest first: with few cores, a long run started last would set the total time alone.
@@ -267,9 +301,9 @@ rule notebook:
     shell:
         "trap 'rm -rf {output.figures} {params.partial}' INT TERM; "
         "mkdir -p {output.figures} && "
-        "{PYTHON} -m papermill --no-progress-bar --log-output {input.notebook} {params.partial} "
-        "-y {params.parameters} > {log} 2>&1 && "
-        "{PYTHON} -m ppdp.report provenance --output {output.provenance} --run {wildcards.run} "
+        "{params.kernels}{PYTHON} -m papermill --no-progress-bar --log-output {input.notebook} "
+        "{params.partial} -y {params.parameters} > {log} 2>&1 && "
+        "{params.kernels}{PYTHON} -m ppdp.report provenance --output {output.provenance} --run {wildcards.run} "
         "--profile {wildcards.profile} --repo {params.base} && "
         "mv {params.partial} {output.notebook}"
 
@@ -289,6 +323,9 @@ REPORT_INPUT = dict(
     benchmarks=expand("results/{profile}/benchmarks/{run}.tsv", profile=PROFILE, run=RUNS),
     figures=expand("figures/{profile}/{run}", profile=PROFILE, run=RUNS),
     decided=DECIDED_BY,
+    other_kernels=expand(
+        "results/{profile}/{run}.csv", profile=PROFILE + OTHER_KERNELS_SUFFIX, run=COMPARE_KERNELS
+    ),
 )
 REPORT_ARGS = (
     f"--claims {{input.claims}} --results results/{PROFILE} --complete "
@@ -296,6 +333,7 @@ REPORT_ARGS = (
     + " ".join(map(shlex.quote, RUNS))
     + (" --allow-unmeasured " + " ".join(map(shlex.quote, UNMEASURED)) if UNMEASURED else "")
     + (" --decided-by " + " ".join(map(shlex.quote, DECIDED_BY)) if DECIDED_BY else "")
+    + (f" --compare results/{PROFILE}{OTHER_KERNELS_SUFFIX}" if COMPARE_KERNELS else "")
 )
 
 

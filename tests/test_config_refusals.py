@@ -4,6 +4,7 @@ notebook parameter that the notebook does not declare each stop with a message n
 the line or the parameter."""
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ppdp import kernels
 from ppdp.compendium.yamlfile import read_yaml
 from test_bad_input_pipeline import _config, _snakemake
 
@@ -164,7 +166,12 @@ def _deciding_smoke(n_runs):
     return yaml.safe_dump(
         {
             "profile": "deciding_smoke",
-            "decides": {"profile": "smoke", "claims": [claim], "differs_in": ["n_runs"]},
+            "decides": {
+                "profile": "smoke",
+                "claims": [claim],
+                "differs_in": ["n_runs"],
+                "compare_kernels": ["mutual_cover"],
+            },
             "runs": {"mutual_cover": spec},
         }
     )
@@ -174,11 +181,25 @@ def test_a_deciding_profile_runs_its_runs_and_writes_its_report_where_it_is_comm
     text = _deciding_smoke(SMOKE_MC_RUNS + 2)
     work = tmp_path / "work"
     work.mkdir()
-    proc = _snakemake("-n", "--cores", "1", "--directory", str(work), *_config(tmp_path, text))
+    proc = _snakemake(
+        "-n", "-p", "--cores", "1", "--directory", str(work), *_config(tmp_path, text)
+    )
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     assert "rule deciding_report" in proc.stdout
     assert "reports/deciding/deciding_smoke/verdicts.csv" in proc.stdout
     assert "run=mutual_cover" in proc.stdout and "run=sppm" not in proc.stdout
+    # the run again under other kernels, and the report comparing the two
+    setting, other = kernels.other_kernels(os.environ)
+    again = [
+        line
+        for line in proc.stdout.splitlines()
+        if "papermill" in line and "deciding_smoke-other-kernels/mutual_cover" in line
+    ]
+    assert len(again) == 1 and re.search(r"&& env [^&]* -m papermill ", again[0]), again
+    changed = [f"{k}={v}" for k, v in other.items() if os.environ.get(k) != v]
+    assert all(item in again[0] for item in changed), (setting, changed, again[0])
+    assert '"profile": "deciding_smoke"' in again[0]
+    assert "--compare results/deciding_smoke-other-kernels" in proc.stdout
 
 
 def test_a_deciding_profile_that_changes_another_parameter_stops_the_dry_run(tmp_path):

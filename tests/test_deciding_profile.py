@@ -259,6 +259,28 @@ def test_a_deciding_report_that_leaves_a_decided_claim_open_writes_nothing(tmp_p
     assert not out.exists()
 
 
+def test_a_verdict_that_other_kernels_flip_is_decided_unstable(tmp_path):
+    claims = _claims(tmp_path)
+    results = _results(tmp_path / "decisive", {"one": [2.0, 3.0, 4.0], "two": [0.0]})
+    # the rerun under other kernels: p.a and p.b fall below the threshold 1
+    other = _results(tmp_path / "decisive-other-kernels", {"one": [0.5, 0.6], "two": [0.0]})
+    (other / "two.csv").unlink()  # only run "one" runs again
+    out = tmp_path / "deciding" / "reproduction.md"
+    build_report(
+        claims,
+        results,
+        out,
+        profile="decisive",
+        runs=["one"],
+        complete=True,
+        compare=other,
+        decides=_deciding(["p.a"]),
+    )
+    verdicts = read_decided_verdicts(out.parent / "verdicts.csv")
+    assert verdicts["verdict"].tolist() == ["unstable"]
+    assert "reproduced here, not reproduced in" in verdicts["detail"].iloc[0]
+
+
 def test_the_decided_report_shows_the_deciding_verdict_beside_its_own(tmp_path):
     claims = _claims(tmp_path)
     deciding = _results(tmp_path / "decisive", {"one": [0.5, 0.6, 0.7, 0.8], "two": [0.0]})

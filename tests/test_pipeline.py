@@ -188,22 +188,10 @@ def test_smoke_profile_end_to_end(smoke_run):
 
 
 def _other_kernels() -> tuple[str, dict[str, str]]:
-    """An environment whose arithmetic differs from the tests' own. The Snakefile applies the
-    kernel caps of ppdp.kernels wherever they apply (x86-64 with AVX2) unless PPDP_NATIVE_KERNELS=1:
-    so the other run takes the machine's own kernels when the tests' run has the caps, the caps
-    when it has opted out, and, where no caps apply, one thread for every library (other
-    summation orders in the BLAS and in PyTorch)."""
-    env = dict(os.environ)
-    if kernels.caps_apply():
-        for name in kernels.CAPS:
-            env.pop(name, None)
-        if env.pop(kernels.NATIVE, "").strip().lower() in {"1", "true", "yes", "on"}:
-            return "the kernel caps", env
-        env[kernels.NATIVE] = "1"
-        return "the machine's own kernels (no caps)", env
-    threads = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-    env.update(dict.fromkeys(threads, "1"))
-    return "one thread per library", env
+    """An environment whose arithmetic differs from the tests' own (:func:`kernels.other_kernels`):
+    the machine's own kernels when the tests' run has the Snakefile's caps, the caps when it has
+    opted out, and, where no caps apply, one thread for every library."""
+    return kernels.other_kernels(os.environ)
 
 
 def test_verdicts_agree_across_kernels(smoke_run, tmp_path):

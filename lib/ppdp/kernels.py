@@ -57,6 +57,7 @@ __all__ = [
     "kernel_argv",
     "launch",
     "main",
+    "other_kernels",
 ]
 
 CAPS: Mapping[str, str] = MappingProxyType(
@@ -181,6 +182,51 @@ def environment(
     if hash_seed:
         wanted.update(HASH_SEED)
     return {name: value for name, value in wanted.items() if name not in environ}
+
+
+def other_kernels(
+    environ: Mapping[str, str] | None = None, *, capped: bool | None = None
+) -> tuple[str, dict[str, str]]:
+    """An environment whose arithmetic differs from ``environ``'s, to run a computation again
+    and see which of its results the kernels move.
+
+    Where the caps apply (:func:`caps_apply`), the other environment takes the machine's own
+    kernels when ``environ`` has the caps, and the caps when it opted out (``PPDP_NATIVE_KERNELS``);
+    where none apply, it runs every library on one thread (other summation orders in the BLAS
+    and in PyTorch).
+
+    Parameters
+    ----------
+    environ : mapping, optional
+        Default ``os.environ``; it is not changed.
+    capped : bool, optional
+        Whether the caps apply to the machine; default: :func:`caps_apply` of this machine.
+
+    Returns
+    -------
+    (str, dict of str to str)
+        What differs, in words, and the whole other environment.
+
+    Examples
+    --------
+    >>> other_kernels({"OPENBLAS_CORETYPE": "Haswell"}, capped=True)
+    ("the machine's own kernels (no caps)", {'PPDP_NATIVE_KERNELS': '1'})
+    >>> other_kernels({"PPDP_NATIVE_KERNELS": "1"}, capped=True)
+    ('the kernel caps', {})
+    >>> other_kernels({}, capped=False)[1]["OPENBLAS_NUM_THREADS"]
+    '1'
+    """
+    env = dict(os.environ if environ is None else environ)
+    capped = caps_apply() if capped is None else capped
+    if capped:
+        for name in CAPS:
+            env.pop(name, None)
+        if env.pop(NATIVE, "").strip().lower() in _TRUE:
+            return "the kernel caps", env
+        env[NATIVE] = "1"
+        return "the machine's own kernels (no caps)", env
+    env.update(dict.fromkeys(("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"), "1"))
+    return "one thread per library", env
 
 
 def apply(

@@ -80,6 +80,7 @@ from ppdp.report.cli import main
 from ppdp.report.deciding import (
     DECIDED_COLUMNS,
     DECIDING_REPORTS,
+    OTHER_KERNELS_SUFFIX,
     VERDICTS_FILE,
     apply_decided,
     decided_by_problems,
@@ -144,6 +145,7 @@ __all__ = [
     "MAX_FIGURE_BYTES",
     "OPS",
     "OPTIONAL_KEYS",
+    "OTHER_KERNELS_SUFFIX",
     "PACKAGES",
     "PAPER_TITLES",
     "PUBLISHED_OUTPUTS",

@@ -30,6 +30,7 @@ from pathlib import Path
 from ppdp.compendium.yamlfile import read_yaml
 from ppdp.report import costs
 from ppdp.report.build import build_report
+from ppdp.report.deciding import OTHER_KERNELS_SUFFIX
 from ppdp.report.provenance import write_provenance
 from ppdp.report.verdicts import AMBIGUOUS, UNSTABLE, VERDICTS
 
@@ -206,6 +207,12 @@ def _config_unmeasured(path: str | os.PathLike) -> list[str]:
     return out
 
 
+def _compare_kernels(config: dict) -> list[str]:
+    """The runs a deciding profile runs again under other kernels (none for another profile)."""
+    decides = config.get("decides")
+    return list(decides.get("compare_kernels", [])) if isinstance(decides, dict) else []
+
+
 def _config(path: str | os.PathLike) -> dict:
     config = read_yaml(path)
     if not isinstance(config, dict) or not isinstance(config.get("runs"), dict):
@@ -251,6 +258,19 @@ def _main_costs(argv: list[str]) -> int:
         runs = costs.runs_of(config, f"--config {args.config}")
         results = args.results if args.results is not None else f"results/{profile}"
         rows = costs.cost_table(results, runs, profile)
+        # a deciding profile's runs under other kernels cost as much again
+        again = _compare_kernels(config)
+        if again:
+            other = f"{profile}{OTHER_KERNELS_SUFFIX}"
+            rows += costs.cost_table(
+                Path(results).parent / other, {run: runs[run] for run in again}, other
+            )
+            commits = sorted({row["commit"] for row in rows})
+            if len(commits) > 1:
+                raise ValueError(
+                    f"profile {profile!r}: its runs and their reruns under other kernels come "
+                    f"from different commits ({', '.join(commits)}): one commit, one table"
+                )
         costs.write_cost_table(rows, args.csv, args.markdown)
     except (ValueError, FileNotFoundError) as error:
         print(f"python -m ppdp.report costs: error: {error}", file=sys.stderr)
@@ -291,6 +311,12 @@ def _main_cost(argv: list[str]) -> int:
         base_runs = costs.runs_of(_config(base_path), f"--measured-config {base_path}")
         notebooks = args.notebooks or Path(args.config).resolve().parent.parent / "notebooks"
         estimates = costs.estimate_costs(runs, measured, base_runs, notebooks)
+        again = set(_compare_kernels(config))
+        estimates += [
+            {**e, "run": f"{e['run']}{OTHER_KERNELS_SUFFIX}"}
+            for e in estimates
+            if e["run"] in again
+        ]
     except (ValueError, FileNotFoundError) as error:
         print(f"python -m ppdp.report cost: error: {error}", file=sys.stderr)
         return 1

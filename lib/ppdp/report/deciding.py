@@ -38,11 +38,12 @@ from typing import Any
 import pandas as pd
 
 from ppdp.report.provenance import _write_atomic
-from ppdp.report.verdicts import AMBIGUOUS
+from ppdp.report.verdicts import AMBIGUOUS, UNSTABLE
 
 __all__ = [
     "DECIDED_COLUMNS",
     "DECIDING_REPORTS",
+    "OTHER_KERNELS_SUFFIX",
     "VERDICTS_FILE",
     "apply_decided",
     "decided_by_problems",
@@ -73,11 +74,16 @@ DECIDED_COLUMNS = (
     "commit",
     "config_digest",
 )
+#: The suffix of the profile as which a deciding profile runs its ``decides.compare_kernels``
+#: runs again under other CPU kernels (:func:`ppdp.kernels.other_kernels`): their results go to
+#: ``results/<profile>-other-kernels/``.
+OTHER_KERNELS_SUFFIX = "-other-kernels"
 #: A run's keys that only schedule it: a deciding profile may set them as it needs.
 _SCHEDULING = {"cpu_minutes", "threads", "mem_mb", "runtime_min", "unmeasured", "kernel_sensitive"}
-#: The verdicts that decide a claim; a deciding profile that leaves one of its claims without
-#: one of these has decided nothing.
-_JUDGED = ("reproduced", "not reproduced", AMBIGUOUS)
+#: The verdicts a deciding profile gives: reproduced or not, ambiguous over unstated settings, or
+#: unstable (its verdict differs under other kernels, ``compare_kernels``); a claim it leaves not
+#: measured has decided nothing.
+_JUDGED = ("reproduced", "not reproduced", AMBIGUOUS, UNSTABLE)
 #: The columns a deciding verdict replaces; the report keeps the profile's own as ``own_<column>``.
 _REPLACED = ("measured", "ci_low", "ci_high", "n", "verdict", "detail")
 
@@ -141,8 +147,8 @@ def deciding_problems(
         One line per problem: a run the decided profile lacks or runs another notebook for; a
         parameter or setting that differs from the decided profile's and is not in
         ``differs_in``; a name in ``differs_in`` that no run changes; a decided claim that is
-        unknown or belongs to a run the profile does not run; a decided profile that is itself
-        deciding.
+        unknown or belongs to a run the profile does not run, or a run to compare across kernels
+        that it does not run; a decided profile that is itself deciding.
     """
     spec = config["decides"]
     name = config["profile"]
@@ -190,6 +196,12 @@ def deciding_problems(
             f"{where}: differs_in names {key!r}, but no run sets it to another value than "
             f"profile {spec['profile']!r}"
         )
+    for run in spec.get("compare_kernels", []):
+        if run not in config["runs"]:
+            problems.append(
+                f"{where}: decides.compare_kernels names run {run!r}, which this profile does "
+                "not run"
+            )
     for cid in spec["claims"]:
         run = claim_runs.get(cid)
         if run is None:
