@@ -192,6 +192,19 @@ def _deciding(claims: list[str], runs=("one",)) -> dict:
     }
 
 
+def _deciding_report(claims, results, out, decided: list[str], runs=("one",), **options):
+    """The report of a deciding profile of the made-up runs that decides ``decided``."""
+    return build_report(
+        claims,
+        results,
+        out,
+        profile="decisive",
+        runs=list(runs),
+        decides=_deciding(decided, runs=runs),
+        **options,
+    )
+
+
 def test_a_deciding_report_judges_its_runs_and_writes_the_verdicts_it_decides(tmp_path):
     claims = _claims(tmp_path)
     results = _results(tmp_path / "decisive", {"one": [2.0, 3.0, 4.0], "two": [0.0]})
@@ -233,29 +246,14 @@ def test_a_deciding_report_that_leaves_a_decided_claim_open_writes_nothing(tmp_p
     results = _results(tmp_path / "decisive", {"one": [2.0], "two": [0.0]})
     out = tmp_path / "deciding" / "reproduction.md"
     with pytest.raises(ValueError, match=r"decides claims it does not judge: \['p.c'\]"):
-        build_report(
-            claims,
-            results,
-            out,
-            profile="decisive",
-            runs=["one"],
-            decides=_deciding(["p.c"]),
-        )
+        _deciding_report(claims, results, out, ["p.c"])
     assert not out.exists() and not (out.parent / "verdicts.csv").exists()
     # runs of two commits do not make one deciding profile
     (results / "provenance" / "one.json").write_text(
         json.dumps({"git": {"commit": "other", "clean": True}})
     )
     with pytest.raises(ValueError, match="come from one commit"):
-        build_report(
-            claims,
-            results,
-            out,
-            profile="decisive",
-            runs=["one", "two"],
-            complete=True,
-            decides=_deciding(["p.a"], runs=("one", "two")),
-        )
+        _deciding_report(claims, results, out, ["p.a"], runs=("one", "two"), complete=True)
     assert not out.exists()
 
 
@@ -266,16 +264,7 @@ def test_a_verdict_that_other_kernels_flip_is_decided_unstable(tmp_path):
     other = _results(tmp_path / "decisive-other-kernels", {"one": [0.5, 0.6], "two": [0.0]})
     (other / "two.csv").unlink()  # only run "one" runs again
     out = tmp_path / "deciding" / "reproduction.md"
-    build_report(
-        claims,
-        results,
-        out,
-        profile="decisive",
-        runs=["one"],
-        complete=True,
-        compare=other,
-        decides=_deciding(["p.a"]),
-    )
+    _deciding_report(claims, results, out, ["p.a"], complete=True, compare=other)
     verdicts = read_decided_verdicts(out.parent / "verdicts.csv")
     assert verdicts["verdict"].tolist() == ["unstable"]
     assert "reproduced here, not reproduced in" in verdicts["detail"].iloc[0]
