@@ -78,8 +78,17 @@ DECIDED_COLUMNS = (
 #: runs again under other CPU kernels (:func:`ppdp.kernels.other_kernels`): their results go to
 #: ``results/<profile>-other-kernels/``.
 OTHER_KERNELS_SUFFIX = "-other-kernels"
-#: A run's keys that only schedule it: a deciding profile may set them as it needs.
-_SCHEDULING = {"cpu_minutes", "threads", "mem_mb", "runtime_min", "unmeasured", "kernel_sensitive"}
+#: A run's keys that do not change what it computes (its scheduling, and which of its claims the
+#: report and the tests let pass unmeasured or differ across kernels): a deciding profile sets
+#: them as it needs.
+_NOT_COMPUTED = {
+    "cpu_minutes",
+    "threads",
+    "mem_mb",
+    "runtime_min",
+    "unmeasured",
+    "kernel_sensitive",
+}
 #: The verdicts a deciding profile gives: reproduced or not, ambiguous over unstated settings, or
 #: unstable (its verdict differs under other kernels, ``compare_kernels``); a claim it leaves not
 #: measured has decided nothing.
@@ -172,7 +181,7 @@ def deciding_problems(
             problems.append(f"{where}: run {run!r}: profile {spec['profile']!r} has no such run")
             continue
         theirs = theirs_runs[run]
-        for key in sorted((set(ours) | set(theirs)) - _SCHEDULING - {"parameters"}):
+        for key in sorted((set(ours) | set(theirs)) - _NOT_COMPUTED - {"parameters"}):
             if ours.get(key) != theirs.get(key):
                 problems.append(
                     f"{where}: run {run!r}: {key} is {ours.get(key)!r}, but "
