@@ -239,6 +239,16 @@ if PROFILE == "default":
     REPORTS.append("reports/reproduction.md")
 
 
+# every run's CPU minutes together: the step of priority between runs on one and on more cores
+TOTAL_MINUTES = sum(run.get("cpu_minutes", 0) for run in RUNS.values())
+
+
+def run_priority(run):
+    """The run's CPU minutes, plus every run's for each core beyond its first (rule notebook)."""
+    spec = RUNS[run]
+    return spec.get("cpu_minutes", 0) + (spec.get("threads", 1) - 1) * TOTAL_MINUTES
+
+
 wildcard_constraints:
     profile="|".join([PROFILE] + ([PROFILE + OTHER_KERNELS_SUFFIX] if COMPARE_KERNELS else [])),
     run="|".join(RUNS),
@@ -285,10 +295,11 @@ rule notebook:
         kernels=lambda wc: kernels_prefix(wc.profile),
     # most notebooks compute on one core; a run that benefits from more sets `threads` in the config
     threads: lambda wc: RUNS[wc.run].get("threads", 1)
-    # longest first: with few cores, a long run started last would set the total time alone.
-    # Snakemake starts the set of jobs with the largest sum of priorities that fits the cores, so a
-    # run on t cores competes with t one-core runs: its priority per core is its CPU minutes.
-    priority: lambda wc: RUNS[wc.run].get("cpu_minutes", 0) * RUNS[wc.run].get("threads", 1)
+    # longest first: with few cores, a long run started last would set the total time alone;
+    # and runs on several cores before any one-core run, since started later one would wait for
+    # all its cores while the others idle. Snakemake starts the set of jobs with the largest sum
+    # of priorities that fits the cores, so each extra core adds the CPU minutes of every run.
+    priority: lambda wc: run_priority(wc.run)
     resources:
         mem_mb=lambda wc: RUNS[wc.run].get("mem_mb", 4000),
         runtime=lambda wc: RUNS[wc.run].get("runtime_min", 60),

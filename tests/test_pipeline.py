@@ -4,6 +4,7 @@ folder, clean failure, and byte-for-byte determinism of a notebook's tidy result
 import importlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -72,6 +73,33 @@ def test_dry_run(profile, tmp_path):
     assert ("output: reports/reproduction.md, reports/figures" in proc.stdout) is (
         profile == "default"
     )
+
+
+def test_a_run_on_several_cores_starts_before_pairs_of_one_core_runs(tmp_path):
+    """Snakemake starts the set of jobs with the largest sum of priorities that fits the cores;
+    each core of a run beyond the first adds every run's CPU minutes to its priority, so the
+    default profile's two-core benchmark outranks any two one-core runs and starts first, and
+    runs on equal cores start longest first."""
+    config = yaml.safe_load((ROOT / "config" / "default.yaml").read_text())
+    runs = config["runs"]
+    proc = _snakemake(
+        "-n",
+        "--cores",
+        "2",
+        "--configfile",
+        str(ROOT / "config" / "default.yaml"),
+        "--directory",
+        str(tmp_path),
+    )
+    priority = dict(re.findall(r"run=(\w+)\n\s+priority: ([\d.]+)", proc.stdout))
+    assert set(priority) == set(runs)
+    total = sum(spec["cpu_minutes"] for spec in runs.values())
+    for run, spec in runs.items():
+        expected = spec["cpu_minutes"] + (spec.get("threads", 1) - 1) * total
+        assert float(priority[run]) == pytest.approx(expected), run
+    two_core = [r for r, s in runs.items() if s.get("threads", 1) == 2]
+    one_core = sorted(float(priority[r]) for r, s in runs.items() if s.get("threads", 1) == 1)
+    assert two_core and all(float(priority[r]) > sum(one_core[-2:]) for r in two_core)
 
 
 def test_threads_reach_the_notebook_as_n_jobs(tmp_path):
