@@ -95,6 +95,8 @@ _NOT_COMPUTED = {
 _JUDGED = ("reproduced", "not reproduced", AMBIGUOUS, UNSTABLE)
 #: The columns a deciding verdict replaces; the report keeps the profile's own as ``own_<column>``.
 _REPLACED = ("measured", "ci_low", "ci_high", "n", "verdict", "detail")
+#: A parameter a profile does not set (``None`` is a value a profile may set).
+_MISSING = object()
 
 
 def profile_digest(config: Mapping[str, Any]) -> str:
@@ -221,9 +223,6 @@ def deciding_problems(
                 "profile does not run"
             )
     return problems
-
-
-_MISSING = object()
 
 
 def decided_by_problems(
