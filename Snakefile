@@ -127,7 +127,9 @@ _profiles_read = {}
 def _profile_config(name, why):
     path = BASE / "config" / f"{name}.yaml"
     if not path.exists():
-        raise ValueError(f"config profile {PROFILE!r}: {why} {name!r}, but {path.name} does not exist")
+        raise ValueError(
+            f"config profile {PROFILE!r}: {why} {name!r}, but {path.name} does not exist"
+        )
     return _profiles_read.setdefault(name, read_yaml(path))
 
 
@@ -171,6 +173,8 @@ if COMPARE_KERNELS:
 def kernels_prefix(profile):
     """The command prefix of a job of the profile: the other kernels for its second runs."""
     return OTHER_KERNELS_PREFIX if profile.endswith(OTHER_KERNELS_SUFFIX) else ""
+
+
 # one rule per notebook parameter, generated from the notebooks' own checks
 # (python -m ppdp.experiments.parameter_schema > config/parameters.schema.json)
 PARAMETER_RULES = json.loads((BASE / "config" / "parameters.schema.json").read_text())["$defs"]
@@ -314,8 +318,8 @@ rule notebook:
         "mkdir -p {output.figures} && "
         "{params.kernels}{PYTHON} -m papermill --no-progress-bar --log-output {input.notebook} "
         "{params.partial} -y {params.parameters} > {log} 2>&1 && "
-        "{params.kernels}{PYTHON} -m ppdp.report provenance --output {output.provenance} --run {wildcards.run} "
-        "--profile {wildcards.profile} --repo {params.base} && "
+        "{params.kernels}{PYTHON} -m ppdp.report provenance --output {output.provenance} "
+        "--run {wildcards.run} --profile {wildcards.profile} --repo {params.base} && "
         "mv {params.partial} {output.notebook}"
 
 
@@ -371,10 +375,12 @@ else:
             costs_csv=f"{DECIDING_DIR}/costs.csv",
             costs_md=f"{DECIDING_DIR}/costs.md",
         shell:
-            "{PYTHON} -m ppdp.report " + REPORT_ARGS + " --decides " + shlex.quote(str(PROFILE_FILE))
+            "{PYTHON} -m ppdp.report " + REPORT_ARGS
+            + " --decides " + shlex.quote(str(PROFILE_FILE))
             + " --output {output.report} --publish-figures {output.figures} && "
             "{PYTHON} -m ppdp.report costs --config " + shlex.quote(str(PROFILE_FILE))
-            + f" --results results/{PROFILE} --csv {{output.costs_csv}} --markdown {{output.costs_md}}"
+            + f" --results results/{PROFILE}"
+            + " --csv {output.costs_csv} --markdown {output.costs_md}"
 
 
 # The committed copy links figures copied next to it (reports/figures/), so that it shows them
