@@ -47,6 +47,7 @@ from ppdp.report import (
     load_claims,
     verdicts_path,
 )
+from ppdp.report.costs import priorities
 
 # Every job (papermill, the notebook's kernel, the provenance, the report) inherits this process's
 # environment: the CPU kernel caps of ppdp.kernels on x86-64 machines with AVX2 and PYTHONHASHSEED,
@@ -243,14 +244,11 @@ if PROFILE == "default":
     REPORTS.append("reports/reproduction.md")
 
 
-# every run's CPU minutes together: the step of priority between runs on one and on more cores
-TOTAL_MINUTES = sum(run.get("cpu_minutes", 0) for run in RUNS.values())
-
-
-def run_priority(run):
-    """The run's CPU minutes, plus every run's for each core beyond its first (rule notebook)."""
-    spec = RUNS[run]
-    return spec.get("cpu_minutes", 0) + (spec.get("threads", 1) - 1) * TOTAL_MINUTES
+# each run's priority (ppdp.report.costs.priorities, which the cost table's makespan also reads)
+PRIORITIES = priorities(
+    {name: run.get("cpu_minutes", 0) for name, run in RUNS.items()},
+    {name: run.get("threads", 1) for name, run in RUNS.items()},
+)
 
 
 wildcard_constraints:
@@ -299,11 +297,10 @@ rule notebook:
         kernels=lambda wc: kernels_prefix(wc.profile),
     # most notebooks compute on one core; a run that benefits from more sets `threads` in the config
     threads: lambda wc: RUNS[wc.run].get("threads", 1)
-    # longest first: with few cores, a long run started last would set the total time alone;
-    # and runs on several cores before any one-core run, since started later one would wait for
-    # all its cores while the others idle. Snakemake starts the set of jobs with the largest sum
-    # of priorities that fits the cores, so each extra core adds the CPU minutes of every run.
-    priority: lambda wc: run_priority(wc.run)
+    # runs on several cores first, then longest first: with few cores, a long run started last
+    # would set the total time alone, and a run on several cores started late waits for all its
+    # cores while the others idle
+    priority: lambda wc: PRIORITIES[wc.run]
     resources:
         mem_mb=lambda wc: RUNS[wc.run].get("mem_mb", 4000),
         runtime=lambda wc: RUNS[wc.run].get("runtime_min", 60),

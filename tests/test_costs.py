@@ -106,6 +106,26 @@ def test_makespan_gives_threaded_runs_both_cores():
     assert span == pytest.approx(6.0)
 
 
+def test_runs_on_several_cores_start_first_and_end_sooner():
+    """The Snakefile's priorities start a two-core run before one-core runs it would lose to by
+    CPU minutes alone: it takes both cores for 15 minutes, then the one-core runs share them
+    (55 minutes); started by CPU minutes it would wait for the 40-minute run, alone (65)."""
+    minutes, threads = {"a": 40.0, "wide": 30.0, "b": 10.0, "c": 10.0}, {"wide": 2}
+    order = costs.priorities(minutes, threads)
+    assert max(order, key=order.get) == "wide"
+    assert order["wide"] > order["a"] + order["b"]  # it outranks any pair of one-core runs
+    assert [r for r in sorted(order, key=order.get, reverse=True) if r != "wide"] == ["a", "b", "c"]
+    assert costs.makespan(minutes, 2, threads) == pytest.approx(55.0)
+    assert costs.makespan(minutes, 2, threads, priority=minutes) == pytest.approx(65.0)
+
+
+def test_the_cost_table_schedules_threaded_runs_on_their_cores(results):
+    rows = costs.cost_table(results, RUNS, "fixture")  # 5, 2 and 3 CPU minutes
+    assert "would end after 5.0 minutes" in costs.render_costs(rows)
+    # run a on both cores: 2.5 minutes, then b and c side by side: 3
+    assert "would end after 5.5 minutes" in costs.render_costs(rows, {"a": 2})
+
+
 def test_missing_tsv_is_refused(results):
     (results / "benchmarks" / "b.tsv").unlink()
     with pytest.raises(ValueError, match=r"missing .*benchmarks/b\.tsv"):
@@ -130,6 +150,33 @@ def test_costs_command_writes_both_files_and_refuses_a_missing_run(results, tmp_
     (results / "provenance" / "a.json").unlink()
     assert main([*args, "--csv", str(tmp_path / "other.csv")]) == 1
     assert "provenance/a.json" in capsys.readouterr().err
+    assert not (tmp_path / "other.csv").exists()
+
+
+def test_a_deciding_profiles_reruns_under_other_kernels_are_rows_of_their_own(tmp_path):
+    """A deciding profile that runs ``a`` again under other kernels: its table has a row for the
+    rerun, named apart, and refuses reruns of another commit."""
+    for run, values in MEASURED.items():
+        write_run(tmp_path / "results" / "fixture", run, *values)
+    write_run(tmp_path / "results" / "fixture-other-kernels", "a", 90.0, 500.0, 240.0)
+    config = tmp_path / "fixture.yaml"
+    config.write_text(
+        "profile: fixture\ndecides: {profile: p, claims: [x], differs_in: [y], "
+        "compare_kernels: [a]}\nruns:\n" + "".join(f"  {r}: {{notebook: datasets}}\n" for r in RUNS)
+    )
+    csv_path = tmp_path / "costs.csv"
+    args = ["costs", "--config", str(config), "--results", str(tmp_path / "results" / "fixture")]
+    assert main([*args, "--csv", str(csv_path)]) == 0
+    rows = costs.read_cost_table(csv_path)
+    assert [(r["profile"], r["run"]) for r in rows] == [
+        ("fixture", "a"),
+        ("fixture", "b"),
+        ("fixture", "c"),
+        ("fixture", "a-other-kernels"),
+    ]
+    assert rows[-1]["cpu_minutes"] == pytest.approx(4.0)
+    write_run(tmp_path / "results" / "fixture-other-kernels", "a", 90.0, 500.0, 240.0, "beef" * 10)
+    assert main([*args, "--csv", str(tmp_path / "other.csv")]) == 1
     assert not (tmp_path / "other.csv").exists()
 
 

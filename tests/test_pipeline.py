@@ -77,9 +77,11 @@ def test_dry_run(profile, tmp_path):
 
 def test_a_run_on_several_cores_starts_before_pairs_of_one_core_runs(tmp_path):
     """Snakemake starts the set of jobs with the largest sum of priorities that fits the cores;
-    each core of a run beyond the first adds every run's CPU minutes to its priority, so the
-    default profile's two-core benchmark outranks any two one-core runs and starts first, and
-    runs on equal cores start longest first."""
+    the Snakefile gives each run the priority of ppdp.report.costs.priorities (the one the cost
+    table's makespan reads), so the default profile's two-core benchmark outranks any two
+    one-core runs and starts first."""
+    from ppdp.report.costs import priorities
+
     config = yaml.safe_load((ROOT / "config" / "default.yaml").read_text())
     runs = config["runs"]
     proc = _snakemake(
@@ -93,10 +95,12 @@ def test_a_run_on_several_cores_starts_before_pairs_of_one_core_runs(tmp_path):
     )
     priority = dict(re.findall(r"run=(\w+)\n\s+priority: ([\d.]+)", proc.stdout))
     assert set(priority) == set(runs)
-    total = sum(spec["cpu_minutes"] for spec in runs.values())
-    for run, spec in runs.items():
-        expected = spec["cpu_minutes"] + (spec.get("threads", 1) - 1) * total
-        assert float(priority[run]) == pytest.approx(expected), run
+    expected = priorities(
+        {run: spec["cpu_minutes"] for run, spec in runs.items()},
+        {run: spec.get("threads", 1) for run, spec in runs.items()},
+    )
+    for run in runs:
+        assert float(priority[run]) == pytest.approx(expected[run]), run
     two_core = [r for r, s in runs.items() if s.get("threads", 1) == 2]
     one_core = sorted(float(priority[r]) for r, s in runs.items() if s.get("threads", 1) == 1)
     assert two_core and all(float(priority[r]) > sum(one_core[-2:]) for r in two_core)

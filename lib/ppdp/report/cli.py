@@ -258,20 +258,21 @@ def _main_costs(argv: list[str]) -> int:
         runs = costs.runs_of(config, f"--config {args.config}")
         results = args.results if args.results is not None else f"results/{profile}"
         rows = costs.cost_table(results, runs, profile)
-        # a deciding profile's runs under other kernels cost as much again
+        threads = {run: int(spec.get("threads", 1)) for run, spec in runs.items()}
+        # a deciding profile's runs under other kernels cost as much again: rows of their own
         again = _compare_kernels(config)
         if again:
-            other = f"{profile}{OTHER_KERNELS_SUFFIX}"
-            rows += costs.cost_table(
-                Path(results).parent / other, {run: runs[run] for run in again}, other
+            reruns = costs.cost_table(
+                Path(results).parent / f"{profile}{OTHER_KERNELS_SUFFIX}",
+                {run: runs[run] for run in again},
+                profile,
             )
-            commits = sorted({row["commit"] for row in rows})
-            if len(commits) > 1:
-                raise ValueError(
-                    f"profile {profile!r}: its runs and their reruns under other kernels come "
-                    f"from different commits ({', '.join(commits)}): one commit, one table"
-                )
-        costs.write_cost_table(rows, args.csv, args.markdown)
+            for row in reruns:
+                threads[row["run"] + OTHER_KERNELS_SUFFIX] = threads[row["run"]]
+                row["run"] += OTHER_KERNELS_SUFFIX
+            rows += reruns
+            costs.check_one_commit(rows, profile)
+        costs.write_cost_table(rows, args.csv, args.markdown, threads)
     except (ValueError, FileNotFoundError) as error:
         print(f"python -m ppdp.report costs: error: {error}", file=sys.stderr)
         return 1

@@ -38,10 +38,12 @@ __all__ = [
     "COLUMNS",
     "WORK_FACTORS",
     "Factor",
+    "check_one_commit",
     "cost_table",
     "estimate_costs",
     "makespan",
     "notebook_defaults",
+    "priorities",
     "read_cost_table",
     "render_costs",
     "render_estimate",
@@ -443,7 +445,14 @@ def cost_table(
                 "cpu_count": env.get("cpu_count", "unknown"),
             }
         )
-    commits = {}
+    check_one_commit(rows, profile)
+    return rows
+
+
+def check_one_commit(rows: Sequence[Mapping[str, Any]], profile: str) -> None:
+    """Refuse (``ValueError``) cost rows measured at more than one commit: one table measures
+    one commit."""
+    commits: dict[str, list[str]] = {}
     for row in rows:
         commits.setdefault(row["commit"], []).append(row["run"])
     if len(commits) > 1:
@@ -452,7 +461,27 @@ def cost_table(
             + "; ".join(f"{c[:10]}: {', '.join(r)}" for c, r in commits.items())
             + "); one table measures one commit: rerun the profile"
         )
-    return rows
+
+
+def priorities(
+    minutes: Mapping[str, float], threads: Mapping[str, int] | None = None
+) -> dict[str, float]:
+    """Each run's Snakemake priority, as the Snakefile gives it: its CPU minutes, plus every
+    run's CPU minutes for each core it takes beyond the first.
+
+    Snakemake starts the set of waiting jobs with the largest sum of priorities that fits the
+    free cores. A run's CPU minutes alone would let any two one-core runs outrank a two-core run,
+    which then starts last, with one core idle while the last one-core run ends; with the step of
+    every run's minutes, runs on more cores start first, and runs on equal cores longest first.
+
+    Examples
+    --------
+    >>> priorities({"wide": 30.0, "a": 42.0, "b": 40.0}, {"wide": 2})
+    {'wide': 142.0, 'a': 42.0, 'b': 40.0}
+    """
+    threads = threads or {}
+    total = sum(minutes.values())
+    return {run: m + (int(threads.get(run, 1)) - 1) * total for run, m in minutes.items()}
 
 
 def makespan(
@@ -461,12 +490,14 @@ def makespan(
     threads: Mapping[str, int] | None = None,
     priority: Mapping[str, float] | None = None,
 ) -> float:
-    """Minutes until the last run ends when runs start longest first on ``cores`` cores.
+    """Minutes until the last run ends when runs start in the Snakefile's order on ``cores``
+    cores.
 
     Snakemake starts the waiting job of highest priority whenever cores are free, and the Snakefile
-    gives each run its ``cpu_minutes`` as priority: a greedy longest-first schedule. A run with
-    ``threads`` takes ``min(threads, cores)`` cores (Snakemake scales a job's threads down to the
-    cores it has) and, by assumption, divides its CPU minutes evenly over them.
+    gives each run the priority of :func:`priorities`: runs on several cores first, then a greedy
+    longest-first schedule. A run with ``threads`` takes ``min(threads, cores)`` cores (Snakemake
+    scales a job's threads down to the cores it has) and, by assumption, divides its CPU minutes
+    evenly over them.
 
     Parameters
     ----------
@@ -477,7 +508,8 @@ def makespan(
     threads : mapping, optional
         Each run's threads (1 when absent).
     priority : mapping, optional
-        The order: highest first (default: ``minutes``). Ties keep the order of ``minutes``.
+        The order: highest first (default: :func:`priorities` of ``minutes`` and ``threads``).
+        Ties keep the order of ``minutes``.
 
     Returns
     -------
@@ -492,7 +524,7 @@ def makespan(
     if isinstance(cores, bool) or not isinstance(cores, int) or cores < 1:
         raise ValueError(f"cores must be a positive integer; got {cores!r}")
     threads = threads or {}
-    priority = minutes if priority is None else priority
+    priority = priorities(minutes, threads) if priority is None else priority
     free = [0.0] * cores
     end = 0.0
     for run in sorted(minutes, key=lambda r: -priority.get(r, 0)):
@@ -509,8 +541,10 @@ def write_cost_table(
     rows: Sequence[Mapping[str, Any]],
     csv_path: str | os.PathLike | None = None,
     markdown_path: str | os.PathLike | None = None,
+    threads: Mapping[str, int] | None = None,
 ) -> None:
-    """Write the cost table as tidy CSV and, or, Markdown (:func:`render_costs`), atomically."""
+    """Write the cost table as tidy CSV and, or, Markdown (:func:`render_costs`, with each run's
+    ``threads``), atomically."""
     if csv_path is not None:
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
@@ -519,7 +553,7 @@ def write_cost_table(
             writer.writerow({k: _csv_value(row[k]) for k in COLUMNS})
         _write_atomic(Path(csv_path), buffer.getvalue())
     if markdown_path is not None:
-        _write_atomic(Path(markdown_path), render_costs(rows))
+        _write_atomic(Path(markdown_path), render_costs(rows, threads))
 
 
 def _csv_value(value: Any) -> Any:
@@ -545,8 +579,11 @@ def read_cost_table(path: str | os.PathLike) -> list[dict[str, Any]]:
     return rows
 
 
-def render_costs(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The cost table as Markdown: a line per run, the total, the makespan and where measured."""
+def render_costs(
+    rows: Sequence[Mapping[str, Any]], threads: Mapping[str, int] | None = None
+) -> str:
+    """The cost table as Markdown: a line per run, the total, the makespan (:func:`makespan`, with
+    each run's ``threads``; one where absent) and where measured."""
     if not rows:
         raise ValueError("no runs: a cost table needs at least one")
     first = rows[0]
@@ -571,9 +608,10 @@ def render_costs(rows: Sequence[Mapping[str, Any]]) -> str:
     lines += [
         f"| total | | {total:.1f} | |",
         "",
-        f"{total:.1f} CPU minutes ({total / 60:.2f} CPU hours); on {CORES} cores, started longest "
-        f"first as the Snakefile orders them, the runs would end after {makespan(cpu):.1f} "
-        "minutes (a schedule computed from the CPU minutes).",
+        f"{total:.1f} CPU minutes ({total / 60:.2f} CPU hours); on {CORES} cores, started as "
+        "the Snakefile orders them (runs on several cores first, then longest first), the runs "
+        f"would end after {makespan(cpu, CORES, threads):.1f} minutes (a schedule computed from "
+        "the CPU minutes).",
         "",
     ]
     return "\n".join(lines)
@@ -667,7 +705,8 @@ def render_estimate(
         line.format(*header),
         *(line.format(*row) for row in body),
         f"total: {total:.1f} CPU minutes = {total / 60:.2f} CPU hours",
-        f"makespan on {CORES} cores, longest first: {span:.1f} minutes = {span / 60:.2f} hours",
+        f"makespan on {CORES} cores, in the Snakefile's order: {span:.1f} minutes = "
+        f"{span / 60:.2f} hours",
     ]
     return "\n".join(lines) + "\n"
 

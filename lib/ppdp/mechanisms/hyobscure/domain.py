@@ -317,13 +317,11 @@ def _pieces_per_group(labels: np.ndarray, adjacency: sp.spmatrix, n_groups: int)
     The same counts as the components of each group's induced subgraph, from one pass over the
     whole graph instead of a slice of the sparse matrix per group (the G-step checks every
     candidate move, so this runs thousands of times per fit)."""
-    adjacency = sp.csr_matrix(adjacency)
-    rows = np.repeat(np.arange(adjacency.shape[0]), np.diff(adjacency.indptr))
-    cols = adjacency.indices
-    inside = labels[rows] == labels[cols]
-    within = sp.csr_matrix(
-        (np.ones(int(inside.sum()), dtype=np.int8), (rows[inside], cols[inside])),
-        shape=adjacency.shape,
+    edges = sp.coo_matrix(adjacency)
+    inside = labels[edges.row] == labels[edges.col]
+    within = sp.coo_matrix(
+        (np.ones(int(inside.sum()), dtype=np.int8), (edges.row[inside], edges.col[inside])),
+        shape=edges.shape,
     )
     _, piece = connected_components(within, directed=False)
     # each piece lies in one group: count each piece once, at its first value
@@ -340,9 +338,9 @@ def _one_kmeans_run(counts, domain, K, k, alpha, l, beta, rng, max_iter):  # noq
     V = len(counts)
     coords = domain.coords
     # dense: a domain holds tens of values, and each step asks every free value for its groups
-    graph = sp.csr_matrix(domain.adjacency)
+    edges = sp.coo_matrix(domain.adjacency)
     adjacent = np.zeros((V, V), dtype=np.int64)
-    adjacent[np.repeat(np.arange(V), np.diff(graph.indptr)), graph.indices] = 1
+    adjacent[edges.row, edges.col] = 1
     present = np.flatnonzero(counts > 0)
     if len(present) < K:
         return None
@@ -375,9 +373,7 @@ def _one_kmeans_run(counts, domain, K, k, alpha, l, beta, rng, max_iter):  # noq
             labels[v] = g
             users[g] += counts[v]
             nvals[g] += 1
-        # squared distance of every value to every centre (at most two coordinates, so the sum
-        # is the same number in any order)
-        dist = ((coords[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
+        dist = _squared_distances(coords, centres)
         stuck = False
         for _step in range(V - K):
             pair = _next_pair(labels, users, nvals, counts, adjacent, dist, (k, alpha, l, beta))
@@ -430,6 +426,13 @@ def _next_pair(labels, users, nvals, counts, adjacent, dist, bounds):
     short = ((users < k) | (nvals < l))[gs]
     pick = np.lexsort((gs, vs, dist[vs, gs], ~short))[0]
     return int(vs[pick]), int(gs[pick])
+
+
+def _squared_distances(coords: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """The squared distance of every value to every centre, ``[value, centre]``: the same number
+    as each pair's own sum, since a domain's values have at most two coordinates (one addition,
+    in any order)."""
+    return ((coords[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
 
 
 def _centre(coords, counts, labels, g):
