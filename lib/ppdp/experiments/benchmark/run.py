@@ -670,6 +670,17 @@ PARAMETERS: dict[str, Param] = {
     "n_jobs": Param("int", low=1),
     "imposter_epochs": Param("int", low=1),
     "risk_thresholds": Param("list", item=Param("float", low=0.0, high=0.5)),
+    # the release-size sweep on Adult (ppdp.experiments.benchmark.sizes); None in
+    # size_sweep_rows releases every row, and size_sweep_runs None skips the sweep
+    "size_sweep_rows": Param("list", item=Param("int", low=10, none=True)),
+    "size_sweep_runs": Param(
+        "list",
+        item=Param(
+            "list", length=2, item=Param("any", alternatives=(Param("str"), Param("float")))
+        ),
+        none=True,
+    ),
+    "size_sweep_seeds": Param("list", item=Param("int", low=0)),
 }
 
 

@@ -127,7 +127,7 @@ def fig2_table() -> pd.DataFrame:
     return pd.DataFrame(p, index=list(FIG1_NAMES), columns=list(range(28, 42)))
 
 
-def worked_example(solver: str = "ipm") -> tuple[pd.DataFrame, pd.DataFrame]:
+def worked_example(solver: str = "batch") -> tuple[pd.DataFrame, pd.DataFrame]:
     """Fig. 2 and Example 1: our random output table for Fig. 1(a) at delta = 1/2, and a comparison
     with the paper's table (LP objective, largest delta ratio, Dean's re-identification probability).
     """
@@ -206,7 +206,7 @@ def run_experiments(
     seed: int = 0,
     distance: str = "ordinal",
     refine: str = "anatomy",
-    solver: str = "ipm",
+    solver: str = "batch",
     progress: bool = False,
 ) -> pd.DataFrame:
     """Run Figs. 3-8 and return one tidy frame (claims rows not included).
