@@ -6,6 +6,7 @@ import importlib.util
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
@@ -21,7 +22,7 @@ def test_imposter_table2_sweep_records_both_settings_and_resumes(tmp_path, monke
     sweep = load("imposter_table2_sweep")
     monkeypatch.setattr(sweep, "RESULTS", tmp_path)
     args = ["--rows", "1500", "--epochs", "1", "--hidden", "16", "--lambdas", "0", "1"]
-    args += ["--thetas", "0.01", "0.1"]
+    args += ["--thetas", "0.01", "0.1", "--seeds", "0"]
     frame = sweep.main(args)
     assert len(frame) == 4  # two lambdas x two thetas
     scores = ["gender_accuracy", "gender_f1", "income_accuracy", *sweep.SETTING_A]
@@ -75,6 +76,48 @@ def test_imposter_table2_sweep_pareto_front():
     assert per["meets_table2"].to_dict() == {0.0: False, 1.0: True, 5.0: True}
     assert per["income_kept_vs_a"].to_dict() == {0.0: True, 1.0: False, 5.0: False}
     assert per["income_kept"].to_dict() == {0.0: True, 1.0: False, 5.0: False}
+
+
+def test_imposter_table2_sweep_intervals_over_seeds():
+    """Each seed's worst case over theta, then the mean and Student's t-interval over seeds,
+    computed here from scratch; the bound on the whole interval needs every seed under it."""
+    from scipy import stats
+
+    sweep = load("imposter_table2_sweep")
+    gender = {0: [60.0, 64.0], 1: [62.0, 65.5], 2: [61.0, 66.5]}  # seed -> per theta
+    frame = pd.DataFrame(
+        [
+            {
+                "epochs": 1,
+                "hidden": 8,
+                "lam": 5.0,
+                "theta": theta,
+                "seed": seed,
+                "gender_accuracy": value,
+                "gender_f1": 5.0 + seed,
+                "income_accuracy": 81.0 - seed - theta,
+                "gender_accuracy_a": 75.0,
+                "income_accuracy_a": 82.0,
+            }
+            for seed, values in gender.items()
+            for theta, value in zip((0.01, 0.1), values, strict=True)
+        ]
+    )
+    row = sweep.summarize(frame, 1.0).iloc[0]
+    worst = [max(v) for v in gender.values()]  # 64, 65.5, 66.5
+    mean, sd = sum(worst) / 3, pd.Series(worst).std(ddof=1)
+    half = stats.t.ppf(0.975, 2) * sd / 3**0.5
+    assert row["n_seeds"] == 3
+    assert row["gender_accuracy_max"] == pytest.approx(mean)
+    assert row["gender_accuracy_max_low"] == pytest.approx(mean - half)
+    assert row["gender_accuracy_max_high"] == pytest.approx(mean + half)
+    assert row["income_accuracy_min"] == pytest.approx(81.0 - 1 - 0.1)  # mean of 80.9, 79.9, 78.9
+    # the means meet the bound, the upper end of the interval (about 68.5) does not
+    assert bool(row["meets_table2"]) and not bool(row["meets_table2_interval"])
+    # one seed has no interval: the whole-interval reading fails
+    one = sweep.summarize(frame[frame["seed"] == 0], 1.0).iloc[0]
+    assert one["n_seeds"] == 1 and pd.isna(one["gender_accuracy_max_high"])
+    assert bool(one["meets_table2"]) and not bool(one["meets_table2_interval"])
 
 
 def test_imposter_table2_sweep_tolerance_widens_income_kept():
