@@ -127,7 +127,7 @@ def plot_planes(
 SIZE_MEASURES = {
     "risk": "worst AUC advantage",
     "risk_tpr_1pct": "worst excess TPR at 1% FPR",
-    "risk_confident": "worst excess of disclosures at 0.99",
+    "risk_confident": "worst excess of disclosures\nat confidence 0.99",
 }
 
 
