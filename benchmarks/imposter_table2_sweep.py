@@ -132,7 +132,7 @@ def summarize(frame: pd.DataFrame, tolerance: float) -> pd.DataFrame:
         half = mean_halfwidth(std[measure], count[measure], distribution="t")
         per[f"{measure}_low"] = per[measure] - half
         per[f"{measure}_high"] = per[measure] + half
-    per["n_seeds"] = worst.groupby(SETTING)["seed"].nunique()
+    per["n_seeds"] = grouped.size()
     per = per.reset_index()
     per["meets_table2"] = (per["gender_accuracy_max"] < GENDER_ACCURACY) & (
         per["gender_f1_max"] < GENDER_F1
@@ -178,21 +178,16 @@ def plot(per: pd.DataFrame, path: Path) -> None:
         high = (per[f"{measure}_high"] - per[measure]).fillna(0)
         return [low.to_numpy(), high.to_numpy()]
 
-    bars = {"fmt": "none", "ecolor": "0.75", "elinewidth": 0.8}
-    left.errorbar(
-        per["gender_accuracy_max"],
-        per["income_accuracy_min"],
-        xerr=spread("gender_accuracy_max"),
-        yerr=spread("income_accuracy_min"),
-        **bars,
-    )
-    right.errorbar(
-        per["gender_accuracy_max"],
-        per["income_drop_max"],
-        xerr=spread("gender_accuracy_max"),
-        yerr=spread("income_drop_max"),
-        **bars,
-    )
+    for ax, measure in ((left, "income_accuracy_min"), (right, "income_drop_max")):
+        ax.errorbar(
+            per["gender_accuracy_max"],
+            per[measure],
+            xerr=spread("gender_accuracy_max"),
+            yerr=spread(measure),
+            fmt="none",
+            ecolor="0.75",
+            elinewidth=0.8,
+        )
     left.scatter(
         per["gender_accuracy_max"], per["income_accuracy_min"], color="0.6", label="setting"
     )

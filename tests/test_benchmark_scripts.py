@@ -80,7 +80,8 @@ def test_imposter_table2_sweep_pareto_front():
 
 def test_imposter_table2_sweep_intervals_over_seeds():
     """Each seed's worst case over theta, then the mean and Student's t-interval over seeds,
-    computed here from scratch; the bound on the whole interval needs every seed under it."""
+    computed here from scratch; the bound read on the whole interval needs its upper end under
+    the bound, which no single seed gives."""
     from scipy import stats
 
     sweep = load("imposter_table2_sweep")
