@@ -6,8 +6,9 @@ bits in both: an AVX2 machine picks the same numpy loops and the same OpenBLAS k
 without the caps of :mod:`ppdp.kernels`, and only ``MKL_CBWR`` differs, which only PyTorch reads.
 Then only the runs whose notebooks can load PyTorch can differ. This module finds them:
 
-- :func:`environment_record` probes the kernels a run would get in an environment;
-- :func:`differing_families` compares two such records by library family (numpy, BLAS, PyTorch);
+- :func:`ppdp.kernels.environment_record` probes the kernels a run would get in an environment;
+- :func:`ppdp.kernels.differing_families` compares two such records by library family (numpy,
+  BLAS, PyTorch);
 - :func:`runs_reaching` reads, statically, which runs' notebooks can import a module, through the
   library's import graph (``tests/test_import_graph.py``) and its computed imports;
 - :func:`runs_to_rerun` puts them together: every run, unless only PyTorch's kernels differ.
@@ -20,10 +21,7 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
-import json
 import re
-import subprocess
-import sys
 from collections import deque
 from collections.abc import Mapping
 from functools import cache
@@ -33,7 +31,7 @@ import nbformat
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from ppdp import kernels
+from ppdp.kernels import blas_entries, differing_families
 from test_import_graph import GRAPH, LIB, from_target, import_graph, library_modules
 
 ROOT = LIB.parent
@@ -41,21 +39,6 @@ NOTEBOOKS = ROOT / "notebooks"
 
 #: The library's top-level package.
 TOP = "ppdp"
-
-#: The provenance fields that say which CPU kernels a run computed with
-#: (:func:`ppdp.report.provenance.collect_provenance`).
-KERNEL_FIELDS = ("numpy_simd", "blas", "torch_cpu", "mkl_cbwr")
-
-#: The thread variables Snakemake sets in every job's environment to the job's ``threads``
-#: (``snakemake/shell.py``): a run's BLAS thread count is theirs, not the machine's.
-SNAKEMAKE_THREAD_VARIABLES = (
-    "OMP_NUM_THREADS",
-    "GOTO_NUM_THREADS",
-    "OPENBLAS_NUM_THREADS",
-    "MKL_NUM_THREADS",
-    "VECLIB_MAXIMUM_THREADS",
-    "NUMEXPR_NUM_THREADS",
-)
 
 #: Names through which code can import a module whose name it computes.
 COMPUTED_IMPORTS = frozenset(
@@ -81,122 +64,11 @@ _BLAS_NAMES = {"openblas": "OpenBLAS", "mkl": "MKL", "blis": "BLIS", "accelerate
 # The kernels an environment gives a run
 
 
-def environment_record(env: Mapping[str, str], *, threads: int | None = None) -> dict:
-    """The kernel fields of the provenance a run would record in the environment ``env``.
-
-    A fresh interpreter (this one's executable) records them with
-    :func:`ppdp.report.provenance.collect_provenance`, after the caps of :mod:`ppdp.kernels` are
-    applied to ``env`` exactly as a run's job and its Jupyter kernel apply them
-    (:func:`ppdp.kernels.apply`, which the Snakefile and ``python -m ppdp.kernels launch`` call):
-    the caps that apply to this machine, less those ``env`` sets, none with
-    ``PPDP_NATIVE_KERNELS=1``. numpy, OpenBLAS and PyTorch read them once, when they load, hence
-    the new process.
-
-    Parameters
-    ----------
-    env : mapping of str to str
-        The environment the run would start from (e.g. ``os.environ``, or the environment of the
-        other kernels).
-    threads : int, optional
-        The job's threads: Snakemake sets :data:`SNAKEMAKE_THREAD_VARIABLES` of every job to them
-        (1 for a smoke run), which the BLAS's ``num_threads`` shows. Default: keep ``env``'s own.
-
-    Returns
-    -------
-    dict
-        The fields :data:`KERNEL_FIELDS`.
-    """
-    code = (
-        "import json\n"
-        "from ppdp.report.provenance import collect_provenance\n"
-        "record = collect_provenance()\n"
-        f"print(json.dumps({{field: record[field] for field in {KERNEL_FIELDS!r}}}))\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        env=probe_environment(env, threads=threads),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise RuntimeError(
-            f"the kernel probe failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}"
-        )
-    return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-def probe_environment(env: Mapping[str, str], *, threads: int | None = None) -> dict[str, str]:
-    """The environment a run's job and its Jupyter kernel compute in, started from ``env``:
-    ``env`` with :func:`ppdp.kernels.apply` applied, and Snakemake's thread variables set to
-    ``threads`` if given (see :func:`environment_record`)."""
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)):
-        raise TypeError(f"threads must be an int or None, got {threads!r}")
-    if threads is not None and threads < 1:
-        raise ValueError(f"threads must be at least 1, got {threads}")
-    probed = dict(env)
-    kernels.apply(probed)
-    if threads is not None:
-        probed.update(dict.fromkeys(SNAKEMAKE_THREAD_VARIABLES, str(threads)))
-    return probed
-
-
-def _blas_entries(record: Mapping) -> list[tuple]:
-    """The BLAS libraries of a record, each as (owner, API, version, kernel, threads), sorted."""
-    return sorted(
-        tuple(
-            str(entry.get(key))
-            for key in ("owner", "internal_api", "version", "kernel", "num_threads")
-        )
-        for entry in record.get("blas") or []
-    )
-
-
-def differing_families(a: Mapping, b: Mapping) -> set[str]:
-    """The library families whose kernels differ between two records of :func:`environment_record`.
-
-    Parameters
-    ----------
-    a, b : mapping
-        Records with the fields :data:`KERNEL_FIELDS` (a run's provenance will do); a field one
-        lacks differs.
-
-    Returns
-    -------
-    set of str
-        ``"numpy"`` if the numpy SIMD targets differ; ``"blas"`` if the BLAS libraries differ
-        (in kernel or thread count, or in which libraries and versions are loaded); ``"torch"`` if
-        PyTorch's CPU capability or ``MKL_CBWR`` differ.
-
-    Examples
-    --------
-    >>> same = {"numpy_simd": "X86_V3", "blas": [], "torch_cpu": "AVX2", "mkl_cbwr": "unset"}
-    >>> sorted(differing_families(same, {**same, "mkl_cbwr": "COMPATIBLE"}))
-    ['torch']
-    >>> differing_families(same, dict(same))
-    set()
-    """
-    families = set()
-    if _differs(a, b, "numpy_simd"):
-        families.add("numpy")
-    if "blas" not in a or "blas" not in b or _blas_entries(a) != _blas_entries(b):
-        families.add("blas")
-    if _differs(a, b, "torch_cpu") or _differs(a, b, "mkl_cbwr"):
-        families.add("torch")
-    return families
-
-
-def _differs(a: Mapping, b: Mapping, field: str) -> bool:
-    """Whether ``field`` differs, a field that either record lacks included (unknown kernels)."""
-    return field not in a or field not in b or a[field] != b[field]
-
-
 def _kernel_view(record: Mapping) -> tuple:
     """A record's kernel fields in a comparable form."""
     return (
         record.get("numpy_simd"),
-        tuple(_blas_entries(record)),
+        tuple(blas_entries(record)),
         record.get("torch_cpu"),
         record.get("mkl_cbwr"),
     )

@@ -5,6 +5,7 @@ the verdicts it decides, and the decided profile's report shows them beside its 
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from pathlib import Path
 
@@ -268,6 +269,67 @@ def test_a_verdict_that_other_kernels_flip_is_decided_unstable(tmp_path):
     verdicts = read_decided_verdicts(out.parent / "verdicts.csv")
     assert verdicts["verdict"].tolist() == ["unstable"]
     assert "reproduced here, not reproduced in" in verdicts["detail"].iloc[0]
+
+
+#: The kernel fields of a run's provenance on an AVX2 machine under the caps.
+AVX2_CAPPED = {
+    "numpy_simd": "X86_V3",
+    "blas": [{"owner": "numpy", "internal_api": "openblas", "kernel": "Haswell", "num_threads": 2}],
+    "torch_cpu": "AVX2",
+    "mkl_cbwr": "COMPATIBLE",
+}
+
+
+def _record_kernels(folder: Path, run: str, **fields) -> None:
+    path = folder / "provenance" / f"{run}.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **AVX2_CAPPED, **fields}))
+
+
+@pytest.mark.parametrize(
+    ("notebook", "other", "refused"),
+    [
+        # an AVX2 machine's own kernels: only MKL_CBWR differs, which a notebook without PyTorch
+        # never reads
+        ("one", {"mkl_cbwr": "unset"}, True),
+        ("imposter", {"mkl_cbwr": "unset"}, False),
+        ("one", {}, True),
+        # an AVX-512 machine's own kernels
+        ("one", {"numpy_simd": "X86_V4", "torch_cpu": "AVX512"}, False),
+        ("one", {"blas": [{**AVX2_CAPPED["blas"][0], "kernel": "SkylakeX"}]}, False),
+    ],
+)
+def test_a_kernel_comparison_that_compares_nothing_is_refused(tmp_path, notebook, other, refused):
+    claims = _claims(tmp_path)
+    results = _results(tmp_path / "decisive", {"one": [2.0, 3.0, 4.0], "two": [0.0]})
+    again = _results(tmp_path / "decisive-other-kernels", {"one": [2.0, 3.0, 4.0], "two": [0.0]})
+    (again / "two.csv").unlink()
+    _record_kernels(results, "one")
+    _record_kernels(again, "one", **other)
+    decides = _deciding(["p.a"])
+    decides["runs"]["one"]["notebook"] = notebook
+    out = tmp_path / "deciding" / "reproduction.md"
+    build = functools.partial(
+        build_report,
+        claims,
+        results,
+        out,
+        profile="decisive",
+        runs=["one"],
+        complete=True,
+        decides=decides,
+        compare=again,
+    )
+    if not refused:
+        build()
+        assert read_decided_verdicts(out.parent / "verdicts.csv")["verdict"].tolist() == [
+            "reproduced"
+        ]
+        return
+    with pytest.raises(
+        ValueError, match=r"run one computed with the same kernels .* tests nothing"
+    ):
+        build()
+    assert not out.exists() and not (out.parent / "verdicts.csv").exists()
 
 
 def test_the_decided_report_shows_the_deciding_verdict_beside_its_own(tmp_path):

@@ -9,17 +9,14 @@ import nbformat
 import pytest
 import yaml
 
-from kernel_reach import (
-    ROOT,
+from kernel_reach import NOTEBOOKS, ROOT, import_chain, runs_reaching, runs_to_rerun
+from ppdp import kernels
+from ppdp.kernels import (
     SNAKEMAKE_THREAD_VARIABLES,
     differing_families,
     environment_record,
-    import_chain,
     probe_environment,
-    runs_reaching,
-    runs_to_rerun,
 )
-from ppdp import kernels
 
 SMOKE_RUNS = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["runs"]
 
@@ -69,6 +66,13 @@ def test_the_runs_that_reach_torch_are_imposter_and_benchmark():
     for notebook in {spec["notebook"] for spec in SMOKE_RUNS.values()}:
         same = {r for r, s in SMOKE_RUNS.items() if s["notebook"] == notebook}
         assert (same <= reaching) or not (same & reaching), notebook
+
+
+def test_the_library_knows_which_notebooks_can_import_torch():
+    # the report credits a comparison with PyTorch's kernels only for these notebooks' runs
+    everyone = {path.stem: {"notebook": path.stem} for path in NOTEBOOKS.glob("*.ipynb")}
+    assert len(everyone) >= 7
+    assert runs_reaching("torch", everyone) == set(kernels.TORCH_NOTEBOOKS)
 
 
 def test_a_library_module_is_a_prefix_too():

@@ -235,7 +235,8 @@ def test_verdicts_agree_across_kernels(smoke_run, tmp_path):
     each library picks in the other environment are probed and compared with those the runs
     recorded; when only PyTorch's differ, the runs whose notebooks cannot import PyTorch compute
     the same bits, and their results are copied. Every claim is judged on both sides."""
-    from kernel_reach import differing_families, environment_record, runs_to_rerun
+    from kernel_reach import runs_to_rerun
+    from ppdp.kernels import differing_families, environment_record
     from ppdp.report import evaluate, load_claims, verdict_differences
 
     setting, env = _other_kernels()

@@ -49,15 +49,23 @@ from types import MappingProxyType
 __all__ = [
     "CAPS",
     "HASH_SEED",
+    "KERNEL_FIELDS",
     "NATIVE",
+    "SNAKEMAKE_THREAD_VARIABLES",
+    "TORCH_NOTEBOOKS",
     "apply",
+    "blas_entries",
     "caps_apply",
+    "compared_families",
+    "differing_families",
     "environment",
+    "environment_record",
     "install_kernelspec",
     "kernel_argv",
     "launch",
     "main",
     "other_kernels",
+    "probe_environment",
 ]
 
 CAPS: Mapping[str, str] = MappingProxyType(
@@ -227,6 +235,157 @@ def other_kernels(
         return "the machine's own kernels (no caps)", env
     env.update(dict.fromkeys(("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"), "1"))
     return "one thread per library", env
+
+
+#: The provenance fields that say which CPU kernels a run computed with
+#: (:func:`ppdp.report.provenance.collect_provenance`).
+KERNEL_FIELDS = ("numpy_simd", "blas", "torch_cpu", "mkl_cbwr")
+
+#: The thread variables Snakemake sets in every job's environment to the job's ``threads``
+#: (``snakemake/shell.py``): a run's BLAS thread count is theirs, not the machine's.
+SNAKEMAKE_THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "GOTO_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
+
+#: The notebooks whose code can import PyTorch, the only ones whose results PyTorch's kernels and
+#: ``MKL_CBWR`` can move. ``tests/test_kernel_reach.py`` checks it against the static import
+#: analysis of every notebook (``tests/kernel_reach.py``).
+TORCH_NOTEBOOKS = frozenset({"benchmark", "imposter"})
+
+
+def blas_entries(record: Mapping) -> list[tuple]:
+    """The BLAS libraries of a provenance record, each as (owner, API, version, kernel, threads),
+    sorted."""
+    return sorted(
+        tuple(
+            str(entry.get(key))
+            for key in ("owner", "internal_api", "version", "kernel", "num_threads")
+        )
+        for entry in record.get("blas") or []
+    )
+
+
+def differing_families(a: Mapping, b: Mapping) -> set[str]:
+    """The library families whose kernels differ between two provenance records.
+
+    Parameters
+    ----------
+    a, b : mapping
+        Records with the fields :data:`KERNEL_FIELDS` (a run's provenance); a field one lacks
+        differs (unknown kernels).
+
+    Returns
+    -------
+    set of str
+        ``"numpy"`` if the numpy SIMD targets differ; ``"blas"`` if the BLAS libraries differ
+        (in kernel or thread count, or in which libraries and versions are loaded); ``"torch"`` if
+        PyTorch's CPU capability or ``MKL_CBWR`` differ.
+
+    Examples
+    --------
+    >>> same = {"numpy_simd": "X86_V3", "blas": [], "torch_cpu": "AVX2", "mkl_cbwr": "unset"}
+    >>> sorted(differing_families(same, {**same, "mkl_cbwr": "COMPATIBLE"}))
+    ['torch']
+    >>> differing_families(same, dict(same))
+    set()
+    """
+    families = set()
+    if _field_differs(a, b, "numpy_simd"):
+        families.add("numpy")
+    if "blas" not in a or "blas" not in b or blas_entries(a) != blas_entries(b):
+        families.add("blas")
+    if _field_differs(a, b, "torch_cpu") or _field_differs(a, b, "mkl_cbwr"):
+        families.add("torch")
+    return families
+
+
+def environment_record(env: Mapping[str, str], *, threads: int | None = None) -> dict:
+    """The kernel fields of the provenance a run would record in the environment ``env``.
+
+    A fresh interpreter (this one's executable) records them with
+    :func:`ppdp.report.provenance.collect_provenance`, after the caps of :mod:`ppdp.kernels` are
+    applied to ``env`` exactly as a run's job and its Jupyter kernel apply them
+    (:func:`apply`, which the Snakefile and ``python -m ppdp.kernels launch`` call):
+    the caps that apply to this machine, less those ``env`` sets, none with
+    ``PPDP_NATIVE_KERNELS=1``. numpy, OpenBLAS and PyTorch read them once, when they load, hence
+    the new process.
+
+    Parameters
+    ----------
+    env : mapping of str to str
+        The environment the run would start from (e.g. ``os.environ``, or the environment of the
+        other kernels).
+    threads : int, optional
+        The job's threads: Snakemake sets :data:`SNAKEMAKE_THREAD_VARIABLES` of every job to them
+        (1 for a smoke run), which the BLAS's ``num_threads`` shows. Default: keep ``env``'s own.
+
+    Returns
+    -------
+    dict
+        The fields :data:`KERNEL_FIELDS`.
+    """
+    code = (
+        "import json\n"
+        "from ppdp.report.provenance import collect_provenance\n"
+        "record = collect_provenance()\n"
+        f"print(json.dumps({{field: record[field] for field in {KERNEL_FIELDS!r}}}))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env=probe_environment(env, threads=threads),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(
+            f"the kernel probe failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}"
+        )
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def probe_environment(env: Mapping[str, str], *, threads: int | None = None) -> dict[str, str]:
+    """The environment a run's job and its Jupyter kernel compute in, started from ``env``:
+    ``env`` with :func:`apply` applied, and Snakemake's thread variables set to
+    ``threads`` if given (see :func:`environment_record`)."""
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)):
+        raise TypeError(f"threads must be an int or None, got {threads!r}")
+    if threads is not None and threads < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
+    probed = dict(env)
+    apply(probed)
+    if threads is not None:
+        probed.update(dict.fromkeys(SNAKEMAKE_THREAD_VARIABLES, str(threads)))
+    return probed
+
+
+def compared_families(a: Mapping, b: Mapping, notebook: str | None) -> set[str]:
+    """The kernel families that differ between two runs of one notebook and that its code can
+    compute with: :func:`differing_families`, PyTorch's left out unless the notebook is one of
+    :data:`TORCH_NOTEBOOKS`. An unknown notebook (``None``) is not credited with PyTorch: a
+    comparison that rests on PyTorch's kernels alone then compares nothing it can show.
+
+    Examples
+    --------
+    >>> same = {"numpy_simd": "X86_V3", "blas": [], "torch_cpu": "AVX2", "mkl_cbwr": "unset"}
+    >>> compared_families(same, {**same, "mkl_cbwr": "COMPATIBLE"}, "hyobscure")
+    set()
+    >>> compared_families(same, {**same, "mkl_cbwr": "COMPATIBLE"}, "imposter")
+    {'torch'}
+    """
+    families = differing_families(a, b)
+    return families if notebook in TORCH_NOTEBOOKS else families - {"torch"}
+
+
+def _field_differs(a: Mapping, b: Mapping, field: str) -> bool:
+    """Whether ``field`` differs, a field that either record lacks included (unknown kernels)."""
+    return field not in a or field not in b or a[field] != b[field]
 
 
 def apply(

@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from ppdp.kernels import blas_entries, compared_families
 from ppdp.report.claims import CAUSES, load_claims, load_summaries
 from ppdp.report.deciding import (
     VERDICTS_FILE,
@@ -141,6 +142,8 @@ def build_report(
     is_allowed = table["id"].isin(allowed) & (table["verdict"] == "not measured")
     table.loc[is_allowed, "detail"] = "this profile's parameters do not measure it"
     if compare is not None:
+        compared_runs = runs if runs is not None else dict.fromkeys(c.run for c in claims)
+        _check_kernel_comparison(results_dir, compare, compared_runs, decides)
         other = evaluate(claims, compare, runs=runs)
         if strict_compare:
             differ = verdict_differences(table, other)
@@ -250,6 +253,42 @@ def build_report(
     if decided is not None:
         write_decided_verdicts(decided, Path(output).parent / VERDICTS_FILE)
     return table
+
+
+def _check_kernel_comparison(results_dir, compare, runs, decides) -> None:
+    """Refuse a comparison that compares nothing: a run of ``compare`` whose provenance shows the
+    same kernels as its run in ``results_dir``, in every library family its notebook computes
+    with (:func:`ppdp.kernels.compared_families`). On a machine where the kernel caps hold
+    nothing back (AVX2 without AVX-512) "the machine's own kernels" are the capped ones; agreeing
+    verdicts would then lift *unstable* marks without a test. The notebooks come from the
+    deciding profile's runs (``decides``); a run of unknown notebook is not credited with
+    PyTorch. A run without kernel fields in either record is not refused (its kernels are
+    unknown)."""
+    compared = [run for run in runs if (Path(compare) / f"{run}.csv").exists()]
+    if not compared:
+        return
+    notebooks = {
+        run: spec.get("notebook")
+        for run, spec in ((decides or {}).get("runs") or {}).items()
+        if isinstance(spec, Mapping)
+    }
+    first = load_provenance(results_dir, compared)
+    second = load_provenance(compare, compared)
+    same = [
+        run
+        for run in compared
+        if not compared_families(first[run], second[run], notebooks.get(run))
+    ]
+    if same:
+        record = first[same[0]]
+        blas = sorted({f"{e[1]} {e[3]}" for e in blas_entries(record)}) or ["no BLAS"]
+        raise ValueError(
+            f"compare {compare}: run {', '.join(same)} computed with the same kernels as in "
+            f"{results_dir} (numpy {record.get('numpy_simd')}, {', '.join(blas)}; PyTorch's "
+            "count only for the notebooks that import it), so the comparison tests nothing and "
+            "cannot mark or clear a verdict as unstable; compare on a machine whose kernels the "
+            "caps change (AVX-512), or leave the comparison out"
+        )
 
 
 def _runs_commit(results_dir, runs: list[str], *, strict: bool) -> str:
