@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import subprocess
 from pathlib import Path
 
 import pandas as pd
@@ -30,6 +31,7 @@ from ppdp.report import (
     seeds_to_decide,
     verdicts_path,
 )
+from ppdp.report.provenance import SAME_SOURCES, changed_sources
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = read_yaml(ROOT / "config" / "schema.yaml")
@@ -242,6 +244,27 @@ def test_a_deciding_report_judges_its_runs_and_writes_the_verdicts_it_decides(tm
     assert "still open" not in text.split("#### `p.b`", 1)[1]  # not a claim it decides
 
 
+def test_a_claim_whose_run_gives_its_interval_over_the_seeds_is_extrapolated_in_seeds(tmp_path):
+    # HyObscure writes a claim as one row (seed -1) with a paired bootstrap over its seeds: the
+    # seeds the interval rests on are the run's n_seeds, not the one row
+    claims = _claims(tmp_path)
+    results = _results(tmp_path / "decisive", {"one": [0.0], "two": [0.0]})
+    rows = [
+        row
+        for cid in ("p.a", "p.b")
+        for row in tidy_rows("claims", "", {cid: 1.5}, seed=-1, intervals={cid: (0.5, 2.5)})
+    ]
+    write_results(rows, results / "one.csv")
+    out = tmp_path / "deciding" / "reproduction.md"
+    decides = _deciding(["p.a"])
+    decides["runs"]["one"]["parameters"]["n_seeds"] = 50
+    build_report(claims, results, out, profile="decisive", runs=["one"], decides=decides)
+    details = out.read_text().split("#### `p.a`", 1)[1].split("####", 1)[0]
+    # half-width 1 at distance 0.5 from the threshold 1: 50 * 2**2 seeds
+    assert "(n = 1)" in details
+    assert "about 200 seeds (now 50) would end it on one side" in details, details
+
+
 def test_a_deciding_report_that_leaves_a_decided_claim_open_writes_nothing(tmp_path):
     claims = _claims(tmp_path)
     results = _results(tmp_path / "decisive", {"one": [2.0], "two": [0.0]})
@@ -415,3 +438,100 @@ def test_seeds_to_decide_follow_the_square_root_law():
     assert seeds_to_decide(0.0, 1.0, 0.5, 1.5, 10) is None  # decided: the interval is above 0
     assert seeds_to_decide(0.0, 0.0, -1.0, 1.0, 10) is None  # the mean on the threshold
     assert seeds_to_decide(0.0, 1.0, float("nan"), 3.0, 10) is None
+
+
+def _git(repo: Path, *args: str) -> str:
+    out = subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout.strip()
+
+
+def _commit(repo: Path, files: dict[str, str], message: str) -> str:
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", message)
+    return _git(repo, "rev-parse", "HEAD")
+
+
+def test_changed_sources_are_what_decides_a_runs_results(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    config = {"profile": "p", "runs": {"one": {"notebook": "one", "parameters": {"n_seeds": 3}}}}
+    first = _commit(
+        repo,
+        {
+            "lib/ppdp/mech.py": "x = 1\n",
+            "lib/ppdp/report/render.py": "y = 1\n",
+            "claims.yaml": "a\n",
+            "config/p.yaml": yaml.safe_dump(config),
+        },
+        "runs",
+    )
+    # the claims, the report's code and the profile's other keys say nothing about a run's results
+    _commit(
+        repo,
+        {
+            "lib/ppdp/report/render.py": "y = 2\n",
+            "claims.yaml": "b\n",
+            "config/p.yaml": yaml.safe_dump({**config, "decided_by": ["q"]}),
+        },
+        "report",
+    )
+    assert changed_sources(repo, first, profile="p", runs=["one"]) == []
+    # an uncommitted edit of the library counts; so does a run's parameter
+    (repo / "lib" / "ppdp" / "mech.py").write_text("x = 2\n")
+    assert changed_sources(repo, first, profile="p", runs=["one"]) == ["lib/ppdp/mech.py"]
+    _git(repo, "checkout", "-q", "--", "lib/ppdp/mech.py")
+    config["runs"]["one"]["parameters"]["n_seeds"] = 5
+    (repo / "config" / "p.yaml").write_text(yaml.safe_dump(config))
+    assert changed_sources(repo, first, profile="p", runs=["one"]) == ["config/p.yaml (run one)"]
+    assert changed_sources(repo, "0" * 40, profile="p", runs=["one"]) is None
+    assert changed_sources(repo, first, profile="nosuch", runs=["one"]) is None
+
+
+def test_a_deciding_report_may_judge_runs_of_an_earlier_commit_with_the_same_sources(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    decides = _deciding(["p.a"])
+    claims = _claims(repo)
+    first = _commit(
+        repo,
+        {"lib/ppdp/mech.py": "x = 1\n", "config/decisive.yaml": yaml.safe_dump(decides)},
+        "runs",
+    )
+    results = _results(tmp_path / "results", {"one": [2.0, 3.0, 4.0], "two": [0.0]}, commit=first)
+    for run in ("one", "two"):
+        path = results / "provenance" / f"{run}.json"
+        record = json.loads(path.read_text())
+        path.write_text(json.dumps({**record, "python": "3.12", **AVX2_CAPPED}))
+    _commit(repo, {"claims.yaml": claims.read_text() + "\n"}, "causes rewritten")
+    out = repo / "reports" / "deciding" / "decisive" / "reproduction.md"
+    build = functools.partial(
+        build_report,
+        claims,
+        results,
+        out,
+        profile="decisive",
+        runs=["one"],
+        complete=True,
+        decides=decides,
+    )
+    build()
+    row = [line for line in out.read_text().splitlines() if line.startswith("| git commit |")]
+    assert row == [
+        f"| git commit | {first[:10]} | {_git(repo, 'rev-parse', 'HEAD')[:10]}; {SAME_SOURCES} |"
+    ], row
+    # once the library changes, the runs are no longer this tree's
+    _commit(repo, {"lib/ppdp/mech.py": "x = 2\n"}, "library")
+    out.unlink()
+    with pytest.raises(ValueError, match=r"changed what they compute since \(lib/ppdp/mech.py\)"):
+        build()
+    assert not out.exists()

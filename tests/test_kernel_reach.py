@@ -75,6 +75,16 @@ def test_the_library_knows_which_notebooks_can_import_torch():
     assert runs_reaching("torch", everyone) == set(kernels.TORCH_NOTEBOOKS)
 
 
+def test_no_notebook_can_import_the_report_package():
+    # the report's code may change between a run and its report (COMPUTATION_SOURCES leaves it
+    # out) only because no run computes with it
+    from ppdp.report.provenance import COMPUTATION_SOURCES
+
+    assert ":(exclude)lib/ppdp/report" in COMPUTATION_SOURCES
+    chains = {p.stem: import_chain("ppdp.report", p.stem) for p in NOTEBOOKS.glob("*.ipynb")}
+    assert len(chains) >= 7 and not any(chains.values()), chains
+
+
 def test_a_library_module_is_a_prefix_too():
     reaching = runs_reaching("ppdp.mechanisms.imposter", SMOKE_RUNS)
     assert reaching == runs_reaching("torch", SMOKE_RUNS)

@@ -25,6 +25,7 @@ from ppdp.report.markdown import PAPER_TITLES, render, render_benchmark
 from ppdp.report.overview import write_overview
 from ppdp.report.provenance import (
     _write_atomic,
+    changed_sources,
     collect_provenance,
     load_provenance,
     render_provenance,
@@ -224,19 +225,23 @@ def build_report(
             )
     decided = None
     if decides is not None:
+        table = _with_seeds(table, claims, decides)
         decided = decided_verdicts(
             table, decides, commit=_runs_commit(results_dir, run_names, strict=complete)
         )
+    root = Path(claims_path).resolve().parent
+    provenance = load_provenance(results_dir, run_names)
+    report_env = collect_provenance(root)
+    unchanged = _sources_unchanged(
+        provenance, report_env, root, profile, run_names, strict=decides is not None and complete
+    )
     text = render(
         claims,
         table,
         profile=profile,
         figures_dir=figures_dir,
         output=output,
-        provenance=render_provenance(
-            load_provenance(results_dir, run_names),
-            collect_provenance(Path(claims_path).resolve().parent),
-        ),
+        provenance=render_provenance(provenance, report_env, sources_unchanged=unchanged),
         extra=[
             line
             for run in run_names
@@ -253,6 +258,25 @@ def build_report(
     if decided is not None:
         write_decided_verdicts(decided, Path(output).parent / VERDICTS_FILE)
     return table
+
+
+def _with_seeds(table: pd.DataFrame, claims, decides: Mapping[str, Any]) -> pd.DataFrame:
+    """``table`` with ``seeds``: how many seeds each claim's interval rests on. A claim written
+    as one row per seed has ``n`` of them; one written as a single row with the run's own
+    interval over its seeds (HyObscure's paired bootstrap) rests on the run's ``n_seeds``
+    parameter, which the deciding profile's config states. What a claim still open would need
+    is extrapolated from it (:func:`ppdp.report.deciding.seeds_to_decide`)."""
+    run_of = {claim.id: claim.run for claim in claims}
+    runs = decides.get("runs") or {}
+
+    def seeds(row) -> float:
+        if row.n != 1:
+            return row.n
+        parameters = (runs.get(run_of.get(row.id)) or {}).get("parameters") or {}
+        stated = parameters.get("n_seeds")
+        return float(stated) if isinstance(stated, int) and stated > 1 else row.n
+
+    return table.assign(seeds=[seeds(row) for row in table.itertuples(index=False)])
 
 
 def _check_kernel_comparison(results_dir, compare, runs, decides) -> None:
@@ -289,6 +313,33 @@ def _check_kernel_comparison(results_dir, compare, runs, decides) -> None:
             "cannot mark or clear a verdict as unstable; compare on a machine whose kernels the "
             "caps change (AVX-512), or leave the comparison out"
         )
+
+
+def _sources_unchanged(provenance, report_env, root, profile, runs, *, strict: bool) -> bool:
+    """Whether the runs ran at one commit of a clean tree other than the report's, with the same
+    computation sources as the report's tree (:func:`ppdp.report.provenance.changed_sources`):
+    then the report may judge them at its later commit (its claims, docs or report code
+    changed, not what the runs compute). With ``strict`` (a deciding profile's pipeline report),
+    runs of another commit whose sources changed since are refused: their verdicts would not be
+    the working tree's. A report outside a repository checks nothing."""
+    report_commit = str((report_env.get("git") or {}).get("commit", "unknown"))
+    states = [record.get("git") or {} for record in provenance.values() if record]
+    commits = {str(state.get("commit", "unknown")) for state in states}
+    if report_commit == "unknown" or len(commits) != 1 or commits == {report_commit}:
+        return False
+    (commit,) = commits
+    if commit == "unknown" or not all(state.get("clean") is True for state in states):
+        return False
+    changed = changed_sources(root, commit, profile=profile, runs=runs)
+    if changed == []:
+        return True
+    if strict:
+        what = ", ".join(changed) if changed else "git cannot tell what"
+        raise ValueError(
+            f"profile {profile!r}: its runs ran at {commit[:10]} and this tree has changed what "
+            f"they compute since ({what}): rerun them (`make reproduce PROFILE={profile}`)"
+        )
+    return False
 
 
 def _runs_commit(results_dir, runs: list[str], *, strict: bool) -> str:

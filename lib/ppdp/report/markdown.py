@@ -458,15 +458,18 @@ def _details(claim: Claim, row, figures_dir, base: Path, deciding: bool = False)
             f"**decided by**: profile {_cell(row.decided_by)}, whose measurement and verdict "
             f"these are; this profile's own: {_measured(claim, own)} (n = {row.own_n}), {verdict}"
         )
-    if deciding and claim.check.op != "approx" and math.isfinite(row.n):
+    # the seeds the interval rests on: its rows, or the run's n_seeds for an interval the run
+    # computed over them (ppdp.report.build._with_seeds)
+    seeds = getattr(row, "seeds", row.n)
+    if deciding and claim.check.op != "approx" and math.isfinite(seeds):
         needed = seeds_to_decide(
-            claim.check.value, row.measured, row.ci_low, row.ci_high, int(row.n)
+            claim.check.value, row.measured, row.ci_low, row.ci_high, int(seeds)
         )
         if needed is not None:
             items.append(
                 f"**still open**: the interval spans the threshold {_fmt(claim.check.value)}; "
-                f"at the measured spread about {needed} values would end it on one side "
-                "(its half-width shrinks as 1/√n)"
+                f"at the measured spread about {needed} seeds (now {int(seeds)}) would end it on "
+                "one side (its half-width shrinks as 1/√n)"
             )
     if getattr(row, "across", ""):
         items.append(f"**across the unstated settings**: {_cell(row.across)}")

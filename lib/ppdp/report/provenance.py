@@ -23,8 +23,11 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "COMPUTATION_SOURCES",
     "PACKAGES",
     "PUBLISHED_OUTPUTS",
+    "SAME_SOURCES",
+    "changed_sources",
     "collect_provenance",
     "cpu_model",
     "git_state",
@@ -36,6 +39,10 @@ __all__ = [
     "torch_cpu_capability",
     "write_provenance",
 ]
+
+#: The provenance table's note, beside the report's commit, that its runs' computation sources
+#: are those of the report's commit (:func:`changed_sources`).
+SAME_SOURCES = "the runs' computation sources unchanged"
 
 # the packages whose versions a run's provenance records (distribution names; the first installed
 # of each tuple counts)
@@ -185,6 +192,69 @@ def git_state(repo: str | os.PathLike | None, exclude: Iterable[str] = ()) -> di
     return {"commit": head.stdout.strip(), "clean": not status.stdout.strip()}
 
 
+#: What decides a notebook run's results, as git pathspecs: the library but its report package
+#: (no notebook imports it: tests/test_kernel_reach.py), the notebooks, the pipeline and the
+#: pinned environment. Between a run and the report that judges it, claims.yaml, the docs, the
+#: tests and the report's own code may change; these may not (:func:`changed_sources`).
+COMPUTATION_SOURCES = (
+    "lib",
+    ":(exclude)lib/ppdp/report",
+    "notebooks",
+    "Snakefile",
+    "Makefile",
+    "constraints.txt",
+    "environment.yml",
+    "pyproject.toml",
+)
+
+
+def changed_sources(
+    repo: str | os.PathLike, commit: str, *, profile: str, runs: Iterable[str]
+) -> list[str] | None:
+    """What of a run's computation differs between ``commit`` and ``repo``'s working tree: the
+    files of :data:`COMPUTATION_SOURCES` (committed or not), and ``config/<profile>.yaml``'s entry
+    of each of ``runs`` (its notebook and parameters; other keys of the file, such as
+    ``decided_by``, say nothing about what a run computes). ``[]`` when nothing differs, so
+    that runs made at ``commit`` are the runs the working tree would make; ``None`` when git
+    cannot tell (no repository, an unknown commit, no such profile file at it).
+
+    Examples
+    --------
+    >>> changed_sources(".", "0" * 40, profile="default", runs=[]) is None
+    True
+    """
+    from ppdp.compendium.yamlfile import read_yaml
+
+    cmd = ["git", "-C", str(repo)]
+    try:
+        diff = subprocess.run(
+            [*cmd, "diff", "--name-only", commit, "--", *COMPUTATION_SOURCES],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        then = subprocess.run(
+            [*cmd, "show", f"{commit}:config/{profile}.yaml"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    except (FileNotFoundError, subprocess.TimeoutExpired):
+        return None
+    now = Path(repo) / "config" / f"{profile}.yaml"
+    if diff.returncode != 0 or then.returncode != 0 or not now.exists():
+        return None
+    changed = diff.stdout.split()
+    old_runs = (read_yaml(now, text=then.stdout) or {}).get("runs") or {}
+    new_runs = (read_yaml(now) or {}).get("runs") or {}
+    changed += [
+        f"config/{profile}.yaml (run {run})"
+        for run in runs
+        if run not in old_runs or old_runs.get(run) != new_runs.get(run)
+    ]
+    return changed
+
+
 def write_provenance(
     output: str | os.PathLike, *, repo: str | os.PathLike | None = None, **fields: Any
 ) -> dict[str, Any]:
@@ -269,9 +339,13 @@ def _environment_rows(env: dict[str, Any]) -> dict[str, str]:
     return rows
 
 
-def render_provenance(provenance: dict[str, dict], report_env: dict[str, Any]) -> list[str]:
+def render_provenance(
+    provenance: dict[str, dict], report_env: dict[str, Any], *, sources_unchanged: bool = False
+) -> list[str]:
     """Markdown lines: the runs' environment beside the report's, the runs that differ flagged,
-    and each run's wall time."""
+    and each run's wall time. With ``sources_unchanged`` (the runs' one commit differs from the
+    report's, and :func:`changed_sources` finds nothing between them), the report's commit says
+    so."""
     runs = {run: _environment_rows(rec) for run, rec in provenance.items()}
     recorded = {run: rows for run, rows in runs.items() if rows}
     mine = _environment_rows(report_env)
@@ -292,7 +366,10 @@ def render_provenance(provenance: dict[str, dict], report_env: dict[str, Any]) -
             )
         else:
             cell = next(iter(values), "—")
-        lines.append(f"| {key} | {_cell(cell)} | {'same' if cell == own else _cell(own)} |")
+        mark = "same" if cell == own else _cell(own)
+        if key == "git commit" and sources_unchanged and cell != own:
+            mark += f"; {SAME_SOURCES}"
+        lines.append(f"| {key} | {_cell(cell)} | {mark} |")
     walls = [
         f"{run} {_duration(rec['wall_s'])}" if "wall_s" in rec else f"{run} unknown"
         for run, rec in provenance.items()
