@@ -474,13 +474,15 @@ def test_changed_sources_are_what_decides_a_runs_results(tmp_path):
         },
         "runs",
     )
-    # the claims, the report's code and the profile's other keys say nothing about a run's results
+    # the claims, the report's code, the profile's other keys and a run's scheduling hints say
+    # nothing about a run's results
+    hinted = {"profile": "p", "runs": {"one": {**config["runs"]["one"], "cpu_minutes": 9.5}}}
     _commit(
         repo,
         {
             "lib/ppdp/report/render.py": "y = 2\n",
             "claims.yaml": "b\n",
-            "config/p.yaml": yaml.safe_dump({**config, "decided_by": ["q"]}),
+            "config/p.yaml": yaml.safe_dump({**hinted, "decided_by": ["q"]}),
         },
         "report",
     )

@@ -27,6 +27,7 @@ __all__ = [
     "PACKAGES",
     "PUBLISHED_OUTPUTS",
     "SAME_SOURCES",
+    "SCHEDULING_KEYS",
     "changed_sources",
     "collect_provenance",
     "cpu_model",
@@ -213,8 +214,8 @@ def changed_sources(
 ) -> list[str] | None:
     """What of a run's computation differs between ``commit`` and ``repo``'s working tree: the
     files of :data:`COMPUTATION_SOURCES` (committed or not), and ``config/<profile>.yaml``'s entry
-    of each of ``runs`` (its notebook and parameters; other keys of the file, such as
-    ``decided_by``, say nothing about what a run computes). ``[]`` when nothing differs, so
+    of each of ``runs`` (its notebook, parameters and threads; its :data:`SCHEDULING_KEYS` and the
+    file's other keys, such as ``decided_by``, say nothing about what a run computes). ``[]`` when nothing differs, so
     that runs made at ``commit`` are the runs the working tree would make; ``None`` when git
     cannot tell (no repository, an unknown commit, no such profile file at it).
 
@@ -250,9 +251,23 @@ def changed_sources(
     changed += [
         f"config/{profile}.yaml (run {run})"
         for run in runs
-        if run not in old_runs or old_runs.get(run) != new_runs.get(run)
+        if run not in old_runs or _computed(old_runs.get(run)) != _computed(new_runs.get(run))
     ]
     return changed
+
+
+#: A run's config keys that only schedule it (its CPU minutes, memory and wall-time limit) or tell
+#: the report and the tests which of its claims to let pass: they change nothing it computes.
+SCHEDULING_KEYS = frozenset(
+    {"cpu_minutes", "mem_mb", "runtime_min", "unmeasured", "kernel_sensitive"}
+)
+
+
+def _computed(spec: Any) -> Any:
+    """A run's config entry without :data:`SCHEDULING_KEYS`."""
+    if not isinstance(spec, dict):
+        return spec
+    return {key: value for key, value in spec.items() if key not in SCHEDULING_KEYS}
 
 
 def write_provenance(
