@@ -434,7 +434,11 @@ def test_verdicts_live_in_the_deciding_profiles_report_folder():
 def test_seeds_to_decide_follow_the_square_root_law():
     # half-width 2 at 10 seeds, 1 from the threshold: 2 / sqrt(n / 10) = 1 at n = 40
     assert seeds_to_decide(0.0, 1.0, -1.0, 3.0, 10) == 40
-    assert seeds_to_decide(0.0, -0.5, -1.0, 0.1, 4) == 5  # ceil(4 * (0.55 / 0.5)**2) = ceil(4.84)
+    # the arm towards the threshold: ceil(4 * (0.6 / 0.5)**2) = ceil(5.76)
+    assert seeds_to_decide(0.0, -0.5, -1.0, 0.1, 4) == 6
+    # an asymmetric interval whose short arm just crosses: more seeds than now, never fewer
+    assert seeds_to_decide(50.0, 74.69, 48.71, 95.42, 20) == 23
+    assert seeds_to_decide(50.0, 74.69, 49.99, 75.0, 20) == 21
     assert seeds_to_decide(0.0, 1.0, 0.5, 1.5, 10) is None  # decided: the interval is above 0
     assert seeds_to_decide(0.0, 0.0, -1.0, 1.0, 10) is None  # the mean on the threshold
     assert seeds_to_decide(0.0, 1.0, float("nan"), 3.0, 10) is None

@@ -119,18 +119,27 @@ def seeds_to_decide(
 ) -> int | None:
     """The number of seeds at which a claim's 95% interval, now ``[low, high]`` around
     ``measured`` from ``n`` seeds and spanning the threshold ``check_value``, would end on one side
-    of it, extrapolated from the measured spread: the half-width shrinks as ``1/sqrt(n)``, so
-    ``n * (half-width / distance to the threshold)**2``. ``None`` when the interval does not
-    span the threshold (the claim is decided) or the mean sits on it (no number of seeds
-    decides it)."""
+    of it, extrapolated from the measured spread: the interval's arm towards the threshold (a
+    bootstrap's interval need not be symmetric) shrinks as ``1/sqrt(n)``, so
+    ``n * (arm / distance to the threshold)**2``, and at least ``n + 1``. ``None`` when the
+    interval does not span the threshold (the claim is decided) or the mean sits on it (no number
+    of seeds decides it).
+
+    Examples
+    --------
+    >>> seeds_to_decide(0.0, 1.0, -1.0, 3.0, 10)  # arm 2 at distance 1
+    40
+    >>> seeds_to_decide(50.0, 74.7, 48.7, 95.4, 20)  # arm 26.0 at distance 24.7
+    23
+    """
     values = (check_value, measured, low, high)
     if not all(math.isfinite(v) for v in values) or not low < check_value < high or n < 2:
         return None
     distance = abs(measured - check_value)
     if distance == 0:
         return None
-    half = (high - low) / 2
-    return math.ceil(n * (half / distance) ** 2)
+    arm = measured - low if check_value < measured else high - measured
+    return max(math.ceil(n * (arm / distance) ** 2), n + 1)
 
 
 def verdicts_path(root: str | os.PathLike, profile: str) -> Path:
