@@ -48,12 +48,27 @@ include_patterns = [
     "docs/**",
     "notebooks/*.ipynb",
     "reports/reproduction.md",
+    "reports/deciding/*/reproduction.md",
     "data/README.md",
     "profiles/slurm/README.md",
 ]
 # The folders that hold a source; every other folder of the repository (.venv, .git, lib, data/raw,
 # results, reports/figures, docs/_build, ...) is excluded, so Sphinx does not walk it.
-SOURCE_DIRS = {"docs", "docs/api", "notebooks", "reports", "data", "profiles", "profiles/slurm"}
+SOURCE_DIRS = {
+    "docs",
+    "docs/api",
+    "notebooks",
+    "reports",
+    "reports/deciding",
+    *(
+        f"reports/deciding/{p.name}"
+        for p in (ROOT / "reports" / "deciding").glob("*")
+        if p.is_dir()
+    ),
+    "data",
+    "profiles",
+    "profiles/slurm",
+}
 exclude_patterns = sorted(
     path.relative_to(ROOT).as_posix()
     for folder in [ROOT, *(ROOT / d for d in SOURCE_DIRS)]
