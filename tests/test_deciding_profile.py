@@ -294,6 +294,21 @@ def test_a_verdict_that_other_kernels_flip_is_decided_unstable(tmp_path):
     assert "reproduced here, not reproduced in" in verdicts["detail"].iloc[0]
 
 
+def _complete_build(claims, results, out, decides, **options):
+    """The pipeline's build of a deciding report of run "one" (``complete``), to call later."""
+    return functools.partial(
+        build_report,
+        claims,
+        results,
+        out,
+        profile="decisive",
+        runs=["one"],
+        complete=True,
+        decides=decides,
+        **options,
+    )
+
+
 #: The kernel fields of a run's provenance on an AVX2 machine under the caps.
 AVX2_CAPPED = {
     "numpy_simd": "X86_V3",
@@ -331,17 +346,7 @@ def test_a_kernel_comparison_that_compares_nothing_is_refused(tmp_path, notebook
     decides = _deciding(["p.a"])
     decides["runs"]["one"]["notebook"] = notebook
     out = tmp_path / "deciding" / "reproduction.md"
-    build = functools.partial(
-        build_report,
-        claims,
-        results,
-        out,
-        profile="decisive",
-        runs=["one"],
-        complete=True,
-        decides=decides,
-        compare=again,
-    )
+    build = _complete_build(claims, results, out, decides, compare=again)
     if not refused:
         build()
         assert read_decided_verdicts(out.parent / "verdicts.csv")["verdict"].tolist() == [
@@ -520,16 +525,7 @@ def test_a_deciding_report_may_judge_runs_of_an_earlier_commit_with_the_same_sou
         path.write_text(json.dumps({**record, "python": "3.12", **AVX2_CAPPED}))
     _commit(repo, {"claims.yaml": claims.read_text() + "\n"}, "causes rewritten")
     out = repo / "reports" / "deciding" / "decisive" / "reproduction.md"
-    build = functools.partial(
-        build_report,
-        claims,
-        results,
-        out,
-        profile="decisive",
-        runs=["one"],
-        complete=True,
-        decides=decides,
-    )
+    build = _complete_build(claims, results, out, decides)
     build()
     row = [line for line in out.read_text().splitlines() if line.startswith("| git commit |")]
     assert row == [
