@@ -215,9 +215,10 @@ def changed_sources(
     """What of a run's computation differs between ``commit`` and ``repo``'s working tree: the
     files of :data:`COMPUTATION_SOURCES` (committed or not), and ``config/<profile>.yaml``'s entry
     of each of ``runs`` (its notebook, parameters and threads; its :data:`SCHEDULING_KEYS` and the
-    file's other keys, such as ``decided_by``, say nothing about what a run computes). ``[]`` when nothing differs, so
-    that runs made at ``commit`` are the runs the working tree would make; ``None`` when git
-    cannot tell (no repository, an unknown commit, no such profile file at it).
+    file's other keys, such as ``decided_by``, say nothing about what a run computes). ``[]``
+    when nothing differs, so that runs made at ``commit`` are the runs the working tree would
+    make; ``None`` when git cannot tell (no repository, an unknown commit, no such profile file
+    at it).
 
     Examples
     --------
