@@ -223,14 +223,14 @@ def build_report(
                     for key, path in overview.paths.items()
                 },
             )
+    provenance = load_provenance(results_dir, run_names)
     decided = None
     if decides is not None:
         table = _with_seeds(table, claims, decides)
         decided = decided_verdicts(
-            table, decides, commit=_runs_commit(results_dir, run_names, strict=complete)
+            table, decides, commit=_runs_commit(results_dir, provenance, strict=complete)
         )
     root = Path(claims_path).resolve().parent
-    provenance = load_provenance(results_dir, run_names)
     report_env = collect_provenance(root)
     unchanged = _sources_unchanged(
         provenance, report_env, root, profile, run_names, strict=decides is not None and complete
@@ -342,10 +342,11 @@ def _sources_unchanged(provenance, report_env, root, profile, runs, *, strict: b
     return False
 
 
-def _runs_commit(results_dir, runs: list[str], *, strict: bool) -> str:
-    """The commit every run ran at (provenance); with ``strict``, runs of several commits, or of
-    a changed tree, are an error: the verdicts of a deciding profile come from one commit."""
-    states = [record.get("git", {}) for record in load_provenance(results_dir, runs).values()]
+def _runs_commit(results_dir, provenance: Mapping[str, dict], *, strict: bool) -> str:
+    """The commit every run ran at (``provenance``, :func:`load_provenance` of the runs in
+    ``results_dir``); with ``strict``, runs of several commits, or of a changed tree, are an
+    error: the verdicts of a deciding profile come from one commit."""
+    states = [record.get("git", {}) for record in provenance.values()]
     commits = sorted({str(state.get("commit", "unknown")) for state in states})
     clean = all(state.get("clean") is True for state in states)
     if strict and (len(commits) != 1 or commits[0] == "unknown" or not clean):

@@ -37,7 +37,7 @@ from typing import Any
 
 import pandas as pd
 
-from ppdp.report.provenance import _write_atomic
+from ppdp.report.provenance import SCHEDULING_KEYS, _write_atomic
 from ppdp.report.verdicts import AMBIGUOUS, UNSTABLE
 
 __all__ = [
@@ -81,14 +81,8 @@ OTHER_KERNELS_SUFFIX = "-other-kernels"
 #: A run's keys that do not change what it computes (its scheduling, and which of its claims the
 #: report and the tests let pass unmeasured or differ across kernels): a deciding profile sets
 #: them as it needs.
-_NOT_COMPUTED = {
-    "cpu_minutes",
-    "threads",
-    "mem_mb",
-    "runtime_min",
-    "unmeasured",
-    "kernel_sensitive",
-}
+#: Its threads too: its seeds' results are the same in any number of worker processes.
+_NOT_COMPUTED = SCHEDULING_KEYS | {"threads"}
 #: The verdicts a deciding profile gives: reproduced or not, ambiguous over unstated settings, or
 #: unstable (its verdict differs under other kernels, ``compare_kernels``); a claim it leaves not
 #: measured has decided nothing.
