@@ -125,6 +125,7 @@ _HISTORY = [
     "gap",
     "added",
     "dropped",
+    "withheld",
     "status",
     "master_seconds",
     "bound_seconds",
@@ -309,8 +310,9 @@ class CertifiedMapping(BudgetedMapping):
             "start leaks nothing"}
         Why the rounds ended. With "no column prices out" the master's mapping is optimal up to
         Clarabel's accuracy, but its certificate may still be wider than ``gap_tol``. With
-        "master failed" Clarabel returned no solution of a later master (a failure of the first
-        raises ``RuntimeError``); the best round's mapping and certificate are reported.
+        "master failed" Clarabel returned no solution of a later master, even with only the
+        best-priced of the pairs last added (a failure of the first raises ``RuntimeError``); the
+        best round's mapping and certificate are reported.
     n_active_ : int
         Active pairs of the last master.
     kept_start_ : bool
@@ -321,11 +323,13 @@ class CertifiedMapping(BudgetedMapping):
         master was solved), in bits per unit of ``E[d]``; 0 when the budget does not bind or no
         master was solved.
     history_ : pandas.DataFrame
-        One row per round: ``grid, round, active, upper, lower, gap, added, dropped, status,
-        master_seconds, bound_seconds, price_seconds, seconds`` (``grid``: values of the
+        One row per round: ``grid, round, active, upper, lower, gap, added, dropped, withheld,
+        status, master_seconds, bound_seconds, price_seconds, seconds`` (``grid``: values of the
         problem of that round, smaller than ``|B|`` on the coarse grids of ``multilevel``, whose
         bounds are of their own problem; ``active``: pairs in that round's master; ``added`` /
-        ``dropped``: pairs it passes to the next; ``seconds``: since ``fit`` began). The round
+        ``dropped``: pairs it passes to the next; ``withheld``: pairs the previous round added
+        that this round's master left out, the worse-priced halves, after Clarabel failed on the
+        masters holding them; ``seconds``: since ``fit`` began). The round
         that certifies the coarse start on the full grid has status "carried", no master, and
         as ``active`` the pairs carried to the full grid.
     seconds_ : float
@@ -633,6 +637,7 @@ class CertifiedMapping(BudgetedMapping):
                     gap=gap,
                     added=0,
                     dropped=0,
+                    withheld=0,
                     status="carried",
                     master_seconds=0.0,
                     bound_seconds=t2 - t1,
@@ -650,6 +655,9 @@ class CertifiedMapping(BudgetedMapping):
             rows, cols, pinned = self._start(p, dist, delta, seed, s, nearest)
         age = np.zeros(rows.size, dtype=np.int64)
         gone = np.zeros(0, dtype=np.int64)  # pairs dropped so far
+        # the reduced costs of the pairs the last round added, last in rows: the better-priced
+        # half stays when Clarabel fails on the master holding them all
+        fresh_cost = None
         p_b = p.sum(axis=0)
         first = len(history) + 1
         rounds = range(first, first + (0 if done else s.max_rounds))
@@ -659,14 +667,29 @@ class CertifiedMapping(BudgetedMapping):
             rounds = tqdm(rounds, desc="certified optimum")
         for r in rounds:
             t0 = time.perf_counter()
-            added = dropped = 0
-            try:
-                X, nu, status = _solve_master(p, dist, delta, rows, cols, s.solver_options)
-            except _MasterFailed as exc:
-                if best is None:
-                    raise _FirstMasterFailed(
-                        f"Clarabel did not solve the first master: {exc}"
-                    ) from exc
+            added = dropped = withheld = 0
+            solved = False
+            while not solved:
+                try:
+                    X, nu, status = _solve_master(p, dist, delta, rows, cols, s.solver_options)
+                    solved = True
+                except _MasterFailed as exc:
+                    if best is None:
+                        raise _FirstMasterFailed(
+                            f"Clarabel did not solve the first master: {exc}"
+                        ) from exc
+                    if fresh_cost is None or fresh_cost.size <= 1:
+                        break
+                    # column generation stays exact with any subset of the pairs that price
+                    # out: the master retreats to the better-priced half of the new ones, and
+                    # pricing offers the others again
+                    keep_fresh = np.zeros(fresh_cost.size, dtype=bool)
+                    keep_fresh[np.argsort(fresh_cost, kind="stable")[: fresh_cost.size // 2]] = True
+                    withheld += int((~keep_fresh).sum())
+                    keep = np.concatenate([np.ones(rows.size - keep_fresh.size, bool), keep_fresh])
+                    rows, cols, age, pinned = rows[keep], cols[keep], age[keep], pinned[keep]
+                    fresh_cost = fresh_cost[keep_fresh]
+            if not solved:
                 # the certificate so far stays valid: report it rather than nothing
                 reason = "master failed"
                 break
@@ -698,6 +721,12 @@ class CertifiedMapping(BudgetedMapping):
                     fresh = np.union1d(fresh, mix)
                 fresh = fresh[_can_carry_mass(p, dist, delta, fresh)]
                 added = int(fresh.size)
+                fresh_rows, fresh_cols = fresh // m, fresh % m
+                fresh_cost = (
+                    grad.entries(fresh_rows, fresh_cols)
+                    + nu * p_b[fresh_rows] * dist.entries(fresh_rows, fresh_cols)
+                    - mu[fresh_rows]
+                )
                 if added == 0:
                     done, reason = True, "no column prices out"
                 keep = np.ones(rows.size, dtype=bool)
@@ -728,6 +757,7 @@ class CertifiedMapping(BudgetedMapping):
                     gap=gap,
                     added=added,
                     dropped=dropped,
+                    withheld=withheld,
                     status=status,
                     master_seconds=t1 - t0,
                     bound_seconds=t2 - t1,
