@@ -469,7 +469,7 @@ def _details(claim: Claim, row, figures_dir, base: Path, deciding: bool = False)
             items.append(
                 f"**still open**: the interval spans the threshold {_fmt(claim.check.value)}; "
                 f"at the measured spread about {needed} seeds (now {int(seeds)}) would end it on "
-                "one side (its half-width shrinks as 1/√n)"
+                "one side (the interval's arm towards it shrinks as 1/√n)"
             )
     if getattr(row, "across", ""):
         items.append(f"**across the unstated settings**: {_cell(row.across)}")
