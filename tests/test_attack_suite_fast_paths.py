@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ppdp.attacks.suite import (
     _attacker,
@@ -192,3 +194,79 @@ def test_nearest_record_guesses_are_anonymeters_knn_inference(seed):
     exact = released[aux].astype(str).agg("|".join, axis=1)
     unique = ~exact.duplicated(keep=False).to_numpy()
     assert (own[unique] == released["secret"].to_numpy()[unique]).all()
+
+
+def _random_cells(rng, n_columns: int):
+    """Per column a domain of 2-12 values and 1-10 cells over it: singletons (a value kept as
+    released), ranges (generalized) or the whole domain (suppressed), as distributions."""
+    cells = []
+    for _ in range(n_columns):
+        size = int(rng.integers(2, 13))
+        rows = []
+        for _ in range(int(rng.integers(1, 11))):
+            kind = rng.integers(3)
+            mass = np.zeros(size)
+            if kind == 0:
+                mass[rng.integers(size)] = 1.0
+            elif kind == 1:
+                lo = int(rng.integers(size))
+                hi = int(rng.integers(lo, size)) + 1
+                mass[lo:hi] = rng.random(hi - lo) + 0.1
+            else:
+                mass[:] = 1.0
+            rows.append(mass / mass.sum())
+        cells.append(np.array(rows))
+    return cells
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_columns=st.integers(1, 5),
+    n_targets=st.integers(0, 40),
+    n_classes=st.integers(0, 60),
+)
+def test_narrowed_match_weights_are_the_dense_products_bit_for_bit(
+    seed, n_columns, n_targets, n_classes
+):
+    """The pairs of a target and a class narrowed column by column, then multiplied out, give
+    every weight the full product gives, to the last bit, zeros included."""
+    from ppdp.attacks import targeted as T
+    from ppdp.attacks.targeted import _dense_match_weights, _match_weights
+
+    rng = np.random.default_rng(seed)
+    cells = _random_cells(rng, n_columns)
+    codes = np.stack([rng.integers(0, c.shape[1], n_targets) for c in cells], axis=1).reshape(
+        n_targets, n_columns
+    )
+    class_cells = np.stack([rng.integers(0, c.shape[0], n_classes) for c in cells], axis=1).reshape(
+        n_classes, n_columns
+    )
+    dense = _dense_match_weights(codes, cells, class_cells)
+    assert dense.shape == (n_targets, n_classes)
+    np.testing.assert_array_equal(_match_weights(codes, cells, class_cells), dense)
+    # narrowed whatever the share of pairs the most selective column allows
+    share = T._SPARSE_SHARE
+    T._SPARSE_SHARE = 1
+    try:
+        narrowed = _match_weights(codes, cells, class_cells)
+    finally:
+        T._SPARSE_SHARE = share
+    np.testing.assert_array_equal(narrowed, dense)
+    assert not np.signbit(narrowed).any()
+
+
+def test_match_weights_narrow_a_selective_column_and_agree_with_the_dense_ones():
+    """Released values kept exactly in one column of 200 values: about 1 in 200 pairs survive it,
+    and the narrowed weights equal the dense ones."""
+    from ppdp.attacks import targeted as T
+
+    rng = np.random.default_rng(0)
+    exact = np.eye(200)
+    coarse = np.array([[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]])
+    cells = [coarse, exact]
+    codes = np.stack([rng.integers(0, 3, 300), rng.integers(0, 200, 300)], axis=1)
+    class_cells = np.stack([rng.integers(0, 2, 500), rng.integers(0, 200, 500)], axis=1)
+    weights = T._match_weights(codes, cells, class_cells)
+    np.testing.assert_array_equal(weights, T._dense_match_weights(codes, cells, class_cells))
+    assert 0 < (weights > 0).mean() < 1 / 200

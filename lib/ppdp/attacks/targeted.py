@@ -395,8 +395,61 @@ def _match_weights(
     """``W[t, c]``: the probability that class ``c``'s cells hold target ``t``'s values.
 
     The product over columns of each cell's mass on the target's value; shape
-    ``(n_targets, n_classes)``, built with one more array of that shape.
+    ``(n_targets, n_classes)``. Most pairs of a target and a class share no value in some column
+    (released values kept exactly, or narrow cells, match few targets), so the pairs are first
+    narrowed to those of the most selective column, then to those every other column allows, and
+    only they are multiplied out (:func:`_dense_match_weights` multiplies every pair). Each pair's
+    factors are multiplied in column order either way, so the two give the same bits.
     """
+    n_targets, n_classes = target_codes.shape[0], class_cells.shape[0]
+    if not cells or n_targets == 0 or n_classes == 0:
+        return np.ones((n_targets, n_classes))
+    # the pairs each column allows: sum over its cells of (targets it holds) x (classes with it)
+    allowed = []
+    for j, distinct in enumerate(cells):
+        per_value = np.bincount(target_codes[:, j], minlength=distinct.shape[1])
+        targets_per_cell = (distinct > 0).astype(np.int64) @ per_value
+        classes_per_cell = np.bincount(class_cells[:, j], minlength=distinct.shape[0])
+        allowed.append(int(targets_per_cell @ classes_per_cell))
+    order = np.argsort(allowed, kind="stable")
+    first = int(order[0])
+    if allowed[first] > n_targets * n_classes // _SPARSE_SHARE:
+        return _dense_match_weights(target_codes, cells, class_cells)
+    # the pairs of the most selective column, cell by cell
+    distinct = cells[first]
+    holds = distinct[:, target_codes[:, first]] > 0  # (cells, targets)
+    by_cell = np.argsort(class_cells[:, first], kind="stable")
+    bounds = np.searchsorted(class_cells[by_cell, first], np.arange(distinct.shape[0] + 1))
+    t_parts, c_parts = [], []
+    for d in np.flatnonzero(np.diff(bounds)):
+        targets = np.flatnonzero(holds[d])
+        if targets.size:
+            classes = by_cell[bounds[d] : bounds[d + 1]]
+            t_parts.append(np.repeat(targets, classes.size))
+            c_parts.append(np.tile(classes, targets.size))
+    if not t_parts:
+        return np.zeros((n_targets, n_classes))
+    t_idx, c_idx = np.concatenate(t_parts), np.concatenate(c_parts)
+    for j in order[1:]:
+        keep = cells[j][class_cells[c_idx, j], target_codes[t_idx, j]] > 0
+        t_idx, c_idx = t_idx[keep], c_idx[keep]
+    product = cells[0][class_cells[c_idx, 0], target_codes[t_idx, 0]]
+    for j in range(1, len(cells)):
+        product = product * cells[j][class_cells[c_idx, j], target_codes[t_idx, j]]
+    weights = np.zeros((n_targets, n_classes))
+    weights[t_idx, c_idx] = product
+    return weights
+
+
+#: The share of all (target, class) pairs, as 1 / this, above which the most selective column
+#: allows too many pairs for narrowing them to pay: every pair is multiplied out instead.
+_SPARSE_SHARE = 8
+
+
+def _dense_match_weights(
+    target_codes: np.ndarray, cells: Sequence[np.ndarray], class_cells: np.ndarray
+) -> np.ndarray:
+    """:func:`_match_weights` on every (target, class) pair, with one more array of that shape."""
     shape = (target_codes.shape[0], class_cells.shape[0])
     weights = np.empty(shape)
     factor = np.empty(shape) if len(cells) > 1 else weights
