@@ -23,7 +23,7 @@ import ast
 import importlib.metadata
 import re
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from functools import cache
 from pathlib import Path
 
@@ -90,6 +90,7 @@ def runs_to_rerun(
     other: Mapping,
     runs: Mapping[str, Mapping],
     *,
+    judged: Collection[str] | None = None,
     root: Path = LIB,
     notebooks: Path = NOTEBOOKS,
 ) -> tuple[list[str], str]:
@@ -99,7 +100,8 @@ def runs_to_rerun(
     whose notebooks can import PyTorch (:func:`runs_reaching`), since only they can compute other
     bits. Every run too when a run has no record, when the runs' records disagree among
     themselves (they ran in one environment), or when nothing differs (then what the other
-    environment changes is not in the records).
+    environment changes is not in the records). With ``judged``, the runs some claim reads, a
+    run outside it is never rerun: it gives no verdict to compare, whatever its kernels.
 
     Parameters
     ----------
@@ -109,6 +111,9 @@ def runs_to_rerun(
         The record of the other environment (:func:`environment_record`).
     runs : mapping of str to dict
         The profile's ``runs`` (``config/smoke.yaml``): name -> {notebook, parameters, ...}.
+    judged : collection of str, optional
+        The runs whose results some claim reads (``claims.yaml``); None reruns runs without
+        claims too.
     root, notebooks : pathlib.Path
         The library's ``lib`` folder and the notebooks' folder.
 
@@ -117,6 +122,25 @@ def runs_to_rerun(
     (list of str, str)
         The runs to rerun, sorted, and the reason.
     """
+    chosen, reason = _runs_to_rerun(first, other, runs, root=root, notebooks=notebooks)
+    if judged is None:
+        return chosen, reason
+    unread = [run for run in chosen if run not in judged]
+    if unread:
+        chosen = [run for run in chosen if run in judged]
+        reason += f"; not {', '.join(unread)}, which no claim reads"
+    return chosen, reason
+
+
+def _runs_to_rerun(
+    first: Mapping[str, Mapping],
+    other: Mapping,
+    runs: Mapping[str, Mapping],
+    *,
+    root: Path,
+    notebooks: Path,
+) -> tuple[list[str], str]:
+    """:func:`runs_to_rerun` before the runs no claim reads are left out."""
     everything = sorted(runs)
     missing = sorted(set(runs) - set(first))
     if missing:

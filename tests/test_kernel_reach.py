@@ -275,6 +275,21 @@ def test_only_the_torch_runs_are_rerun_when_only_torch_differs():
     )
 
 
+def test_runs_no_claim_reads_are_never_rerun():
+    first = {run: CAPPED for run in SMOKE_RUNS}
+    judged = set(SMOKE_RUNS) - {"benchmark"}
+    for other in ({**CAPPED, "mkl_cbwr": "unset"}, _with_blas(kernel="Zen"), dict(CAPPED)):
+        every, why = runs_to_rerun(first, other, SMOKE_RUNS)
+        chosen, reason = runs_to_rerun(first, other, SMOKE_RUNS, judged=judged)
+        assert "benchmark" in every
+        assert chosen == [run for run in every if run != "benchmark"]
+        assert reason == f"{why}; not benchmark, which no claim reads"
+    # nothing left out, nothing said
+    assert runs_to_rerun(first, dict(CAPPED), SMOKE_RUNS, judged=set(SMOKE_RUNS)) == runs_to_rerun(
+        first, dict(CAPPED), SMOKE_RUNS
+    )
+
+
 def test_all_runs_are_rerun_when_nothing_differs():
     first = {run: CAPPED for run in SMOKE_RUNS}
     chosen, reason = runs_to_rerun(first, dict(CAPPED), SMOKE_RUNS)
