@@ -41,8 +41,15 @@ BASELINES = ("PrivCheck", "Random", "Frapp", "Similarity", "DP")
 
 
 def _interp(x, y, x0):
-    order = np.argsort(x, kind="mergesort")
-    return float(np.interp(x0, np.asarray(x)[order], np.asarray(y)[order]))
+    return float(_interp_at(x, y, x0))
+
+
+def _interp_at(x, y, points):
+    """``y`` at ``points`` on the curve (x, y), linear between its points sorted by ``x`` (ties
+    keep their order). Points in an array are read from one sort, each as it would be alone."""
+    x, y = np.asarray(x), np.asarray(y)
+    order = x.argsort(kind="mergesort")
+    return np.interp(points, x[order], y[order])
 
 
 def _by_seed(frame, method, metric, seeds, key=None, **facets) -> tuple[np.ndarray, np.ndarray]:
@@ -240,7 +247,7 @@ def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.D
             def anchored(du, *ys):
                 if (du == 0).any():
                     return (du, *ys)
-                return (np.r_[0.0, du], *(np.r_[0.0, y] for y in ys))
+                return tuple(np.concatenate(([0.0], v)) for v in (du, *ys))
 
             def gain(m, w):
                 du, dp = anchored(curves[m][2] @ w, curves[m][3] @ w)
@@ -315,7 +322,7 @@ def claims(results: pd.DataFrame, dataset: str, protocol: str = "paper") -> pd.D
                 lo = max(u.min() for u, _ in cur.values())
                 hi = min(u.max() for u, _ in cur.values())
                 grid = np.linspace(lo, hi, 11) if hi > lo else np.array([lo])
-                area = {m: np.mean([_interp(u, p, g) for g in grid]) for m, (u, p) in cur.items()}
+                area = {m: np.mean(_interp_at(u, p, grid)) for m, (u, p) in cur.items()}
                 return area["HyObscure"] - max(area["XObf"], area["YGen"])
 
             rows += boot.rows("hyobscure.fig5_margin", "HyObscure", variant_margin)
