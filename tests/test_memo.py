@@ -71,6 +71,7 @@ def test_the_library_declares_its_caches_and_clear_memos_empties_them():
     found = {name: m for name, m in memos().items() if not name.startswith(("test.", "doc."))}
     assert {
         "attacks.suite.fitted_attackers",
+        "datasets.adult_frames",
         "experiments.hyobscure.populations",
         "experiments.hyobscure.scenario_one_predictions",
         "experiments.hyobscure.splits",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -96,6 +97,71 @@ def test_a_published_list_changed_by_its_caller_changes_nothing_later(tmp_path):
         first[0] = 99.0
         first.append(7.0)
         assert published_value("p.table", path) == [1.0, 2.5]
+
+
+# ------------------------------------------------------------------------------------------------
+# datasets.ADULT_FRAMES
+
+ADULT_LINES = (
+    "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, White, "
+    "Male, 2174, 0, 40, United-States, <=50K",
+    "50, Self-emp-not-inc, 83311, Bachelors, 13, Married-civ-spouse, Exec-managerial, Husband, "
+    "White, Male, 0, 0, 13, ?, >50K",
+)
+
+
+def adult_files(folder, ages) -> dict:
+    """``adult.data`` and ``adult.test`` (its first line a comment, its labels ending in "."),
+    each of the two rows above with the given ages."""
+    rows = [
+        line.replace("39,", f"{a},", 1) if i % 2 == 0 else line.replace("50,", f"{a},", 1)
+        for i, (line, a) in enumerate(zip(ADULT_LINES * 2, ages, strict=True))
+    ]
+    data, test = folder / "adult.data", folder / "adult.test"
+    data.write_text("\n".join(rows[:2]) + "\n")
+    test.write_text("|1x3 Cross validator\n" + "\n".join(r + "." for r in rows[2:]) + "\n")
+    return {"adult.data": data, "adult.test": test}
+
+
+@PROPERTY
+@given(data=st.data())
+def test_adult_frames_miss_on_any_changed_byte_of_a_file_read(tmp_path_factory, data):
+    from ppdp.datasets import load_adult, loaders
+
+    folder = tmp_path_factory.mktemp("adult")
+    ages = [20, 30, 40, 50]
+    paths = adult_files(folder, ages)
+    fetch = mock.patch.object(
+        loaders, "fetch", lambda name, progress=False, files=(): {f: paths[f] for f in files}
+    )
+    with fetch, loaders.ADULT_FRAMES.isolated():
+        split = data.draw(st.sampled_from(["all", "train", "test"]))
+        first = load_adult(split)
+        i = data.draw(st.integers(0, 3))
+        ages[i] = int(other_value(data, ages[i], 17, 90))
+        adult_files(folder, ages)
+        read = {"train": [0, 1], "test": [2, 3], "all": [0, 1, 2, 3]}[split]
+        again = misses_of(loaders.ADULT_FRAMES, lambda: load_adult(split))
+        assert again == (1 if i in read else 0)
+        assert list(load_adult(split)["age"]) == [ages[j] for j in read]
+        if i not in read:
+            pd.testing.assert_frame_equal(load_adult(split), first)
+
+
+def test_an_adult_frame_changed_by_its_caller_changes_nothing_later(tmp_path, monkeypatch):
+    from ppdp.datasets import load_adult, loaders
+
+    paths = adult_files(tmp_path, [20, 30, 40, 50])
+    monkeypatch.setattr(
+        loaders, "fetch", lambda name, progress=False, files=(): {f: paths[f] for f in files}
+    )
+    with loaders.ADULT_FRAMES.isolated():
+        first = load_adult()
+        first.loc[0, "age"] = 99
+        del first["sex"]
+        again = load_adult()
+        assert list(again["age"]) == [20, 30, 40, 50] and "sex" in again
+        assert list(again["income"]) == ["<=50K", ">50K", "<=50K", ">50K"]
 
 
 # ------------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..memo import Memo, digest
 from .fetch import fetch
 from .registry import ADULT_COLUMNS, GERMAN_CREDIT_COLUMNS, GERMAN_CREDIT_NUMERIC_COLUMNS
 
@@ -446,6 +447,23 @@ def load_adult(split: str = "all", *, progress: bool = False) -> pd.DataFrame:
         split, ["adult.data", "adult.test"]
     )
     paths = fetch("adult", progress=progress, files=wanted)
+    # experiments load Adult many times in one process (SPPM's Census problem at every budget):
+    # the files are parsed once per content, and each caller gets its own copy of the frame
+    key = (split, *(digest(paths[name].read_bytes()) for name in wanted))
+    return ADULT_FRAMES.get(key, lambda: _parse_adult(paths))
+
+
+#: UCI Adult's frames, parsed once per split and file content.
+ADULT_FRAMES = Memo(
+    "datasets.adult_frames",
+    "UCI Adult's frame of a split, by the split and a digest of the bytes of each file read",
+    maxsize=3,
+    freeze=True,
+)
+
+
+def _parse_adult(paths: dict[str, Path]) -> pd.DataFrame:
+    """:func:`load_adult`'s frame from the fetched files (``adult.data``, ``adult.test`` or both)."""
     parts = []
     if "adult.data" in paths:
         parts.append(_read_adult(paths["adult.data"], 0, "train"))
