@@ -29,7 +29,6 @@
 #   reports/deciding/P/         a deciding profile's committed report, verdicts.csv (the verdicts
 #                               it decides for another profile), figures and cost table
 import argparse
-import ast
 import json
 import os
 import shlex
@@ -38,15 +37,8 @@ from pathlib import Path
 
 from ppdp import kernels
 from ppdp.datasets.__main__ import unavailable
-from ppdp.experiments.parameter_schema import schema_error
-from ppdp.compendium.yamlfile import read_yaml
-from ppdp.report import (
-    OTHER_KERNELS_SUFFIX,
-    decided_by_problems,
-    deciding_problems,
-    load_claims,
-    verdicts_path,
-)
+from ppdp.report import OTHER_KERNELS_SUFFIX, verdicts_path
+from ppdp.report.profiles import check_profile
 from ppdp.report.costs import priorities
 
 # Every job (papermill, the notebook's kernel, the provenance, the report) inherits this process's
@@ -61,8 +53,6 @@ os.environ.setdefault("PPDP_LOG_LEVEL", "INFO")
 BASE = Path(workflow.basedir)
 # the interpreter that runs Snakemake, so jobs use the same environment without activating it
 PYTHON = shlex.quote(sys.executable)
-# set by this Snakefile for every run, never by a profile
-INJECTED = ("profile", "results_csv", "figures_dir")
 
 
 def configfile_options(argv):
@@ -88,64 +78,18 @@ if len(_configfiles) != 1 or len(_options) > 1:
         f"paper); got {len(_given)} files ({', '.join(map(str, _given))})"
     )
 PROFILE_FILE = _configfiles[0]
-# Snakemake's own reading of the profile keeps the last of two equal keys; read_yaml refuses them,
-# naming the file and the line
-read_yaml(PROFILE_FILE)
-_error = schema_error(read_yaml(BASE / "config" / "schema.yaml"), config)
-if _error is not None:
-    _where = ".".join(str(p) for p in _error.absolute_path) or "top level"
-    raise ValueError(f"config profile {PROFILE_FILE}: {_where}: {_error.message}")
-
-
-def notebook_parameters(notebook):
-    """The names the notebook's `parameters` cell assigns: the parameters papermill may set."""
-    cells = [
-        cell
-        for cell in json.loads((BASE / "notebooks" / f"{notebook}.ipynb").read_text())["cells"]
-        if "parameters" in cell.get("metadata", {}).get("tags", [])
-    ]
-    if len(cells) != 1:
-        raise ValueError(f"notebooks/{notebook}.ipynb must have exactly one `parameters` cell")
-    tree = ast.parse("".join(cells[0]["source"]))
-    names = set()
-    for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-        names.update(t.id for t in targets if isinstance(t, ast.Name))
-    return names
-
+# Snakemake's own reading of the profile keeps the last of two equal keys; check_profile reads the
+# file again and refuses them, then checks the profile's shape, a deciding profile against the one
+# it decides, and every run's parameters against its notebook (ppdp.report.profiles)
+check_profile(PROFILE_FILE, config, BASE)
 
 PROFILE = config["profile"]
 RUNS = config["runs"]
 
 # A deciding profile (`decides`) reruns some runs of another profile with its parameters but those
 # it names (more seeds), to decide claims that profile leaves open; a profile whose report shows
-# such verdicts names the deciding profiles in `decided_by` (ppdp.report.deciding). Both are
-# checked against the other profile's config and the claims before anything runs.
+# such verdicts names the deciding profiles in `decided_by` (ppdp.report.deciding).
 DECIDES = config.get("decides")
-_profiles_read = {}
-
-
-def _profile_config(name, why):
-    path = BASE / "config" / f"{name}.yaml"
-    if not path.exists():
-        raise ValueError(
-            f"config profile {PROFILE!r}: {why} {name!r}, but {path.name} does not exist"
-        )
-    return _profiles_read.setdefault(name, read_yaml(path))
-
-
-if DECIDES is not None:
-    _decided = _profile_config(DECIDES["profile"], "decides.profile names")
-    _claim_runs = {claim.id: claim.run for claim in load_claims(BASE / "claims.yaml")}
-    _problems = deciding_problems(config, _decided, _claim_runs)
-    if _problems:
-        raise ValueError("\n".join(_problems))
-_deciding = {
-    name: _profile_config(name, "decided_by names") for name in config.get("decided_by", [])
-}
-_problems = decided_by_problems(config, _deciding, BASE)
-if _problems:
-    raise ValueError("\n".join(_problems))
 DECIDED_BY = [str(verdicts_path(BASE, name)) for name in config.get("decided_by", [])]
 
 # A deciding profile may run some of its runs a second time under other CPU kernels
@@ -175,28 +119,6 @@ def kernels_prefix(profile):
     """The command prefix of a job of the profile: the other kernels for its second runs."""
     return OTHER_KERNELS_PREFIX if profile.endswith(OTHER_KERNELS_SUFFIX) else ""
 
-
-# one rule per notebook parameter, generated from the notebooks' own checks
-# (python -m ppdp.experiments.parameter_schema > config/parameters.schema.json)
-PARAMETER_RULES = json.loads((BASE / "config" / "parameters.schema.json").read_text())["$defs"]
-for _name, _run in RUNS.items():
-    _allowed = notebook_parameters(_run["notebook"]) - set(INJECTED)
-    if "threads" in _run:
-        _allowed.discard("n_jobs")
-    _unknown = sorted(set(_run.get("parameters", {})) - _allowed)
-    if _unknown:
-        raise ValueError(
-            f"config profile {PROFILE!r}, run {_name!r}: unknown parameters {_unknown} for "
-            f"notebooks/{_run['notebook']}.ipynb; its parameters are {sorted(_allowed)}"
-        )
-    # the values, against the rules the notebook itself checks (PARAMETERS of its experiment
-    # module, written out as config/parameters.schema.json): a bad value stops the run here
-    _error = schema_error(PARAMETER_RULES[_run["notebook"]], _run.get("parameters", {}))
-    if _error is not None:
-        _where = ".".join(str(p) for p in _error.absolute_path) or "parameters"
-        raise ValueError(
-            f"config profile {PROFILE!r}, run {_name!r}: parameter {_where}: {_error.message}"
-        )
 
 # The datasets each notebook reads ("DATASET" for all its files, "DATASET/FILE" for one). Before any
 # job starts, each must be cached, in the data mirror (PPDP_DATA_MIRROR, else ../shared/data beside

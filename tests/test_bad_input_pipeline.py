@@ -17,6 +17,7 @@ import yaml
 
 from ppdp.experiments.common import tidy_rows, write_results
 from ppdp.report import build_report, evaluate, load_claims, main
+from ppdp.report.profiles import check_profile
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -85,9 +86,22 @@ BAD_CONFIGS = {
 }
 
 
+@pytest.mark.parametrize("case", [case for case, (text, _) in BAD_CONFIGS.items() if text])
+def test_bad_profile_is_refused_naming_the_key(case, tmp_path):
+    """The Snakefile's check of the profile it is given (ppdp.report.profiles.check_profile), on
+    the profile as Snakemake reads it."""
+    text, message = BAD_CONFIGS[case]
+    path = tmp_path / "profile.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        check_profile(path, yaml.safe_load(text), ROOT)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("case", list(BAD_CONFIGS))
+@pytest.mark.parametrize("case", ["no configfile", "misspelt parameter", "unknown top-level key"])
 def test_bad_profile_stops_the_dry_run_naming_the_key(case, tmp_path):
+    """A profile the check refuses, or no profile, stops Snakemake before any job runs: the
+    command line's own check and two of the profile's (its shape, a run's parameters)."""
     text, message = BAD_CONFIGS[case]
     args = [] if text is None else _config(tmp_path, text)
     (tmp_path / "work").mkdir()

@@ -15,6 +15,7 @@ import yaml
 
 from ppdp import kernels
 from ppdp.compendium.yamlfile import read_yaml
+from ppdp.report.profiles import check_profile
 from test_bad_input_pipeline import _config, _snakemake
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,18 +32,29 @@ def _dry_run(tmp_path, *args):
     return output
 
 
+def _refusal(tmp_path, text) -> str:
+    """The message the profile ``text`` is refused with by the Snakefile's check before a dry run
+    builds a job (ppdp.report.profiles.check_profile, called as the Snakefile calls it; that a
+    refusal stops the dry run is tests/test_bad_input_pipeline.py's)."""
+    path = tmp_path / "profile.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError) as refused:
+        check_profile(path, yaml.safe_load(text), ROOT)
+    return str(refused.value)
+
+
 def _smoke_replacing(old, new):
     assert SMOKE_TEXT.count(old) == 1, old
     return SMOKE_TEXT.replace(old, new)
 
 
 # ---- a key given twice ----------------------------------------------------------------------------
-def test_a_profile_with_a_key_given_twice_stops_the_dry_run_naming_file_and_line(tmp_path):
+def test_a_profile_with_a_key_given_twice_is_refused_naming_file_and_line(tmp_path):
     text = _smoke_replacing(
         "parameters: {seed: 0, bins: 8}", "parameters:\n      bins: 8\n      bins: 3"
     )
     line = text.splitlines().index("      bins: 3") + 1
-    output = _dry_run(tmp_path, *_config(tmp_path, text))
+    output = _refusal(tmp_path, text)
     assert re.search(
         rf"profile\.yaml:{line}:7: YAML error: duplicate key 'bins' \(first given on line "
         rf"{line - 1}\)",
@@ -96,9 +108,9 @@ def test_two_configfile_options_are_refused(tmp_path):
 
 
 # ---- NaN and infinity -----------------------------------------------------------------------------
-def test_nan_stops_the_dry_run(tmp_path):
+def test_nan_is_refused(tmp_path):
     text = _smoke_replacing("fig6_top: 0.06", "fig6_top: .nan")
-    output = _dry_run(tmp_path, *_config(tmp_path, text))
+    output = _refusal(tmp_path, text)
     assert "run 'relay_chains': parameter fig6_top: nan is not a finite number" in output, output[
         -3000:
     ]
@@ -127,11 +139,11 @@ def test_the_schemas_refuse_nan_and_infinity_wherever_a_number_goes(value):
 
 
 # ---- a run the report knows nothing of ------------------------------------------------------------
-def test_an_extra_run_of_an_existing_notebook_stops_the_dry_run(tmp_path):
+def test_an_extra_run_of_an_existing_notebook_is_refused(tmp_path):
     text = _smoke_replacing(
         "  relay_chains:\n", "  datasets_again:\n    notebook: datasets\n  relay_chains:\n"
     )
-    output = _dry_run(tmp_path, *_config(tmp_path, text))
+    output = _refusal(tmp_path, text)
     assert re.search(r"runs: 'datasets_again' is not one of \['datasets', ", output), output[-3000:]
 
 
@@ -202,10 +214,10 @@ def test_a_deciding_profile_runs_its_runs_and_writes_its_report_where_it_is_comm
     assert "--compare results/deciding_smoke-other-kernels" in proc.stdout
 
 
-def test_a_deciding_profile_that_changes_another_parameter_stops_the_dry_run(tmp_path):
+def test_a_deciding_profile_that_changes_another_parameter_is_refused(tmp_path):
     config = yaml.safe_load(_deciding_smoke(SMOKE_MC_RUNS + 2))
     config["runs"]["mutual_cover"]["parameters"]["n_queries"] = 7
-    output = _dry_run(tmp_path, *_config(tmp_path, yaml.safe_dump(config)))
+    output = _refusal(tmp_path, yaml.safe_dump(config))
     assert "run 'mutual_cover': parameter n_queries is 7" in output, output[-3000:]
     assert "differs_in (n_runs) does not name it" in output
 
