@@ -551,3 +551,42 @@ def test_class_matching_with_a_prior_is_the_bayes_posterior_of_a_class(n, share,
         np.array([[n_f / n, 1 - n_f / n]]), np.array([[prior, 1 - prior]]), np.array([q, 1 - q])
     )
     np.testing.assert_allclose(got[0], exact, rtol=1e-9, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.integers(0, 6), st.sampled_from(["b", "a", "B", "a b", "é", "10", "9"])),
+        min_size=1,
+        max_size=40,
+    ),
+    as_string_dtype=st.booleans(),
+    with_missing=st.booleans(),
+)
+def test_a_relay_release_names_each_class_value_set_as_one_class_at_a_time(
+    rows, as_string_dtype, with_missing
+):
+    """The categorical cells of a relay release, all classes at once, equal those built class by
+    class: the value itself, or the sorted set as "{a,b}" (a missing value takes the slow path)."""
+    classes = pd.Series([c for c, _ in rows], index=np.arange(len(rows)) * 3)
+    values = pd.Series([v for _, v in rows], index=classes.index, dtype=object)
+    if with_missing:
+        values.iloc[0] = None
+    if as_string_dtype:
+        values = values.astype("str")
+
+    def one_class(v):
+        return sorted(set(v))[0] if v.nunique() == 1 else "{" + ",".join(sorted(set(v))) + "}"
+
+    if with_missing:
+        try:
+            expected = values.groupby(classes).agg(one_class)
+        except TypeError:  # None or NaN beside strings: no order, in either path
+            with pytest.raises(TypeError):
+                reg._class_value_sets(values, classes)
+            return
+    else:
+        expected = values.groupby(classes).agg(one_class)
+    got = reg._class_value_sets(values, classes)
+    assert list(got.index) == list(expected.index)
+    assert list(got.to_numpy()) == list(expected.to_numpy())

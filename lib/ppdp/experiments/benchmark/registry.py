@@ -390,21 +390,31 @@ def _relay(method):
         for c in numeric:
             released[c] = train[c].astype(np.float64).groupby(classes).transform("mean")
         for c in categorical:
-            sets = (
-                train[c]
-                .groupby(classes)
-                .agg(
-                    lambda v: (
-                        sorted(set(v))[0]
-                        if v.nunique() == 1
-                        else "{" + ",".join(sorted(set(v))) + "}"
-                    )
-                )
-            )
+            sets = _class_value_sets(train[c], classes)
             released[c] = pd.Series(sets.loc[labels].to_numpy(), index=train.index, dtype=object)
         return released, {"utility_loss": float(chain.utility_loss_[0])}
 
     return release
+
+
+def _class_value_sets(values: pd.Series, classes: pd.Series) -> pd.Series:
+    """Per class (sorted labels): its one value, or its distinct values sorted as ``"{a,b}"``.
+
+    String values without a missing one (every categorical quasi-identifier of the benchmark's
+    tables) are sorted and joined for all classes at once; anything else goes class by class.
+    """
+    if values.notna().all() and all(isinstance(v, str) for v in pd.unique(values)):
+        pairs = pd.DataFrame(
+            {"cls": classes.to_numpy(), "value": values.astype(object).to_numpy()}
+        ).drop_duplicates()
+        # Python's order of str, as sorted() gives it
+        pairs = pairs.sort_values(["cls", "value"], kind="stable")
+        grouped = pairs.groupby("cls", sort=True)["value"]
+        joined = grouped.agg(",".join)
+        return joined.where(grouped.size() == 1, "{" + joined + "}")
+    return values.groupby(classes).agg(
+        lambda v: sorted(set(v))[0] if v.nunique() == 1 else "{" + ",".join(sorted(set(v))) + "}"
+    )
 
 
 def _imposter(epochs: int, hidden: int):
