@@ -123,9 +123,7 @@ def _distance_blocks(
     released: pd.DataFrame,
     domains: Mapping[str, AttributeDomain],
     columns: list,
-    *,
-    covers: bool = False,
-) -> tuple[np.ndarray, np.ndarray, Iterator[tuple[np.ndarray, list[np.ndarray]]]]:
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], Iterator[tuple[np.ndarray, np.ndarray]]]:
     """Distances from people to the distinct released rows, one block of people at a time.
 
     Returns
@@ -134,11 +132,13 @@ def _distance_blocks(
         How many released rows each distinct released row stands for.
     inverse : ndarray of int, shape (len(people),)
         Each person's index among the distinct records of ``people``.
-    blocks : iterator of (distances, covered)
+    by_row : list of ndarray
+        Per column, the distance of each distinct released row's cell to each domain value,
+        shape ``(n_distinct, len(domain))``; 0 where the cell covers the value.
+    blocks : iterator of (distances, records)
         One item per block of ``b`` distinct records of ``people``, in order: ``distances``
         (shape ``(b, n_distinct)``) is their mean per-column distance to each distinct released
-        row, ``covered`` (with ``covers``, else empty) holds per column a boolean array of that
-        shape, true where the released cell covers the record's value.
+        row, ``records`` (shape ``(b, len(columns))``) their values as domain codes.
     """
     # released rows factorized column by column, then to distinct tuples of cells
     cell_codes, tables = [], []
@@ -157,15 +157,11 @@ def _distance_blocks(
         for start in range(0, len(records), _BLOCK):
             chunk = records[start : start + _BLOCK]
             total = np.zeros((len(chunk), len(rows)))
-            covered = []
             for j, table in enumerate(by_row):
-                part = table[:, chunk[:, j]].T
-                total += part
-                if covers:
-                    covered.append(part == 0)
-            yield total / len(columns), covered
+                total += table[:, chunk[:, j]].T
+            yield total / len(columns), chunk
 
-    return multiplicity, inverse.reshape(-1), blocks()
+    return multiplicity, inverse.reshape(-1), by_row, blocks()
 
 
 def closest_record_distances(
@@ -227,7 +223,7 @@ def closest_record_distances(
     array([0.   , 0.   , 0.125, 0.25 ])
     """
     columns = _check_tables({"people": people, "released": released}, domains, columns)
-    _, inverse, blocks = _distance_blocks(people, released, domains, columns)
+    _, inverse, _, blocks = _distance_blocks(people, released, domains, columns)
     nearest = np.concatenate([d.min(axis=1) for d, _ in blocks])
     return nearest[inverse]
 
@@ -301,14 +297,19 @@ def neighbour_features(
            [0.38, 1.  , 0.  , 0.69, 0.  , 0.  , 0.  ]])
     """
     columns = _check_tables({"people": people, "released": released}, domains, columns)
-    multiplicity, inverse, blocks = _distance_blocks(
-        people, released, domains, columns, covers=True
-    )
+    multiplicity, inverse, by_row, blocks = _distance_blocks(people, released, domains, columns)
     weights = multiplicity.astype(float)
     radius = 1.0 / len(columns) + 1e-12
     pairs = list(combinations(range(len(columns)), 2)) or [(0, 0)]
+    # The counting queries, per domain value (one column) and pair of values (two columns): the
+    # released rows covering it, weighted by their multiplicity, read off per record below
+    # instead of summed over the released rows for every record. Counts of rows are integers,
+    # exact in float64 in any order of summation, so both ways give the same bits.
+    cover = [(table == 0).astype(float) for table in by_row]  # (n_distinct, len(domain))
+    single_counts = [c.T @ weights for c in cover]
+    pair_counts = [cover[i].T @ (cover[j] * weights[:, None]) for i, j in pairs]
     parts = []
-    for d, covered in blocks:
+    for d, chunk in blocks:
         nearest = d.argmin(axis=1)
         rows = np.arange(len(d))
         first = d[rows, nearest]
@@ -318,8 +319,17 @@ def neighbour_features(
         second = d.min(axis=1)
         d[rows[alone], nearest[alone]] = first[alone]
         second = np.where(np.isfinite(second), second, first)  # one released row in all
-        single = np.log1p(np.column_stack([c @ weights for c in covered]))
-        pair = np.log1p(np.column_stack([(covered[i] & covered[j]) @ weights for i, j in pairs]))
+        single = np.log1p(
+            np.column_stack([counts[chunk[:, j]] for j, counts in enumerate(single_counts)])
+        )
+        pair = np.log1p(
+            np.column_stack(
+                [
+                    counts[chunk[:, i], chunk[:, j]]
+                    for (i, j), counts in zip(pairs, pair_counts, strict=True)
+                ]
+            )
+        )
         parts.append(
             np.column_stack(
                 [
