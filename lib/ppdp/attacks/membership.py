@@ -153,12 +153,15 @@ def _distance_blocks(
     # per column, the distance of each distinct released row to each domain value
     by_row = [tables[j][rows[:, j]] for j in range(len(columns))]
 
+    # the same tables by domain value: a block's rows are then whole rows of memory
+    by_value = [np.ascontiguousarray(table.T) for table in by_row]
+
     def blocks():
         for start in range(0, len(records), _BLOCK):
             chunk = records[start : start + _BLOCK]
             total = np.zeros((len(chunk), len(rows)))
-            for j, table in enumerate(by_row):
-                total += table[:, chunk[:, j]].T
+            for j, table in enumerate(by_value):
+                total += table[chunk[:, j]]
             yield total / len(columns), chunk
 
     return multiplicity, inverse.reshape(-1), by_row, blocks()
