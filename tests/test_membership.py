@@ -137,6 +137,23 @@ def test_neighbour_features_equal_brute_force(seed):
     np.testing.assert_allclose(got, expected, atol=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_pair_counts_per_record_equal_those_per_value_pair(seed, monkeypatch):
+    """A pair of columns whose table of value pairs is too large is counted record by record:
+    the same features, bit for bit (counts of rows are exact in any order)."""
+    import ppdp.attacks.membership as membership
+
+    people, released, domains = _random_tables(seed)
+    columns = ["age", "city", "sex"]
+    per_value = neighbour_features(people, released, domains=domains, columns=columns)
+    monkeypatch.setattr(membership, "_PAIR_CELLS", 10)  # age x city and age x sex per record
+    mixed = neighbour_features(people, released, domains=domains, columns=columns)
+    monkeypatch.setattr(membership, "_PAIR_CELLS", 0)
+    per_record = neighbour_features(people, released, domains=domains, columns=columns)
+    np.testing.assert_array_equal(mixed, per_value)
+    np.testing.assert_array_equal(per_record, per_value)
+
+
 def test_distances_are_read_in_blocks(monkeypatch):
     """More distinct people than one block: the blocks join in order."""
     import ppdp.attacks.membership as membership

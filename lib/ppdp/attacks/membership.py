@@ -55,6 +55,9 @@ __all__ = [
 
 #: People per block of the distance matrix: a block holds ``block * n_distinct_released`` floats.
 _BLOCK = 512
+#: The most cells of a table of counts per pair of values of two columns (32 MiB of float64);
+#: a pair of larger domains is counted record by record, one block of records at a time.
+_PAIR_CELLS = 1 << 22
 
 
 # -- inputs ------------------------------------------------------------------------------------
@@ -308,9 +311,15 @@ def neighbour_features(
     # released rows covering it, weighted by their multiplicity, read off per record below
     # instead of summed over the released rows for every record. Counts of rows are integers,
     # exact in float64 in any order of summation, so both ways give the same bits.
+    # A pair of columns whose table of value pairs would exceed _PAIR_CELLS is counted per record.
     cover = [(table == 0).astype(float) for table in by_row]  # (n_distinct, len(domain))
     single_counts = [c.T @ weights for c in cover]
-    pair_counts = [cover[i].T @ (cover[j] * weights[:, None]) for i, j in pairs]
+    pair_counts = [
+        cover[i].T @ (cover[j] * weights[:, None])
+        if cover[i].shape[1] * cover[j].shape[1] <= _PAIR_CELLS
+        else None
+        for i, j in pairs
+    ]
     parts = []
     for d, chunk in blocks:
         nearest = d.argmin(axis=1)
@@ -329,6 +338,9 @@ def neighbour_features(
             np.column_stack(
                 [
                     counts[chunk[:, i], chunk[:, j]]
+                    if counts is not None
+                    else ((by_row[i][:, chunk[:, i]].T == 0) & (by_row[j][:, chunk[:, j]].T == 0))
+                    @ weights
                     for (i, j), counts in zip(pairs, pair_counts, strict=True)
                 ]
             )
