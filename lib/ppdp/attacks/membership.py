@@ -320,8 +320,11 @@ def neighbour_features(
         else None
         for i, j in pairs
     ]
+    per_record = {c for pair, n in zip(pairs, pair_counts, strict=True) if n is None for c in pair}
     parts = []
     for d, chunk in blocks:
+        # for the columns of pairs counted per record: the released rows covering each record
+        covered = {j: cover[j][:, chunk[:, j]].T > 0 for j in sorted(per_record)}
         nearest = d.argmin(axis=1)
         rows = np.arange(len(d))
         first = d[rows, nearest]
@@ -339,8 +342,7 @@ def neighbour_features(
                 [
                     counts[chunk[:, i], chunk[:, j]]
                     if counts is not None
-                    else ((by_row[i][:, chunk[:, i]].T == 0) & (by_row[j][:, chunk[:, j]].T == 0))
-                    @ weights
+                    else (covered[i] & covered[j]) @ weights
                     for (i, j), counts in zip(pairs, pair_counts, strict=True)
                 ]
             )
