@@ -18,34 +18,17 @@ Writes ``benchmarks/results/class_matching.csv``. Usage::
 
 from __future__ import annotations
 
-import argparse
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _timing import adult_options, best_of
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def _best_of(repeat: int, compute, *args):
-    times, value = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = compute(*args)
-        times.append(time.perf_counter() - start)
-    return min(times), value
-
-
 def main(argv=None) -> pd.DataFrame:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument(
-        "--rows", type=int, default=25_000, help="Adult rows sampled (default profile)"
-    )
-    parser.add_argument(
-        "--repeat", type=int, default=3, help="timings per computation; the best is kept"
-    )
-    args = parser.parse_args(argv)
+    args = adult_options(__doc__.split("\n", 1)[0], argv)
 
     from ppdp.attacks import targeted as T
     from ppdp.experiments import benchmark as bm
@@ -66,8 +49,8 @@ def main(argv=None) -> pd.DataFrame:
         targets = codes[first]
         cells, class_cells, _ = T._qi_classes(released, data.domains, data.qi)
         inputs = (targets, cells, class_cells)
-        dense_s, dense = _best_of(args.repeat, T._dense_match_weights, *inputs)
-        narrow_s, narrow = _best_of(args.repeat, T._match_weights, *inputs)
+        dense_s, dense = best_of(args.repeat, T._dense_match_weights, *inputs)
+        narrow_s, narrow = best_of(args.repeat, T._match_weights, *inputs)
         if not np.array_equal(dense, narrow):
             raise AssertionError(f"{name}: the narrowed weights differ from the dense ones")
         rows.append(

@@ -25,23 +25,13 @@ Writes ``benchmarks/results/membership_features.csv``. Usage::
 
 from __future__ import annotations
 
-import argparse
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _timing import adult_options, best_of
 
 RESULTS = Path(__file__).resolve().parent / "results"
-
-
-def _best_of(repeat: int, compute, *args, **kwargs):
-    times, value = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = compute(*args, **kwargs)
-        times.append(time.perf_counter() - start)
-    return min(times), value
 
 
 def per_record_features(people, released, *, domains, columns) -> np.ndarray:
@@ -59,14 +49,7 @@ def per_record_features(people, released, *, domains, columns) -> np.ndarray:
 
 
 def main(argv=None) -> pd.DataFrame:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument(
-        "--rows", type=int, default=25_000, help="Adult rows sampled (default profile)"
-    )
-    parser.add_argument(
-        "--repeat", type=int, default=3, help="timings per computation; the best is kept"
-    )
-    args = parser.parse_args(argv)
+    args = adult_options(__doc__.split("\n", 1)[0], argv)
 
     from ppdp.attacks.membership import neighbour_features
     from ppdp.experiments import benchmark as bm
@@ -83,8 +66,8 @@ def main(argv=None) -> pd.DataFrame:
     kw = {"domains": data.domains, "columns": data.columns}
     rows = []
     for name, released in releases.items():
-        record_s, reference = _best_of(args.repeat, per_record_features, parts.aux, released, **kw)
-        value_s, features = _best_of(args.repeat, neighbour_features, parts.aux, released, **kw)
+        record_s, reference = best_of(args.repeat, per_record_features, parts.aux, released, **kw)
+        value_s, features = best_of(args.repeat, neighbour_features, parts.aux, released, **kw)
         if not np.array_equal(reference, features):
             raise AssertionError(f"{name}: the features differ from the per-record ones")
         distinct = len(released.drop_duplicates())
