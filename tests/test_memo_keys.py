@@ -125,7 +125,9 @@ def adult_files(folder, ages) -> dict:
 
 @PROPERTY
 @given(data=st.data())
-def test_adult_frames_miss_on_any_changed_byte_of_a_file_read(tmp_path_factory, data):
+def test_adult_frames_miss_when_a_file_read_changes_and_hit_when_another_does(
+    tmp_path_factory, data
+):
     from ppdp.datasets import load_adult, loaders
 
     folder = tmp_path_factory.mktemp("adult")
