@@ -321,6 +321,25 @@ WORK_FACTORS: dict[str, tuple[Factor, ...]] = {
 }
 
 
+def parameters_cell(notebook: str, notebooks_dir: str | os.PathLike) -> list[ast.stmt]:
+    """The statements of the notebook's one ``parameters`` cell (the cell papermill sets).
+
+    Raises
+    ------
+    ValueError
+        If ``notebooks/<notebook>.ipynb`` has no ``parameters`` cell or more than one.
+    """
+    path = Path(notebooks_dir) / f"{notebook}.ipynb"
+    cells = [
+        cell
+        for cell in json.loads(path.read_text())["cells"]
+        if "parameters" in cell.get("metadata", {}).get("tags", [])
+    ]
+    if len(cells) != 1:
+        raise ValueError(f"{path} must have exactly one `parameters` cell, found {len(cells)}")
+    return ast.parse("".join(cells[0]["source"])).body
+
+
 def notebook_defaults(notebook: str, notebooks_dir: str | os.PathLike) -> dict[str, Any]:
     """The values the notebook's ``parameters`` cell assigns: what a profile leaves unset.
 
@@ -336,16 +355,8 @@ def notebook_defaults(notebook: str, notebooks_dir: str | os.PathLike) -> dict[s
     dict
         Each parameter's literal value.
     """
-    path = Path(notebooks_dir) / f"{notebook}.ipynb"
-    cells = [
-        cell
-        for cell in json.loads(path.read_text())["cells"]
-        if "parameters" in cell.get("metadata", {}).get("tags", [])
-    ]
-    if len(cells) != 1:
-        raise ValueError(f"{path} must have exactly one `parameters` cell, found {len(cells)}")
     values = {}
-    for node in ast.parse("".join(cells[0]["source"])).body:
+    for node in parameters_cell(notebook, notebooks_dir):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):

@@ -30,6 +30,7 @@ from typing import Any
 from ..compendium.yamlfile import read_yaml
 from ..experiments.parameter_schema import schema_error
 from .claims import load_claims
+from .costs import parameters_cell
 from .deciding import decided_by_problems, deciding_problems
 
 __all__ = ["INJECTED", "check_profile", "notebook_parameters"]
@@ -46,16 +47,8 @@ def notebook_parameters(root: str | os.PathLike, notebook: str) -> set[str]:
     ValueError
         If ``notebooks/<notebook>.ipynb`` has no ``parameters`` cell or more than one.
     """
-    path = Path(root) / "notebooks" / f"{notebook}.ipynb"
-    cells = [
-        cell
-        for cell in json.loads(path.read_text())["cells"]
-        if "parameters" in cell.get("metadata", {}).get("tags", [])
-    ]
-    if len(cells) != 1:
-        raise ValueError(f"notebooks/{notebook}.ipynb must have exactly one `parameters` cell")
     names = set()
-    for node in ast.parse("".join(cells[0]["source"])).body:
+    for node in parameters_cell(notebook, Path(root) / "notebooks"):
         targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
         names.update(t.id for t in targets if isinstance(t, ast.Name))
     return names
