@@ -306,3 +306,78 @@ def test_confusion_variant_runs_and_is_finite(planted):
         lam=1.0, private="sex", label="income", epochs=2, privacy_loss="confusion", progress=False
     ).fit(planted)
     assert math.isfinite(model.history_["g_loss"].iloc[-1])
+
+
+def _weights(model) -> list[np.ndarray]:
+    nets = (model.encoder_, model.generator_, model.d1_, model.d2_)
+    return [p.detach().numpy().copy() for net in nets for p in net.parameters()]
+
+
+@pytest.mark.parametrize("lam", [0.0, 2.0])
+def test_training_shortcuts_leave_every_bit_as_the_plain_loop_computes_it(
+    planted, monkeypatch, lam
+):
+    """The generator's step freezes D1 and D2, so that its backward pass computes no gradient
+    of their weights (their next step zeroes them first), and Adam updates each network's
+    tensors together (``foreach``). Trained again without either, every weight, the loss
+    history and the samples are the same bits."""
+    import torch
+
+    def train():
+        model = Imposter(
+            lam=lam, private="sex", label="income", epochs=2, batch_size=100, progress=False
+        ).fit(planted, random_state=3)
+        return model, model.sample(300, np.random.default_rng(9))
+
+    frozen, frozen_sample = train()
+    assert all(p.requires_grad for net in (frozen.d1_, frozen.d2_) for p in net.parameters())
+    seen = []
+
+    def not_frozen(self, requires_grad=True):
+        seen.append(requires_grad)
+        return self
+
+    adam = torch.optim.Adam
+    foreach = []
+
+    def one_tensor_at_a_time(params, **options):
+        foreach.append(options.pop("foreach"))
+        return adam(params, foreach=False, **options)
+
+    with monkeypatch.context() as m:
+        m.setattr(torch.nn.ModuleList, "requires_grad_", not_frozen)
+        m.setattr(torch.optim, "Adam", one_tensor_at_a_time)
+        full, full_sample = train()
+    # the freeze and foreach were asked for, and not granted
+    assert False in seen and foreach == [True, True, True]
+    for a, b in zip(_weights(frozen), _weights(full), strict=True):
+        np.testing.assert_array_equal(a, b)
+    pd.testing.assert_frame_equal(frozen.history_, full.history_)
+    pd.testing.assert_frame_equal(frozen_sample, full_sample)
+
+
+@pytest.mark.parametrize("mode, warn_only", [(False, False), (True, True)])
+def test_fit_restores_torchs_deterministic_setting(planted, mode, warn_only):
+    import torch
+
+    previous = (
+        torch.are_deterministic_algorithms_enabled(),
+        torch.is_deterministic_algorithms_warn_only_enabled(),
+    )
+    seen = []
+    try:
+        torch.use_deterministic_algorithms(mode, warn_only=warn_only)
+        model = Imposter(private="sex", epochs=1, progress=False)
+        original = model._build
+
+        def build(width):  # inside fit, after the setting is made
+            seen.append(torch.are_deterministic_algorithms_enabled())
+            return original(width)
+
+        model._build = build
+        model.fit(planted.iloc[:200], random_state=0)
+        assert seen == [True]
+        assert torch.are_deterministic_algorithms_enabled() is mode
+        assert torch.is_deterministic_algorithms_warn_only_enabled() is warn_only
+    finally:
+        torch.use_deterministic_algorithms(previous[0], warn_only=previous[1])

@@ -41,6 +41,21 @@ def _torch():
     return torch
 
 
+def _set_deterministic(torch, mode: bool, warn_only: bool = False) -> None:
+    """``torch.use_deterministic_algorithms(mode)`` without importing TorchInductor.
+
+    The public function also sets TorchInductor's ``deterministic`` option, which imports the
+    compiler stack (about 2 s per process) for a setting that only compiled graphs read; this
+    module compiles none, so only the operators' flag is set. A PyTorch without the private
+    setter gets the public function.
+    """
+    setter = getattr(torch._C, "_set_deterministic_algorithms", None)
+    if setter is None:
+        torch.use_deterministic_algorithms(mode, warn_only=warn_only)
+    else:
+        setter(mode, warn_only=warn_only)
+
+
 class Imposter(Mechanism):
     """Implicit-privacy protection module: VAE + CGAN with a privacy discriminator (Eqs. 8-13).
 
@@ -283,19 +298,22 @@ class Imposter(Mechanism):
 
         previous_threads = torch.get_num_threads()
         previous_det = torch.are_deterministic_algorithms_enabled()
+        previous_warn = torch.is_deterministic_algorithms_warn_only_enabled()
         torch.set_num_threads(int(self.n_threads))
-        torch.use_deterministic_algorithms(True)
+        _set_deterministic(torch, True)
         try:
             torch.manual_seed(seed)
             gen = torch.Generator().manual_seed(seed)
             enc, dec, d1, d2 = self._build(self.codec_.width_)
             self.encoder_, self.generator_, self.d1_, self.d2_ = enc, dec, d1, d2
-            betas = (0.5, 0.9)
-            opt_eg = torch.optim.Adam(
-                [*enc.parameters(), *dec.parameters()], lr=float(self.lr), betas=betas
-            )
-            opt_d1 = torch.optim.Adam(d1.parameters(), lr=float(self.lr), betas=betas)
-            opt_d2 = torch.optim.Adam(d2.parameters(), lr=float(self.lr), betas=betas)
+
+            def adam(params):
+                # foreach: the same arithmetic, one call per step for all of a network's tensors
+                return torch.optim.Adam(params, lr=float(self.lr), betas=(0.5, 0.9), foreach=True)
+
+            opt_eg = adam([*enc.parameters(), *dec.parameters()])
+            opt_d1, opt_d2 = adam(d1.parameters()), adam(d2.parameters())
+            discriminators = torch.nn.ModuleList([d1, d2])
             x_all = torch.from_numpy(x_np)
             t_all = torch.from_numpy(t_np)
             s_all = torch.from_numpy(s_np)
@@ -344,7 +362,10 @@ class Imposter(Mechanism):
                     opt_d2.zero_grad()
                     d2_loss.backward()
                     opt_d2.step()
-                    # lines 7, 10, 11: E and G descend Eq. (13)
+                    # lines 7, 10, 11: E and G descend Eq. (13). D1 and D2 pass the gradient
+                    # back to their inputs only: gradients of their own weights would be
+                    # discarded (their next step zeroes them first), so none are computed
+                    discriminators.requires_grad_(False)
                     recon = self._reconstruction(logits_rec, x, t)
                     kl = (-0.5 * (1 + logvar - mu**2 - torch.exp(logvar)).sum(dim=1)).mean()
                     g_d1 = bce(d1(torch.cat([x_hat, s_oh], 1)).squeeze(1), torch.ones(m))
@@ -357,6 +378,7 @@ class Imposter(Mechanism):
                     opt_eg.zero_grad()
                     g_loss.backward()
                     opt_eg.step()
+                    discriminators.requires_grad_(True)
                     with torch.no_grad():
                         acc = ((d2_logits > 0).float() == s2).float().mean()
                     for key, val in (
@@ -390,7 +412,7 @@ class Imposter(Mechanism):
                 net.eval()
         finally:
             torch.set_num_threads(previous_threads)
-            torch.use_deterministic_algorithms(previous_det)
+            _set_deterministic(torch, previous_det, previous_warn)
         return self
 
     # -- sampling ----------------------------------------------------------------------------------
