@@ -162,7 +162,7 @@ def test_distances_are_read_in_blocks(monkeypatch):
     columns = ["age", "city", "sex"]
     whole = closest_record_distances(people, released, domains=domains, columns=columns)
     features = neighbour_features(people, released, domains=domains, columns=columns)
-    monkeypatch.setattr(membership, "_BLOCK", 4)
+    monkeypatch.setattr(membership, "_BLOCK_ENTRIES", 4 * len(released.drop_duplicates()))
     np.testing.assert_array_equal(
         closest_record_distances(people, released, domains=domains, columns=columns), whole
     )

@@ -53,8 +53,12 @@ __all__ = [
     "true_positive_rates",
 ]
 
-#: People per block of the distance matrix: a block holds ``block * n_distinct_released`` floats.
-_BLOCK = 512
+#: Floats per block of the distance matrix (2 MiB): a block holds as many distinct people as
+#: keep it within this size against the distinct released rows, at least one. A block and the
+#: column it is summing stay in the processor's cache: on the default profile's Adult (10,000
+#: people against 10,000 distinct released rows) the features take about half the time they take
+#: with blocks of 512 people; the sums are the same per person whatever the block.
+_BLOCK_ENTRIES = 1 << 18
 #: The most cells of a table of counts per pair of values of two columns (32 MiB of float64);
 #: a pair of larger domains is counted record by record, one block of records at a time.
 _PAIR_CELLS = 1 << 22
@@ -159,9 +163,11 @@ def _distance_blocks(
     # the same tables by domain value: a block's rows are then whole rows of memory
     by_value = [np.ascontiguousarray(table.T) for table in by_row]
 
+    size = max(1, _BLOCK_ENTRIES // len(rows))
+
     def blocks():
-        for start in range(0, len(records), _BLOCK):
-            chunk = records[start : start + _BLOCK]
+        for start in range(0, len(records), size):
+            chunk = records[start : start + size]
             total = np.zeros((len(chunk), len(rows)))
             for j, table in enumerate(by_value):
                 total += table[chunk[:, j]]
@@ -216,7 +222,7 @@ def closest_record_distances(
     The released rows are reduced to their distinct tuples of cells, the people to their distinct
     records, and each column to a table of distances ``[distinct cell, domain value]``: a block of
     people then costs one gather per column over the distinct released rows, and memory stays at
-    one block (``512 x n_distinct`` floats) whatever the number of people.
+    one block (about ``2**18`` floats) whatever the number of people.
 
     Examples
     --------
