@@ -5,6 +5,7 @@ tests/test_routes.py runs the routes end to end (Snakemake, papermill); these ar
 
 import json
 import os
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -150,3 +151,29 @@ def test_the_caps_leave_avx2_kernels_in_every_library():
     assert torch_cpu == "AVX2"
     assert simd == "X86_V3"
     assert blas == ["Haswell"]
+
+
+@pytest.mark.parametrize("named", ["default", "avx2"])
+def test_the_provenance_reads_the_capability_pytorch_takes(named):
+    """The provenance answers for these values without importing PyTorch; PyTorch, asked in a
+    process started with the same variable, gives the same answer."""
+    pytest.importorskip("torch")
+    if named == "avx2" and platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("PyTorch has AVX2 kernels on x86-64 machines only")
+    code = (
+        "import sys, torch\n"
+        "from ppdp.report import torch_cpu_capability\n"
+        "print(torch.backends.cpu.get_cpu_capability(), torch_cpu_capability())\n"
+    )
+    env = {**_plain_environment(), "ATEN_CPU_CAPABILITY": named}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    asked, read = out.stdout.split()
+    assert read == asked
+    quick = (
+        "import sys\nfrom ppdp.report import torch_cpu_capability\n"
+        "print(torch_cpu_capability(), 'torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", quick], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [asked, "False"]
