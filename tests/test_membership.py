@@ -163,6 +163,8 @@ def test_distances_are_read_in_blocks(monkeypatch):
     whole = closest_record_distances(people, released, domains=domains, columns=columns)
     features = neighbour_features(people, released, domains=domains, columns=columns)
     monkeypatch.setattr(membership, "_BLOCK_ENTRIES", 4 * len(released.drop_duplicates()))
+    blocks = membership._distance_blocks(people, released, domains, columns)[3]
+    assert len(list(blocks)) > 1
     np.testing.assert_array_equal(
         closest_record_distances(people, released, domains=domains, columns=columns), whole
     )

@@ -41,7 +41,7 @@ def _torch():
     return torch
 
 
-def _set_deterministic(torch, mode: bool, warn_only: bool = False) -> None:
+def _set_deterministic(mode: bool, warn_only: bool = False) -> None:
     """``torch.use_deterministic_algorithms(mode)`` without importing TorchInductor.
 
     The public function also sets TorchInductor's ``deterministic`` option, which imports the
@@ -49,6 +49,7 @@ def _set_deterministic(torch, mode: bool, warn_only: bool = False) -> None:
     module compiles none, so only the operators' flag is set. A PyTorch without the private
     setter gets the public function.
     """
+    torch = _torch()
     setter = getattr(torch._C, "_set_deterministic_algorithms", None)
     if setter is None:
         torch.use_deterministic_algorithms(mode, warn_only=warn_only)
@@ -300,7 +301,7 @@ class Imposter(Mechanism):
         previous_det = torch.are_deterministic_algorithms_enabled()
         previous_warn = torch.is_deterministic_algorithms_warn_only_enabled()
         torch.set_num_threads(int(self.n_threads))
-        _set_deterministic(torch, True)
+        _set_deterministic(True)
         try:
             torch.manual_seed(seed)
             gen = torch.Generator().manual_seed(seed)
@@ -412,7 +413,7 @@ class Imposter(Mechanism):
                 net.eval()
         finally:
             torch.set_num_threads(previous_threads)
-            _set_deterministic(torch, previous_det, previous_warn)
+            _set_deterministic(previous_det, previous_warn)
         return self
 
     # -- sampling ----------------------------------------------------------------------------------
