@@ -70,7 +70,8 @@ def sweep(df, thetas, epochs, hidden, lambdas, seed, partial: Path | None = None
                 & done["theta"].isin([float(t) for t in thetas])
             ]
             # rows written before Setting A was recorded are trained again
-            complete = set(SETTING_A) <= set(hit.columns) and hit[list(SETTING_A)].notna().all(None)
+            complete = set(SETTING_A) <= set(hit.columns)
+            complete = complete and hit[list(SETTING_A)].notna().all(axis=None)
             if len(hit) == len(thetas) and complete:
                 rows += hit.to_dict("records")
                 continue

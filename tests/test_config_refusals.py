@@ -15,6 +15,7 @@ import yaml
 
 from ppdp import kernels
 from ppdp.compendium.yamlfile import read_yaml
+from ppdp.report.deciding import kernel_comparison_problems
 from ppdp.report.profiles import check_profile
 from test_bad_input_pipeline import _config, _snakemake
 
@@ -165,8 +166,9 @@ def test_the_runs_a_profile_may_name_are_the_runs_with_claims():
 SMOKE_MC_RUNS = yaml.safe_load(SMOKE_TEXT)["runs"]["mutual_cover"]["parameters"]["n_runs"]
 
 
-def _deciding_smoke(n_runs):
-    """A deciding profile of the smoke profile: its Mutual Cover run with ``n_runs``."""
+def _deciding_smoke(n_runs, *, compare=True):
+    """A deciding profile of the smoke profile: its Mutual Cover run with ``n_runs``, run again
+    under other kernels unless ``compare`` is false."""
     smoke = yaml.safe_load(SMOKE_TEXT)
     run = smoke["runs"]["mutual_cover"]
     claim = next(
@@ -182,7 +184,7 @@ def _deciding_smoke(n_runs):
                 "profile": "smoke",
                 "claims": [claim],
                 "differs_in": ["n_runs"],
-                "compare_kernels": ["mutual_cover"],
+                **({"compare_kernels": ["mutual_cover"]} if compare else {}),
             },
             "runs": {"mutual_cover": spec},
         }
@@ -191,6 +193,16 @@ def _deciding_smoke(n_runs):
 
 def test_a_deciding_profile_runs_its_runs_and_writes_its_report_where_it_is_committed(tmp_path):
     text = _deciding_smoke(SMOKE_MC_RUNS + 2)
+    capped = dict(os.environ)
+    kernels.apply(capped)  # as the Snakefile does before its checks
+    cannot_compare = kernel_comparison_problems(yaml.safe_load(text), capped)
+    if cannot_compare:
+        # on this machine the other kernels are the capped ones (x86-64 with AVX2 but no
+        # AVX-512): the comparison would test nothing, so the profile is refused before any job
+        output = _refusal(tmp_path, text)
+        assert "decides.compare_kernels runs 'mutual_cover' again" in output, output
+        assert "AVX-512" in output
+        text = _deciding_smoke(SMOKE_MC_RUNS + 2, compare=False)
     work = tmp_path / "work"
     work.mkdir()
     proc = _snakemake(
@@ -200,6 +212,9 @@ def test_a_deciding_profile_runs_its_runs_and_writes_its_report_where_it_is_comm
     assert "rule deciding_report" in proc.stdout
     assert "reports/deciding/deciding_smoke/verdicts.csv" in proc.stdout
     assert "run=mutual_cover" in proc.stdout and "run=sppm" not in proc.stdout
+    if cannot_compare:
+        assert "other-kernels" not in proc.stdout
+        return
     # the run again under other kernels, and the report comparing the two
     setting, other = kernels.other_kernels(os.environ)
     again = [

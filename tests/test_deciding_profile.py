@@ -31,6 +31,7 @@ from ppdp.report import (
     seeds_to_decide,
     verdicts_path,
 )
+from ppdp.report.deciding import kernel_comparison_problems
 from ppdp.report.provenance import SAME_SOURCES, changed_sources
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,6 +52,58 @@ def test_the_decisive_profile_reruns_the_defaults_runs_with_more_seeds_only():
     assert deciding_problems(decisive, default, _claim_runs()) == []
     for run, spec in decisive["runs"].items():
         assert spec["parameters"]["n_seeds"] > default["runs"][run]["parameters"]["n_seeds"]
+
+
+def _kernels(numpy="X86_V3", blas="Haswell", torch="AVX2", cbwr="COMPATIBLE") -> dict:
+    """The kernel fields of a provenance record."""
+    entry = {"owner": "numpy", "internal_api": "openblas", "version": "0.3.31", "num_threads": 1}
+    return {"numpy_simd": numpy, "blas": [{**entry, "kernel": blas}], "torch_cpu": torch,
+            "mkl_cbwr": cbwr}  # fmt: skip
+
+
+def _probe(first: dict, other: dict, calls: list):
+    """A kernel probe that gives ``first`` in ``environ`` (the test's own environment) and
+    ``other`` in any other, recording each call's thread count."""
+
+    def probe(env, threads=None):
+        calls.append(threads)
+        return first if env is ENVIRON else other
+
+    return probe
+
+
+ENVIRON = {"OPENBLAS_CORETYPE": "Haswell", "MKL_CBWR": "COMPATIBLE"}
+
+
+def test_a_comparison_of_kernels_this_machine_cannot_make_is_refused_before_any_run():
+    """On an AVX2 machine without AVX-512 the machine's own kernels are the capped ones for numpy
+    and OpenBLAS; only MKL_CBWR differs, which PyTorch alone reads. A deciding profile that reruns
+    a HyObscure run there would reproduce its bits, and its report would refuse the comparison
+    after the runs: the profile is refused first, naming the run and what to do."""
+    decisive = _config("decisive")
+    assert decisive["decides"]["compare_kernels"] == ["hyobscure_movielens"]
+    calls = []
+    avx2 = _probe(_kernels(), _kernels(cbwr="unset"), calls)
+    problems = kernel_comparison_problems(decisive, ENVIRON, probe=avx2)
+    assert len(problems) == 1 and "runs 'hyobscure_movielens' again" in problems[0]
+    assert "numpy X86_V3, openblas Haswell" in problems[0] and "AVX-512" in problems[0]
+    assert calls == [2, 2]  # the run's threads, as its job gets them; each setting probed once
+    # AVX-512: numpy's loops and OpenBLAS's kernel differ, so the rerun can compute other bits
+    avx512 = _probe(_kernels(), _kernels("X86_V3 X86_V4", "SkylakeX", "AVX512", "unset"), [])
+    assert kernel_comparison_problems(decisive, ENVIRON, probe=avx512) == []
+
+
+def test_pytorchs_kernels_count_only_for_the_notebooks_that_import_it():
+    spec = {"profile": "p", "decides": {"compare_kernels": ["a", "b"]}}
+    runs = {"a": {"notebook": "imposter", "threads": 1}, "b": {"notebook": "mutual_cover"}}
+    calls = []
+    torch_only = _probe(_kernels(), _kernels(torch="AVX512", cbwr="unset"), calls)
+    problems = kernel_comparison_problems({**spec, "runs": runs}, ENVIRON, probe=torch_only)
+    assert len(problems) == 1 and "runs 'b' again" in problems[0]
+    assert calls == [1, 1]  # both runs on one thread: one probe per setting
+    # without compare_kernels nothing is probed
+    assert kernel_comparison_problems({"profile": "p", "runs": runs}, probe=None) == []
+    assert kernel_comparison_problems(_config("default"), probe=None) == []
 
 
 def test_only_a_deciding_profile_may_leave_runs_out():

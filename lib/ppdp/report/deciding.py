@@ -31,7 +31,7 @@ import hashlib
 import json
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,7 @@ __all__ = [
     "decided_by_problems",
     "decided_verdicts",
     "deciding_problems",
+    "kernel_comparison_problems",
     "profile_digest",
     "read_decided_verdicts",
     "seeds_to_decide",
@@ -225,6 +226,75 @@ def deciding_problems(
                 f"{where}: decides.claims: claim {cid!r} belongs to run {run!r}, which this "
                 "profile does not run"
             )
+    return problems
+
+
+def kernel_comparison_problems(
+    config: Mapping[str, Any],
+    environ: Mapping[str, str] | None = None,
+    *,
+    probe: Callable[..., dict] | None = None,
+) -> list[str]:
+    """Why ``config``'s ``decides.compare_kernels`` would compare nothing on this machine (empty
+    if it compares something, or names no run).
+
+    Each named run is probed as its job would start (:func:`ppdp.kernels.environment_record` at
+    the run's ``threads``), in ``environ`` and in the other kernels' environment
+    (:func:`ppdp.kernels.other_kernels`). Where the two give the same kernels in every library
+    family its notebook computes with (:func:`ppdp.kernels.compared_families`), its rerun would
+    reproduce its first run's bits, and the report refuses such a comparison, after hours of
+    runs; the pipeline refuses the profile before any job instead. That is the case on an x86-64
+    machine with AVX2 but no AVX-512, where the caps hold nothing back.
+
+    Parameters
+    ----------
+    config : mapping
+        A profile; only a deciding one with ``decides.compare_kernels`` is probed.
+    environ : mapping, optional
+        The environment the runs start from; default ``os.environ``.
+    probe : callable, optional
+        ``probe(env, threads=...)`` -> provenance kernel fields; default
+        :func:`ppdp.kernels.environment_record` (a fresh interpreter per call).
+
+    Returns
+    -------
+    list of str
+        One message per run that would compare nothing.
+    """
+    from ppdp import kernels
+
+    spec = config.get("decides")
+    runs = list((spec or {}).get("compare_kernels", [])) if isinstance(spec, Mapping) else []
+    if not runs:
+        return []
+    environ = os.environ if environ is None else environ
+    probe = kernels.environment_record if probe is None else probe
+    setting, other_env = kernels.other_kernels(environ)
+    records: dict[int, tuple[dict, dict]] = {}
+    problems = []
+    for run in runs:
+        run_spec = config["runs"].get(run)
+        if not isinstance(run_spec, Mapping):
+            continue  # named by deciding_problems
+        threads = int(run_spec.get("threads", 1))
+        if threads not in records:
+            records[threads] = (
+                probe(environ, threads=threads),
+                probe(other_env, threads=threads),
+            )
+        first, second = records[threads]
+        if kernels.compared_families(first, second, run_spec.get("notebook")):
+            continue
+        blas = sorted({f"{e[1]} {e[3]}" for e in kernels.blas_entries(first)}) or ["no BLAS"]
+        problems.append(
+            f"config profile {config['profile']!r}: decides.compare_kernels runs {run!r} again "
+            f"under {setting}, but on this machine both compute with the same kernels (numpy "
+            f"{first.get('numpy_simd')}, {', '.join(blas)}; PyTorch's count only for the "
+            "notebooks that import it), so the comparison would test nothing and its report "
+            "would refuse it after the runs. Run this profile on a machine whose kernels the "
+            "caps change (x86-64 with AVX-512), or leave decides.compare_kernels out of a "
+            "profile of your own"
+        )
     return problems
 
 

@@ -8,13 +8,14 @@ checks, in order:
 2. the profile's shape against ``config/schema.yaml`` (required keys, known runs and notebooks,
    types, no NaN);
 3. a deciding profile (``decides``) against the profile it decides and the claims
-   (:func:`~ppdp.report.deciding.deciding_problems`), and the deciding profiles a profile reads
-   (``decided_by``, :func:`~ppdp.report.deciding.decided_by_problems`);
+   (:func:`~ppdp.report.deciding.deciding_problems`), its comparison across kernels against this
+   machine (:func:`~ppdp.report.deciding.kernel_comparison_problems`), and the deciding profiles
+   a profile reads (``decided_by``, :func:`~ppdp.report.deciding.decided_by_problems`);
 4. each run's parameters: only names its notebook's ``parameters`` cell assigns, minus those the
    pipeline sets (:data:`INJECTED`), and values the notebook's own checks accept (the rules of
    ``config/parameters.schema.json``).
 
-What depends on the command line (one ``--configfile``) or on the machine (the data files) stays
+What depends on the command line (one ``--configfile``) or on the machine's data files stays
 in the Snakefile.
 """
 
@@ -31,7 +32,7 @@ from ..compendium.yamlfile import read_yaml
 from ..experiments.parameter_schema import schema_error
 from .claims import load_claims
 from .costs import parameters_cell
-from .deciding import decided_by_problems, deciding_problems
+from .deciding import decided_by_problems, deciding_problems, kernel_comparison_problems
 
 __all__ = ["INJECTED", "check_profile", "notebook_parameters"]
 
@@ -98,6 +99,11 @@ def check_profile(
         decided = other_profile(decides["profile"], "decides.profile names")
         claim_runs = {claim.id: claim.run for claim in load_claims(root / "claims.yaml")}
         problems = deciding_problems(config, decided, claim_runs)
+        if problems:
+            raise ValueError("\n".join(problems))
+        # a comparison across kernels that this machine cannot make: refused now, not by the
+        # report after the runs (it probes the kernels, about two seconds per setting)
+        problems = kernel_comparison_problems(config)
         if problems:
             raise ValueError("\n".join(problems))
     deciding = {
