@@ -283,20 +283,28 @@ def test_provenance_records_the_environment(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-def test_clean_tree_ignores_the_published_report_only(tmp_path):
+def test_clean_tree_ignores_the_published_reports_only(tmp_path):
     def git(*args):
         subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
 
     git("init", "-q")
     (tmp_path / "reports" / "figures").mkdir(parents=True)
-    for name in ("reports/reproduction.md", "reports/figures/a.png", "code.py"):
+    (tmp_path / "reports" / "deciding" / "d").mkdir(parents=True)
+    published = [
+        "reports/reproduction.md",
+        "reports/figures/a.png",
+        "reports/deciding/d/verdicts.csv",
+    ]
+    for name in (*published, "code.py"):
         (tmp_path / name).write_text("v1")
     git("add", "-A")
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init")
     assert git_state(tmp_path)["clean"] is True
-    # the publishing step deletes and rewrites the report and its figures
+    # the publishing step deletes and rewrites the report and its figures; a deciding profile's
+    # report rewrites its committed folder
     (tmp_path / "reports" / "reproduction.md").unlink()
     (tmp_path / "reports" / "figures" / "a.png").write_text("v2")
+    (tmp_path / "reports" / "deciding" / "d" / "verdicts.csv").write_text("v2")
     assert git_state(tmp_path)["clean"] is True
     (tmp_path / "code.py").write_text("v2")
     assert git_state(tmp_path)["clean"] is False

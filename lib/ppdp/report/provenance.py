@@ -174,6 +174,8 @@ PUBLISHED_OUTPUTS = (
     ":(exclude)reports/figures",
     ":(exclude)reports/costs.csv",
     ":(exclude)reports/costs.md",
+    # a deciding profile's committed report, verdicts, figures and costs (ppdp.report.deciding)
+    ":(exclude)reports/deciding",
 )
 
 
