@@ -347,6 +347,21 @@ def test_a_verdict_that_other_kernels_flip_is_decided_unstable(tmp_path):
     assert "reproduced here, not reproduced in" in verdicts["detail"].iloc[0]
 
 
+def test_a_comparison_whose_verdicts_agree_says_so(tmp_path):
+    """Runs again under other kernels that move values but no verdict: the report says how many
+    claims it compared, and marks none unstable."""
+    claims = _claims(tmp_path)
+    results = _results(tmp_path / "decisive", {"one": [2.0, 3.0, 4.0], "two": [0.0]})
+    other = _results(tmp_path / "decisive-other-kernels", {"one": [2.5, 3.5], "two": [0.0]})
+    (other / "two.csv").unlink()
+    out = tmp_path / "deciding" / "reproduction.md"
+    _deciding_report(claims, results, out, ["p.a"], complete=True, compare=other)
+    assert read_decided_verdicts(out.parent / "verdicts.csv")["verdict"].tolist() == ["reproduced"]
+    text = out.read_text()
+    assert f"Runs again under other CPU kernels (`{other}`)" in text
+    assert "claims judged in both gets the same verdict" in text and "*unstable*:" not in text
+
+
 def _complete_build(claims, results, out, decides, **options):
     """The pipeline's build of a deciding report of run "one" (``complete``), to call later."""
     return functools.partial(

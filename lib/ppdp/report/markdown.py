@@ -172,6 +172,13 @@ def render(
             "neither run decides them.",
             "",
         ]
+    elif "compare" in table.attrs:
+        lines += [
+            f"Runs again under other CPU kernels (`{table.attrs['compare']}`): each of the "
+            f"{table.attrs.get('compared', 0)} claims judged in both gets the same verdict in "
+            "both.",
+            "",
+        ]
     if counts["not reproduced"]:
         by_cause = cause_counts(table)
         lines += [

@@ -641,7 +641,10 @@ def mark_unstable(table: pd.DataFrame, other: pd.DataFrame, other_dir) -> pd.Dat
             f"(measured {_fmt(float(measured[row.id]))})"
         )
         out.loc[at, "verdict"] = UNSTABLE
-    out.attrs = dict(table.attrs, compare=str(other_dir))
+    # the claims judged in both runs, which the report counts as compared
+    both = set(table.loc[table["verdict"].isin((*judged, AMBIGUOUS)), "id"])
+    both &= set(other.loc[other["verdict"].isin((*judged, AMBIGUOUS)), "id"])
+    out.attrs = dict(table.attrs, compare=str(other_dir), compared=len(both))
     return out
 
 
