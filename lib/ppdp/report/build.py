@@ -11,12 +11,13 @@ from typing import Any
 
 import pandas as pd
 
-from ppdp.kernels import blas_entries, compared_families
+from ppdp.kernels import compared_families
 from ppdp.report.claims import CAUSES, load_claims, load_summaries
 from ppdp.report.deciding import (
     VERDICTS_FILE,
     apply_decided,
     decided_verdicts,
+    describe_kernels,
     read_decided_verdicts,
     write_decided_verdicts,
 )
@@ -305,10 +306,9 @@ def _check_kernel_comparison(results_dir, compare, runs, decides) -> None:
     ]
     if same:
         record = first[same[0]]
-        blas = sorted({f"{e[1]} {e[3]}" for e in blas_entries(record)}) or ["no BLAS"]
         raise ValueError(
             f"compare {compare}: run {', '.join(same)} computed with the same kernels as in "
-            f"{results_dir} (numpy {record.get('numpy_simd')}, {', '.join(blas)}; PyTorch's "
+            f"{results_dir} ({describe_kernels(record)}; PyTorch's "
             "count only for the notebooks that import it), so the comparison tests nothing and "
             "cannot mark or clear a verdict as unstable; compare on a machine whose kernels the "
             "caps change (AVX-512), or leave the comparison out"

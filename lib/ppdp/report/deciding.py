@@ -49,6 +49,7 @@ __all__ = [
     "decided_by_problems",
     "decided_verdicts",
     "deciding_problems",
+    "describe_kernels",
     "kernel_comparison_problems",
     "profile_digest",
     "read_decided_verdicts",
@@ -229,6 +230,14 @@ def deciding_problems(
     return problems
 
 
+def describe_kernels(record: Mapping) -> str:
+    """A provenance record's numpy loops and BLAS kernels in words, for a refused comparison."""
+    from ppdp.kernels import blas_entries
+
+    blas = sorted({f"{e[1]} {e[3]}" for e in blas_entries(record)}) or ["no BLAS"]
+    return f"numpy {record.get('numpy_simd')}, {', '.join(blas)}"
+
+
 def kernel_comparison_problems(
     config: Mapping[str, Any],
     environ: Mapping[str, str] | None = None,
@@ -285,11 +294,10 @@ def kernel_comparison_problems(
         first, second = records[threads]
         if kernels.compared_families(first, second, run_spec.get("notebook")):
             continue
-        blas = sorted({f"{e[1]} {e[3]}" for e in kernels.blas_entries(first)}) or ["no BLAS"]
         problems.append(
             f"config profile {config['profile']!r}: decides.compare_kernels runs {run!r} again "
-            f"under {setting}, but on this machine both compute with the same kernels (numpy "
-            f"{first.get('numpy_simd')}, {', '.join(blas)}; PyTorch's count only for the "
+            f"under {setting}, but on this machine both compute with the same kernels "
+            f"({describe_kernels(first)}; PyTorch's count only for the "
             "notebooks that import it), so the comparison would test nothing and its report "
             "would refuse it after the runs. Run this profile on a machine whose kernels the "
             "caps change (x86-64 with AVX-512), or leave decides.compare_kernels out of a "
