@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import time
 from pathlib import Path
 
@@ -111,8 +112,31 @@ def sweep(df, thetas, epochs, hidden, lambdas, seed, partial: Path | None = None
             )
             print(rows[-1], flush=True)
         if partial is not None:
-            pd.DataFrame(rows).to_csv(partial, index=False)
+            # read again: another process may have written other settings of this seed meanwhile
+            now = pd.read_csv(partial) if partial.exists() else None
+            # written whole, then renamed: an interrupted write leaves the previous file intact
+            scratch = partial.with_name(f"{partial.name}.{os.getpid()}.tmp")
+            kept_with(now, rows).to_csv(scratch, index=False)
+            scratch.replace(partial)
     return pd.DataFrame(rows)
+
+
+def kept_with(done: pd.DataFrame | None, rows: list[dict]) -> pd.DataFrame:
+    """The partial file's new content: ``rows``, and every row of ``done`` they do not replace.
+
+    Rows of settings outside this run's grid (an earlier ``--epochs 15``, say, when this run has
+    ``--epochs 50``, or another process's over other settings of the seed) and settings of the
+    grid not reached yet stay: rewriting the file with this run's rows alone would lose them."""
+    new = pd.DataFrame(rows)
+    if done is None or done.empty:
+        return new
+
+    def key(frame):
+        return list(zip(*(frame[c].astype(float) for c in [*SETTING, "theta"]), strict=True))
+
+    replaced = set(key(new)) if len(new) else set()
+    old = done[[k not in replaced for k in key(done)]]
+    return pd.concat([old, new], ignore_index=True)
 
 
 def summarize(frame: pd.DataFrame, tolerance: float) -> pd.DataFrame:

@@ -55,6 +55,30 @@ def test_imposter_table2_sweep_records_both_settings_and_resumes(tmp_path, monke
     pd.testing.assert_frame_equal(again, frame, check_dtype=False)
 
 
+def test_imposter_table2_sweep_partial_file_keeps_rows_outside_the_grid():
+    """A run over 50 epochs must not drop the 15-epoch rows an earlier run wrote, nor the rows of
+    settings it has not reached yet; a retrained setting replaces its old rows."""
+    sweep = load("imposter_table2_sweep")
+
+    def row(epochs, lam, theta, accuracy):
+        return dict(epochs=epochs, hidden=128, lam=lam, theta=theta, gender_accuracy=accuracy)
+
+    done = pd.DataFrame(
+        [
+            row(15, 1.0, 0.01, 70.0),
+            row(15, 1.0, 0.1, 71.0),
+            row(50, 5.0, 0.01, 60.0),
+            row(50, 1.0, 0.01, 99.0),  # to be replaced by this run's retraining
+        ]
+    )
+    rows = [row(50, 1, 0.01, 65.0), row(50, 1, 0.1, 66.0)]  # lam as int: keys compare as floats
+    merged = sweep.kept_with(done, rows)
+    assert len(merged) == 5
+    assert sorted(merged["gender_accuracy"]) == [60.0, 65.0, 66.0, 70.0, 71.0]
+    assert sweep.kept_with(None, rows).equals(pd.DataFrame(rows))
+    assert len(sweep.kept_with(done, [])) == len(done)
+
+
 def test_imposter_table2_sweep_pareto_front():
     sweep = load("imposter_table2_sweep")
     frame = pd.DataFrame(
